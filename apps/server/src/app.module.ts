@@ -1,0 +1,15 @@
+import { DynamicModule, Module } from '@nestjs/common';
+import { AuthorizationModule } from '../../../libs/authorization/src/index.js';
+import { type AppConfig, ConfigModule } from '../../../libs/config/src/index.js';
+import { PersistenceModule } from '../../../libs/persistence/src/index.js';
+import { TasksModule } from '../../../libs/tasks/src/index.js';
+
+@Module({})
+export class AppModule {
+  static forRoot(config: AppConfig): DynamicModule {
+    return {
+      module: AppModule,
+      imports: [ConfigModule.forRoot(config), PersistenceModule, AuthorizationModule, TasksModule],
+    };
+  }
+}

@@ -1,0 +1,63 @@
+import 'reflect-metadata';
+import { parseArgs } from 'node:util';
+import { NestFactory } from '@nestjs/core';
+import { IdentityService } from '../../../libs/authorization/src/index.js';
+import { DomainError } from '../../../libs/common/src/index.js';
+import { loadConfig } from '../../../libs/config/src/index.js';
+import { AppModule } from './app.module.js';
+
+const USAGE = `usage: npm run parley -- <command>
+  users:create --name NAME          create a user
+  tokens:create --user ID [--name N] create a personal access token (shown once)
+  tokens:revoke TOKEN_ID            revoke a token
+  migrations:run                    apply pending migrations`;
+
+type Command = (identity: IdentityService, args: ReturnType<typeof parse>) => Promise<unknown>;
+
+function parse(argv: string[]) {
+  return parseArgs({
+    args: argv,
+    allowPositionals: true,
+    options: { name: { type: 'string' }, user: { type: 'string' } },
+  });
+}
+
+function required(value: string | undefined, flag: string): string {
+  if (!value) throw new Error(`${flag} is required\n${USAGE}`);
+  return value;
+}
+
+const COMMANDS: Record<string, Command> = {
+  'users:create': async (identity, { values }) => {
+    const user = await identity.createUser(required(values.name, '--name'));
+    return { id: user.id, name: user.name };
+  },
+  'tokens:create': async (identity, { values }) => {
+    const { row, token } = await identity.createToken(required(values.user, '--user'), values.name ?? '');
+    return { id: row.id, user_id: row.user_id, token };
+  },
+  'tokens:revoke': async (identity, { positionals }) => {
+    const row = await identity.revokeToken(required(positionals[1], 'TOKEN_ID'));
+    return { id: row.id, revoked_at: row.revoked_at };
+  },
+  'migrations:run': async () => ({ migrations: 'up to date' }),
+};
+
+async function main(): Promise<void> {
+  const args = parse(process.argv.slice(2));
+  const command = COMMANDS[args.positionals[0] ?? ''];
+  if (!command) throw new Error(USAGE);
+  const config = { ...loadConfig(), logLevel: 'silent' as const };
+  const app = await NestFactory.createApplicationContext(AppModule.forRoot(config), { logger: false, abortOnError: false });
+  try {
+    process.stdout.write(`${JSON.stringify(await command(app.get(IdentityService), args))}\n`);
+  } finally {
+    await app.close();
+  }
+}
+
+main().catch((error: unknown) => {
+  const message = error instanceof DomainError || error instanceof Error ? error.message : String(error);
+  process.stderr.write(`${JSON.stringify({ error: message })}\n`);
+  process.exit(1);
+});

@@ -1,0 +1,47 @@
+import { randomUUID } from 'node:crypto';
+import fastifyCookie from '@fastify/cookie';
+import { ConsoleLogger, type LogLevel as NestLogLevel, Logger } from '@nestjs/common';
+import { NestFactory } from '@nestjs/core';
+import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
+import { createValidationPipe, HttpErrorFilter, toErrorResponse } from '../../../libs/common/src/index.js';
+import type { AppConfig, LogLevel } from '../../../libs/config/src/index.js';
+import { AppModule } from './app.module.js';
+
+const NEST_LEVELS: Record<LogLevel, NestLogLevel[]> = {
+  silent: [],
+  fatal: ['fatal'],
+  error: ['fatal', 'error'],
+  warn: ['fatal', 'error', 'warn'],
+  info: ['fatal', 'error', 'warn', 'log'],
+  debug: ['fatal', 'error', 'warn', 'log', 'debug'],
+  trace: ['fatal', 'error', 'warn', 'log', 'debug', 'verbose'],
+};
+
+/** Builds the whole application (not yet listening) from a validated configuration. */
+export async function createApp(config: AppConfig): Promise<NestFastifyApplication> {
+  const adapter = new FastifyAdapter({
+    logger: { level: config.logLevel },
+    bodyLimit: config.bodyLimitBytes,
+    requestIdHeader: 'x-request-id',
+    genReqId: () => randomUUID(),
+    allowErrorHandlerOverride: true,
+  });
+  const app = await NestFactory.create<NestFastifyApplication>(AppModule.forRoot(config), adapter, {
+    logger: new ConsoleLogger({ json: true, logLevels: NEST_LEVELS[config.logLevel] }),
+    abortOnError: false,
+  });
+  const fastify = app.getHttpAdapter().getInstance();
+  await fastify.register(fastifyCookie);
+  fastify.addHook('onRequest', async (request, reply) => {
+    void reply.header('x-request-id', request.id);
+  });
+  const logger = new Logger('Http');
+  fastify.setErrorHandler((error, request, reply) => {
+    const { status, body } = toErrorResponse(error, String(request.id), logger);
+    void reply.status(status).send(body);
+  });
+  app.useGlobalPipes(createValidationPipe());
+  app.useGlobalFilters(new HttpErrorFilter());
+  app.enableShutdownHooks();
+  return app;
+}

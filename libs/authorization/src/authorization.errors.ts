@@ -1,0 +1,34 @@
+import { assertNever, DomainError } from '../../common/src/index.js';
+
+export enum AuthorizationErrorCode {
+  Unauthenticated = 'UNAUTHENTICATED',
+  NotFound = 'NOT_FOUND',
+  InvalidArgument = 'INVALID_ARGUMENT',
+}
+
+export class AuthorizationError extends DomainError<AuthorizationErrorCode> {
+  constructor(code: AuthorizationErrorCode, message: string) {
+    super(code, message);
+  }
+
+  static unauthenticated(message = 'authentication required'): AuthorizationError {
+    return new AuthorizationError(AuthorizationErrorCode.Unauthenticated, message);
+  }
+
+  static notFound(resource: string): AuthorizationError {
+    return new AuthorizationError(AuthorizationErrorCode.NotFound, `${resource} not found`);
+  }
+
+  get httpStatus(): number {
+    switch (this.code) {
+      case AuthorizationErrorCode.Unauthenticated:
+        return 401;
+      case AuthorizationErrorCode.NotFound:
+        return 404;
+      case AuthorizationErrorCode.InvalidArgument:
+        return 400;
+      default:
+        return assertNever(this.code);
+    }
+  }
+}

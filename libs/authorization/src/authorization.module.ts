@@ -1,0 +1,25 @@
+import { Global, Module } from '@nestjs/common';
+import { APP_GUARD } from '@nestjs/core';
+import { AccessRepository } from './access.repository.js';
+import { AccessService } from './access.service.js';
+import { AdminController } from './admin.controller.js';
+import { AuthGuard } from './auth.guard.js';
+import { BrowserSessionController } from './browser-session.controller.js';
+import { IdentityRepository } from './identity.repository.js';
+import { IdentityService } from './identity.service.js';
+import { ResourceAccessGuard } from './resource-access.guard.js';
+
+@Global()
+@Module({
+  controllers: [AdminController, BrowserSessionController],
+  providers: [
+    AccessRepository,
+    AccessService,
+    IdentityRepository,
+    IdentityService,
+    { provide: APP_GUARD, useClass: AuthGuard },
+    { provide: APP_GUARD, useClass: ResourceAccessGuard },
+  ],
+  exports: [AccessService, IdentityService],
+})
+export class AuthorizationModule {}

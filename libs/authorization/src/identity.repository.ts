@@ -1,0 +1,73 @@
+import { Injectable } from '@nestjs/common';
+import { DataSource } from 'typeorm';
+import { queryRow, queryRows } from '../../persistence/src/index.js';
+
+export interface UserRow {
+  id: string;
+  name: string;
+  created_at: Date;
+}
+
+export interface AccessTokenRow {
+  id: string;
+  user_id: string;
+  name: string;
+  created_at: Date;
+  last_used_at: Date | null;
+  revoked_at: Date | null;
+}
+
+@Injectable()
+export class IdentityRepository {
+  constructor(private readonly dataSource: DataSource) {}
+
+  async insertUser(id: string, name: string): Promise<UserRow> {
+    const row = await queryRow<UserRow>(
+      this.dataSource,
+      `INSERT INTO users (id, name) VALUES ($1, $2) RETURNING id, name, created_at`,
+      [id, name],
+    );
+    return row as UserRow;
+  }
+
+  async userExists(id: string): Promise<boolean> {
+    const rows = await queryRows(this.dataSource, `SELECT 1 FROM users WHERE id = $1`, [id]);
+    return rows.length > 0;
+  }
+
+  async insertToken(id: string, userId: string, name: string, tokenSha256: string): Promise<AccessTokenRow> {
+    const row = await queryRow<AccessTokenRow>(
+      this.dataSource,
+      `INSERT INTO access_tokens (id, user_id, name, token_sha256) VALUES ($1, $2, $3, $4)
+       RETURNING id, user_id, name, created_at, last_used_at, revoked_at`,
+      [id, userId, name, tokenSha256],
+    );
+    return row as AccessTokenRow;
+  }
+
+  /** The owner of a live token, recording its use (at most once a minute, to keep reads cheap). */
+  async useActiveToken(tokenSha256: string): Promise<string | undefined> {
+    const row = await queryRow<{ user_id: string }>(
+      this.dataSource,
+      `WITH token AS (
+         SELECT id, user_id FROM access_tokens WHERE token_sha256 = $1 AND revoked_at IS NULL
+       ), touched AS (
+         UPDATE access_tokens SET last_used_at = clock_timestamp()
+         WHERE id IN (SELECT id FROM token)
+           AND (last_used_at IS NULL OR last_used_at < clock_timestamp() - interval '1 minute')
+       )
+       SELECT user_id FROM token`,
+      [tokenSha256],
+    );
+    return row?.user_id;
+  }
+
+  async revokeToken(id: string): Promise<AccessTokenRow | undefined> {
+    return queryRow<AccessTokenRow>(
+      this.dataSource,
+      `UPDATE access_tokens SET revoked_at = COALESCE(revoked_at, clock_timestamp()) WHERE id = $1
+       RETURNING id, user_id, name, created_at, last_used_at, revoked_at`,
+      [id],
+    );
+  }
+}

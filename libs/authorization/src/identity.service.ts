@@ -1,0 +1,51 @@
+import { randomUUID } from 'node:crypto';
+import { Inject, Injectable } from '@nestjs/common';
+import { APP_CONFIG, type AppConfig } from '../../config/src/index.js';
+import { AuthorizationError, AuthorizationErrorCode } from './authorization.errors.js';
+import { ADMIN_CALLER, type Caller, userCaller } from './caller.js';
+import { IdentityRepository, type AccessTokenRow, type UserRow } from './identity.repository.js';
+import { constantTimeEquals, generateToken, PERSONAL_ACCESS_TOKEN_PREFIX, sha256 } from './token.js';
+
+export interface CreatedToken {
+  row: AccessTokenRow;
+  token: string;
+}
+
+@Injectable()
+export class IdentityService {
+  constructor(
+    private readonly identities: IdentityRepository,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+  ) {}
+
+  createUser(name: string): Promise<UserRow> {
+    return this.identities.insertUser(randomUUID(), name);
+  }
+
+  async createToken(userId: string, name: string): Promise<CreatedToken> {
+    if (!(await this.identities.userExists(userId))) throw AuthorizationError.notFound('user');
+    const token = generateToken(PERSONAL_ACCESS_TOKEN_PREFIX);
+    const row = await this.identities.insertToken(randomUUID(), userId, name, sha256(token));
+    return { row, token };
+  }
+
+  async revokeToken(tokenId: string): Promise<AccessTokenRow> {
+    const row = await this.identities.revokeToken(tokenId);
+    if (!row) throw AuthorizationError.notFound('token');
+    return row;
+  }
+
+  /** The caller a bearer credential stands for, or undefined when it is unknown or revoked. */
+  async authenticate(credential: string): Promise<Caller | undefined> {
+    if (this.config.adminToken && constantTimeEquals(credential, this.config.adminToken)) return ADMIN_CALLER;
+    if (!credential.startsWith(PERSONAL_ACCESS_TOKEN_PREFIX)) return undefined;
+    const userId = await this.identities.useActiveToken(sha256(credential));
+    return userId === undefined ? undefined : userCaller(userId);
+  }
+
+  async requireValidToken(credential: string): Promise<Caller> {
+    const caller = await this.authenticate(credential);
+    if (!caller) throw new AuthorizationError(AuthorizationErrorCode.Unauthenticated, 'token is invalid or revoked');
+    return caller;
+  }
+}

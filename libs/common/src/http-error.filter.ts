@@ -1,0 +1,60 @@
+import { ArgumentsHost, Catch, ExceptionFilter, HttpException, Logger } from '@nestjs/common';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { DomainError } from './domain-error.js';
+
+export interface ErrorBody {
+  error: string;
+  request_id?: string;
+}
+
+interface FastifyErrorLike {
+  statusCode?: number;
+  message: string;
+}
+
+function isClientFastifyError(error: unknown): error is FastifyErrorLike {
+  const statusCode = (error as FastifyErrorLike | undefined)?.statusCode;
+  return typeof statusCode === 'number' && statusCode >= 400 && statusCode < 500;
+}
+
+function messageOf(exception: HttpException): string {
+  const response = exception.getResponse();
+  if (typeof response === 'string') return response;
+  const message = (response as { message?: unknown }).message;
+  if (Array.isArray(message)) return message.join('; ');
+  if (typeof message === 'string') return message;
+  return exception.message;
+}
+
+/** Maps every error to `{ "error": message }`; internal errors are logged, never leaked. */
+export function toErrorResponse(exception: unknown, requestId: string, logger: Logger): { status: number; body: ErrorBody } {
+  if (exception instanceof DomainError) {
+    return { status: exception.httpStatus, body: { error: exception.message } };
+  }
+  if (exception instanceof HttpException) {
+    const status = exception.getStatus();
+    if (status < 500) return { status, body: { error: messageOf(exception) } };
+  } else if (isClientFastifyError(exception)) {
+    return { status: exception.statusCode ?? 400, body: { error: exception.message } };
+  }
+  logger.error({ msg: 'internal error', request_id: requestId, err: describe(exception) });
+  return { status: 500, body: { error: 'internal error', request_id: requestId } };
+}
+
+function describe(exception: unknown): { message: string; stack?: string } {
+  if (exception instanceof Error) return { message: exception.message, stack: exception.stack };
+  return { message: String(exception) };
+}
+
+@Catch()
+export class HttpErrorFilter implements ExceptionFilter {
+  private readonly logger = new Logger('HttpError');
+
+  catch(exception: unknown, host: ArgumentsHost): void {
+    const context = host.switchToHttp();
+    const request = context.getRequest<FastifyRequest>();
+    const reply = context.getResponse<FastifyReply>();
+    const { status, body } = toErrorResponse(exception, String(request.id), this.logger);
+    void reply.status(status).send(body);
+  }
+}

@@ -1,0 +1,5 @@
+export * from './domain-error.js';
+export * from './http-error.filter.js';
+export * from './validation.pipe.js';
+export * from './public.decorator.js';
+export * from './keyset-cursor.js';

@@ -1,0 +1,84 @@
+import path from 'node:path';
+
+export type AuthMode = 'disabled' | 'enabled';
+export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
+export type LogLevel = (typeof LOG_LEVELS)[number];
+
+export interface AppConfig {
+  port: number;
+  host: string;
+  databaseUrl: string | undefined;
+  dataDir: string;
+  authMode: AuthMode;
+  adminToken: string | undefined;
+  logLevel: LogLevel;
+  bodyLimitBytes: number;
+}
+
+export class ConfigError extends Error {
+  constructor(readonly variable: string, detail: string) {
+    super(`Invalid configuration: ${variable} ${detail}`);
+  }
+}
+
+type Env = Record<string, string | undefined>;
+
+function readString(env: Env, name: string): string | undefined {
+  const value = env[name];
+  return value === undefined || value.trim() === '' ? undefined : value.trim();
+}
+
+function readInteger(env: Env, name: string, fallback: number, min: number, max: number): number {
+  const raw = readString(env, name);
+  if (raw === undefined) return fallback;
+  if (!/^\d+$/.test(raw) || Number(raw) < min || Number(raw) > max) {
+    throw new ConfigError(name, `must be an integer between ${min} and ${max} (got "${raw}")`);
+  }
+  return Number(raw);
+}
+
+function readChoice<T extends string>(env: Env, name: string, choices: readonly T[], fallback: T): T {
+  const raw = readString(env, name);
+  if (raw === undefined) return fallback;
+  const value = raw.toLowerCase();
+  if (!(choices as readonly string[]).includes(value)) {
+    throw new ConfigError(name, `must be one of ${choices.join(', ')} (got "${raw}")`);
+  }
+  return value as T;
+}
+
+function readDatabaseUrl(env: Env): string | undefined {
+  const raw = readString(env, 'DATABASE_URL');
+  if (raw === undefined) return undefined;
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    throw new ConfigError('DATABASE_URL', 'must be a postgres:// or postgresql:// URL');
+  }
+  if (url.protocol !== 'postgres:' && url.protocol !== 'postgresql:') {
+    throw new ConfigError('DATABASE_URL', 'must be a postgres:// or postgresql:// URL');
+  }
+  return raw;
+}
+
+function readAdminToken(env: Env): string | undefined {
+  const raw = readString(env, 'ADMIN_TOKEN');
+  if (raw !== undefined && raw.length < 24) {
+    throw new ConfigError('ADMIN_TOKEN', 'must be at least 24 characters long');
+  }
+  return raw;
+}
+
+export function loadConfig(env: Env = process.env): AppConfig {
+  return {
+    port: readInteger(env, 'PORT', 3000, 0, 65535),
+    host: readString(env, 'HOST') ?? '127.0.0.1',
+    databaseUrl: readDatabaseUrl(env),
+    dataDir: path.resolve(readString(env, 'DATA_DIR') ?? './.parley'),
+    authMode: readChoice<AuthMode>(env, 'AUTH_MODE', ['disabled', 'enabled'], 'disabled'),
+    adminToken: readAdminToken(env),
+    logLevel: readChoice<LogLevel>(env, 'LOG_LEVEL', LOG_LEVELS, 'info'),
+    bodyLimitBytes: readInteger(env, 'BODY_LIMIT_BYTES', 1024 * 1024, 1024, 64 * 1024 * 1024),
+  };
+}

@@ -1,0 +1,31 @@
+import { DataSource, type EntityManager, type QueryRunner } from 'typeorm';
+
+/** Where a repository runs SQL: the pool, or the manager of an open transaction. */
+export type SqlExecutor = DataSource | EntityManager;
+
+async function runStructured<T>(runner: QueryRunner, sql: string, parameters: unknown[]): Promise<T[]> {
+  const result = await runner.query(sql, parameters, true);
+  return (result.records ?? []) as T[];
+}
+
+/**
+ * The rows a statement returns, whatever its command. TypeORM's plain `query()` returns
+ * `[rows, count]` for UPDATE/DELETE … RETURNING, so repositories read rows through this instead.
+ */
+export async function queryRows<T>(executor: SqlExecutor, sql: string, parameters: unknown[] = []): Promise<T[]> {
+  if (!(executor instanceof DataSource) && executor.queryRunner) {
+    return runStructured<T>(executor.queryRunner, sql, parameters);
+  }
+  const dataSource = executor instanceof DataSource ? executor : executor.connection;
+  const runner = dataSource.createQueryRunner();
+  try {
+    return await runStructured<T>(runner, sql, parameters);
+  } finally {
+    await runner.release();
+  }
+}
+
+export async function queryRow<T>(executor: SqlExecutor, sql: string, parameters: unknown[] = []): Promise<T | undefined> {
+  const rows = await queryRows<T>(executor, sql, parameters);
+  return rows[0];
+}

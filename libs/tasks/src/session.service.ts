@@ -1,0 +1,107 @@
+import { randomUUID } from 'node:crypto';
+import { Injectable } from '@nestjs/common';
+import { DataSource } from 'typeorm';
+import { generateToken, SESSION_AGENT_TOKEN_PREFIX, sha256 } from '../../authorization/src/index.js';
+import { decodeCursor, encodeCursor } from '../../common/src/index.js';
+import { inTransaction } from '../../persistence/src/index.js';
+import { SessionRepository } from './session.repository.js';
+import { canTransition, isTerminalSessionState, SessionState } from './session-state.js';
+import { TaskRepository } from './task.repository.js';
+import { TasksError, TasksErrorCode } from './tasks.errors.js';
+import type { MessageRow, SessionRow, TurnRow } from './tasks.rows.js';
+
+export const DEFAULT_MESSAGE_PAGE = 50;
+
+const TIMESTAMP_KEY = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{6}Z$/;
+
+function isTimestampKey(value: string): boolean {
+  return TIMESTAMP_KEY.test(value) && !Number.isNaN(Date.parse(value));
+}
+
+export interface CreatedSession {
+  session: SessionRow;
+  agentToken: string;
+}
+
+export interface MessagePage {
+  messages: MessageRow[];
+  nextCursor: string;
+}
+
+@Injectable()
+export class SessionService {
+  constructor(
+    private readonly dataSource: DataSource,
+    private readonly sessions: SessionRepository,
+    private readonly tasks: TaskRepository,
+  ) {}
+
+  create(taskId: string, resumeUrl: string | undefined): Promise<CreatedSession> {
+    return inTransaction(this.dataSource, async (manager) => {
+      const task = await this.tasks.findById(taskId, manager);
+      if (!task) throw TasksError.taskNotFound();
+      if (task.archived_at) throw new TasksError(TasksErrorCode.TaskArchived, 'task is archived');
+      const agentToken = generateToken(SESSION_AGENT_TOKEN_PREFIX);
+      const session = await this.sessions.insert(
+        { id: randomUUID(), taskId, state: SessionState.Created, agentTokenSha256: sha256(agentToken), resumeUrl: resumeUrl ?? '' },
+        manager,
+      );
+      return { session, agentToken };
+    });
+  }
+
+  async get(sessionId: string): Promise<SessionRow> {
+    const session = await this.sessions.findById(sessionId);
+    if (!session) throw TasksError.sessionNotFound();
+    return session;
+  }
+
+  setState(sessionId: string, state: SessionState): Promise<SessionRow> {
+    return inTransaction(this.dataSource, async (manager) => {
+      const session = await this.sessions.lockById(sessionId, manager);
+      if (!session) throw TasksError.sessionNotFound();
+      if (!canTransition(session.state, state)) {
+        throw new TasksError(
+          TasksErrorCode.InvalidStateTransition,
+          `state cannot change from ${session.state} to ${state}`,
+        );
+      }
+      if (session.state === state) return session;
+      return this.sessions.updateState(sessionId, state, manager);
+    });
+  }
+
+  /** Starts a turn, which becomes the session's current turn. */
+  startTurn(sessionId: string): Promise<TurnRow> {
+    return inTransaction(this.dataSource, async (manager) => {
+      const session = await this.sessions.lockById(sessionId, manager);
+      if (!session) throw TasksError.sessionNotFound();
+      if (isTerminalSessionState(session.state)) {
+        throw new TasksError(TasksErrorCode.SessionEnded, `session has ended (${session.state})`);
+      }
+      return this.sessions.insertTurn({ id: randomUUID(), sessionId, taskId: session.task_id }, manager);
+    });
+  }
+
+  async completeTurn(sessionId: string, turnId: string): Promise<TurnRow> {
+    const turn = await this.sessions.completeTurn(sessionId, turnId);
+    if (!turn) throw TasksError.turnNotFound();
+    return turn;
+  }
+
+  async listMessages(sessionId: string, limit: number | undefined, cursor: string | undefined): Promise<MessagePage> {
+    const pageSize = limit ?? DEFAULT_MESSAGE_PAGE;
+    let after: { createdAt: string; id: string } | undefined;
+    if (cursor !== undefined) {
+      const keys = decodeCursor(cursor, 2);
+      if (!keys || !isTimestampKey(keys[0] as string)) throw TasksError.invalidArgument('cursor is invalid');
+      after = { createdAt: keys[0] as string, id: keys[1] as string };
+    }
+    await this.get(sessionId);
+    const rows = await this.sessions.listMessages({ sessionId, limit: pageSize + 1, after });
+    const messages = rows.slice(0, pageSize);
+    const last = messages[messages.length - 1];
+    const nextCursor = rows.length > pageSize && last ? encodeCursor([last.created_at_key, last.id]) : '';
+    return { messages, nextCursor };
+  }
+}

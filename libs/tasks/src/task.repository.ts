@@ -1,0 +1,54 @@
+import { Injectable } from '@nestjs/common';
+import { DataSource } from 'typeorm';
+import { taskVisibilityCondition, type WorkspaceVisibility } from '../../authorization/src/index.js';
+import { queryRow, type SqlExecutor } from '../../persistence/src/index.js';
+import type { TaskRow } from './tasks.rows.js';
+
+const COLUMNS = ['id', 'workspace_id', 'title', 'state', 'archived_at', 'created_at', 'updated_at'];
+const RETURNING = `RETURNING ${COLUMNS.join(', ')}`;
+
+export interface TaskListFilter {
+  visibility: WorkspaceVisibility;
+  workspaceId: string | undefined;
+}
+
+@Injectable()
+export class TaskRepository {
+  constructor(private readonly dataSource: DataSource) {}
+
+  async insert(id: string, workspaceId: string, title: string, state: string): Promise<TaskRow> {
+    return (await queryRow<TaskRow>(
+      this.dataSource,
+      `INSERT INTO tasks (id, workspace_id, title, state) VALUES ($1, $2, $3, $4) ${RETURNING}`,
+      [id, workspaceId, title, state],
+    )) as TaskRow;
+  }
+
+  findById(id: string, executor: SqlExecutor = this.dataSource): Promise<TaskRow | undefined> {
+    return queryRow<TaskRow>(executor, `SELECT ${COLUMNS.join(', ')} FROM tasks WHERE id = $1`, [id]);
+  }
+
+  list(filter: TaskListFilter): Promise<TaskRow[]> {
+    const visible = taskVisibilityCondition('t', filter.visibility);
+    const query = this.dataSource
+      .createQueryBuilder()
+      .select(COLUMNS.map((column) => `t.${column}`))
+      .from('tasks', 't')
+      .where(visible.sql, visible.parameters)
+      .orderBy('t.created_at', 'ASC')
+      .addOrderBy('t.id', 'ASC');
+    if (filter.workspaceId !== undefined) query.andWhere('t.workspace_id = :workspaceId', { workspaceId: filter.workspaceId });
+    return query.getRawMany<TaskRow>();
+  }
+
+  /** Archives the task (idempotent: the first archival time is kept). */
+  archive(id: string, state: string, executor: SqlExecutor = this.dataSource): Promise<TaskRow | undefined> {
+    return queryRow<TaskRow>(
+      executor,
+      `UPDATE tasks SET state = $2, archived_at = COALESCE(archived_at, clock_timestamp()),
+              updated_at = CASE WHEN archived_at IS NULL THEN clock_timestamp() ELSE updated_at END
+        WHERE id = $1 ${RETURNING}`,
+      [id, state],
+    );
+  }
+}

@@ -1,0 +1,46 @@
+import { randomUUID } from 'node:crypto';
+import { Injectable } from '@nestjs/common';
+import { AccessService, type Caller } from '../../authorization/src/index.js';
+import { TaskRepository } from './task.repository.js';
+import { TasksError } from './tasks.errors.js';
+import type { TaskRow } from './tasks.rows.js';
+
+export enum TaskState {
+  Open = 'OPEN',
+  Archived = 'ARCHIVED',
+}
+
+@Injectable()
+export class TaskService {
+  constructor(
+    private readonly tasks: TaskRepository,
+    private readonly access: AccessService,
+  ) {}
+
+  /** A task may be filed in no workspace, or in an existing workspace the caller sees. */
+  async create(caller: Caller, title: string, workspaceId: string | undefined): Promise<TaskRow> {
+    const workspace = workspaceId ?? '';
+    if (workspace !== '' && !(await this.access.authorizeWorkspaceAccess(caller, workspace))) {
+      throw TasksError.workspaceNotFound();
+    }
+    return this.tasks.insert(randomUUID(), workspace, title, TaskState.Open);
+  }
+
+  async get(taskId: string): Promise<TaskRow> {
+    const task = await this.tasks.findById(taskId);
+    if (!task) throw TasksError.taskNotFound();
+    return task;
+  }
+
+  /** Visible tasks, oldest first; an empty `workspaceId` means "not filtered". */
+  async list(caller: Caller, workspaceId: string | undefined): Promise<TaskRow[]> {
+    const visibility = await this.access.visibleWorkspaceIds(caller);
+    return this.tasks.list({ visibility, workspaceId: workspaceId === '' ? undefined : workspaceId });
+  }
+
+  async archive(taskId: string): Promise<TaskRow> {
+    const task = await this.tasks.archive(taskId, TaskState.Archived);
+    if (!task) throw TasksError.taskNotFound();
+    return task;
+  }
+}

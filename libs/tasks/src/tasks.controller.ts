@@ -1,0 +1,44 @@
+import { Body, Controller, Get, HttpCode, Param, Post, Query } from '@nestjs/common';
+import { type Caller, CurrentCaller, RequireAccess } from '../../authorization/src/index.js';
+import { SessionService } from './session.service.js';
+import { TaskService } from './task.service.js';
+import { CreateSessionDto, CreateTaskDto, ListTasksQueryDto } from './tasks.dto.js';
+import { sessionView, taskView } from './tasks.views.js';
+
+@Controller('api/v1/tasks')
+export class TasksController {
+  constructor(
+    private readonly tasks: TaskService,
+    private readonly sessions: SessionService,
+  ) {}
+
+  @Post()
+  async create(@CurrentCaller() caller: Caller, @Body() body: CreateTaskDto) {
+    return taskView(await this.tasks.create(caller, body.title, body.workspace_id));
+  }
+
+  @Get()
+  async list(@CurrentCaller() caller: Caller, @Query() query: ListTasksQueryDto) {
+    return { tasks: (await this.tasks.list(caller, query.workspace_id)).map(taskView) };
+  }
+
+  @Get(':id')
+  @RequireAccess('task')
+  async get(@Param('id') taskId: string) {
+    return taskView(await this.tasks.get(taskId));
+  }
+
+  @Post(':id/archive')
+  @HttpCode(200)
+  @RequireAccess('task')
+  async archive(@Param('id') taskId: string) {
+    return taskView(await this.tasks.archive(taskId));
+  }
+
+  @Post(':id/sessions')
+  @RequireAccess('task')
+  async createSession(@Param('id') taskId: string, @Body() body: CreateSessionDto) {
+    const { session, agentToken } = await this.sessions.create(taskId, body.resume_url);
+    return { ...sessionView(session), agent_token: agentToken };
+  }
+}

@@ -1,0 +1,17 @@
+import { Module } from '@nestjs/common';
+import { SessionRepository } from './session.repository.js';
+import { SessionService } from './session.service.js';
+import { SessionsController } from './sessions.controller.js';
+import { TaskRepository } from './task.repository.js';
+import { TaskService } from './task.service.js';
+import { TasksController } from './tasks.controller.js';
+import { WorkspaceRepository } from './workspace.repository.js';
+import { WorkspaceService } from './workspace.service.js';
+import { WorkspacesController } from './workspaces.controller.js';
+
+@Module({
+  controllers: [WorkspacesController, TasksController, SessionsController],
+  providers: [WorkspaceRepository, WorkspaceService, TaskRepository, TaskService, SessionRepository, SessionService],
+  exports: [TaskService, SessionService, SessionRepository, TaskRepository],
+})
+export class TasksModule {}

@@ -1,0 +1,27 @@
+import { randomUUID } from 'node:crypto';
+import { Injectable } from '@nestjs/common';
+import { AccessService, type Caller, callerScope } from '../../authorization/src/index.js';
+import { TasksError } from './tasks.errors.js';
+import type { WorkspaceRow } from './tasks.rows.js';
+import { WorkspaceRepository } from './workspace.repository.js';
+
+@Injectable()
+export class WorkspaceService {
+  constructor(
+    private readonly workspaces: WorkspaceRepository,
+    private readonly access: AccessService,
+  ) {}
+
+  /** A user owns what they create; only an unscoped caller may name another owner (or none). */
+  create(caller: Caller, name: string, ownerId: string | undefined): Promise<WorkspaceRow> {
+    const userId = callerScope(caller);
+    if (userId !== undefined && ownerId !== undefined && ownerId !== userId) {
+      throw TasksError.invalidArgument('owner_id may name another user only when the caller is an admin');
+    }
+    return this.workspaces.insert(randomUUID(), name, userId ?? ownerId ?? '');
+  }
+
+  async list(caller: Caller): Promise<WorkspaceRow[]> {
+    return this.workspaces.list(await this.access.visibleWorkspaceIds(caller));
+  }
+}
