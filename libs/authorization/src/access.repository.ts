@@ -52,6 +52,14 @@ export class AccessRepository {
     return row?.task_id;
   }
 
+  findSessionByAgentToken(tokenSha256: string): Promise<{ id: string; task_id: string } | undefined> {
+    return queryRow<{ id: string; task_id: string }>(
+      this.dataSource,
+      `SELECT id, task_id FROM task_sessions WHERE agent_token_sha256 = $1`,
+      [tokenSha256],
+    );
+  }
+
   async findWorkspaceOwner(workspaceId: string): Promise<string | undefined> {
     const row = await queryRow<{ owner_id: string }>(this.dataSource, `SELECT owner_id FROM workspaces WHERE id = $1`, [
       workspaceId,

@@ -19,3 +19,9 @@ export function callerScope(caller: Caller): string | undefined {
 export function isAdmin(caller: Caller): boolean {
   return caller.kind !== 'user';
 }
+
+/** An agent inside one session, authenticated by that session's agent token (in-session surface only). */
+export interface SessionAgent {
+  readonly sessionId: string;
+  readonly taskId: string;
+}

@@ -2,9 +2,16 @@ import { randomUUID } from 'node:crypto';
 import { Inject, Injectable } from '@nestjs/common';
 import { APP_CONFIG, type AppConfig } from '../../config/src/index.js';
 import { AuthorizationError, AuthorizationErrorCode } from './authorization.errors.js';
-import { ADMIN_CALLER, type Caller, userCaller } from './caller.js';
+import { AccessRepository } from './access.repository.js';
+import { ADMIN_CALLER, type Caller, type SessionAgent, userCaller } from './caller.js';
 import { IdentityRepository, type AccessTokenRow, type UserRow } from './identity.repository.js';
-import { constantTimeEquals, generateToken, PERSONAL_ACCESS_TOKEN_PREFIX, sha256 } from './token.js';
+import {
+  constantTimeEquals,
+  generateToken,
+  PERSONAL_ACCESS_TOKEN_PREFIX,
+  SESSION_AGENT_TOKEN_PREFIX,
+  sha256,
+} from './token.js';
 
 export interface CreatedToken {
   row: AccessTokenRow;
@@ -15,6 +22,7 @@ export interface CreatedToken {
 export class IdentityService {
   constructor(
     private readonly identities: IdentityRepository,
+    private readonly access: AccessRepository,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
@@ -41,6 +49,13 @@ export class IdentityService {
     if (!credential.startsWith(PERSONAL_ACCESS_TOKEN_PREFIX)) return undefined;
     const userId = await this.identities.useActiveToken(sha256(credential));
     return userId === undefined ? undefined : userCaller(userId);
+  }
+
+  /** The session a session agent token belongs to (valid in every auth mode, for that session only). */
+  async authenticateSessionAgent(credential: string): Promise<SessionAgent | undefined> {
+    if (!credential.startsWith(SESSION_AGENT_TOKEN_PREFIX)) return undefined;
+    const session = await this.access.findSessionByAgentToken(sha256(credential));
+    return session ? { sessionId: session.id, taskId: session.task_id } : undefined;
   }
 
   async requireValidToken(credential: string): Promise<Caller> {

@@ -2,6 +2,9 @@ import { ArgumentsHost, Catch, ExceptionFilter, HttpException, Logger } from '@n
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { DomainError } from './domain-error.js';
 
+/** The challenge every 401 carries (RFC 6750: bearer tokens; the session cookie holds the same token). */
+export const BEARER_CHALLENGE = 'Bearer realm="parley"';
+
 export interface ErrorBody {
   error: string;
   request_id?: string;
@@ -55,6 +58,8 @@ export class HttpErrorFilter implements ExceptionFilter {
     const request = context.getRequest<FastifyRequest>();
     const reply = context.getResponse<FastifyReply>();
     const { status, body } = toErrorResponse(exception, String(request.id), this.logger);
+    // RFC 9110 §15.5.2: a 401 names the scheme the client should authenticate with.
+    if (status === 401) void reply.header('www-authenticate', BEARER_CHALLENGE);
     void reply.status(status).send(body);
   }
 }

@@ -3,3 +3,5 @@ export * from './http-error.filter.js';
 export * from './validation.pipe.js';
 export * from './public.decorator.js';
 export * from './keyset-cursor.js';
+export * from './event-bus.js';
+export * from './event-bus.module.js';

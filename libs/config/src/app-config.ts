@@ -13,6 +13,17 @@ export interface AppConfig {
   adminToken: string | undefined;
   logLevel: LogLevel;
   bodyLimitBytes: number;
+  /** Longest a GET /clarification/:id/wait long poll blocks before answering 504. */
+  waitTimeoutMs: number;
+  /** How often a blocked ask_user_question_kandev call sends a progress notification. */
+  askProgressIntervalMs: number;
+  /** Longest an agent's ask blocks (and a live entry lives) before the agent is detached. */
+  askTimeoutMs: number;
+  /** Where answered-but-undelivered bundles resume their agent when the session has no resume_url. */
+  resumeWebhookUrl: string | undefined;
+  resumeTimeoutMs: number;
+  /** Bound on a live waiter confirming a delivery before it is abandoned. */
+  deliveryConfirmTimeoutMs: number;
 }
 
 export class ConfigError extends Error {
@@ -20,6 +31,8 @@ export class ConfigError extends Error {
     super(`Invalid configuration: ${variable} ${detail}`);
   }
 }
+
+const HOUR = 3_600_000;
 
 type Env = Record<string, string | undefined>;
 
@@ -62,6 +75,18 @@ function readDatabaseUrl(env: Env): string | undefined {
   return raw;
 }
 
+function readHttpUrl(env: Env, name: string): string | undefined {
+  const raw = readString(env, name);
+  if (raw === undefined) return undefined;
+  try {
+    const url = new URL(raw);
+    if (url.protocol === 'http:' || url.protocol === 'https:') return raw;
+  } catch {
+    // reported below
+  }
+  throw new ConfigError(name, 'must be an http:// or https:// URL');
+}
+
 function readAdminToken(env: Env): string | undefined {
   const raw = readString(env, 'ADMIN_TOKEN');
   if (raw !== undefined && raw.length < 24) {
@@ -80,5 +105,11 @@ export function loadConfig(env: Env = process.env): AppConfig {
     adminToken: readAdminToken(env),
     logLevel: readChoice<LogLevel>(env, 'LOG_LEVEL', LOG_LEVELS, 'info'),
     bodyLimitBytes: readInteger(env, 'BODY_LIMIT_BYTES', 1024 * 1024, 1024, 64 * 1024 * 1024),
+    waitTimeoutMs: readInteger(env, 'WAIT_TIMEOUT_MS', 60_000, 1, 24 * HOUR),
+    askProgressIntervalMs: readInteger(env, 'ASK_PROGRESS_INTERVAL_MS', 20_000, 10, HOUR),
+    askTimeoutMs: readInteger(env, 'ASK_TIMEOUT_MS', 2 * HOUR, 1, 7 * 24 * HOUR),
+    resumeWebhookUrl: readHttpUrl(env, 'RESUME_WEBHOOK_URL'),
+    resumeTimeoutMs: readInteger(env, 'RESUME_TIMEOUT_MS', 30_000, 1, HOUR),
+    deliveryConfirmTimeoutMs: readInteger(env, 'DELIVERY_CONFIRM_TIMEOUT_MS', 5_000, 1, HOUR),
   };
 }

@@ -1,3 +1,4 @@
+export * from './session-lifecycle.js';
 export * from './session-state.js';
 export * from './session.repository.js';
 export * from './session.service.js';

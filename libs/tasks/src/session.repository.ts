@@ -53,6 +53,16 @@ export class SessionRepository {
     )) as SessionRow;
   }
 
+  /** Compare-and-set of the state; false when the session was not in `from`. */
+  async updateStateIf(id: string, from: SessionState, to: SessionState, executor: SqlExecutor = this.dataSource): Promise<boolean> {
+    const rows = await queryRows<{ id: string }>(
+      executor,
+      `UPDATE task_sessions SET state = $3, updated_at = clock_timestamp() WHERE id = $1 AND state = $2 RETURNING id`,
+      [id, from, to],
+    );
+    return rows.length > 0;
+  }
+
   async insertTurn(turn: { id: string; sessionId: string; taskId: string; metadata?: Record<string, unknown> }, executor: SqlExecutor = this.dataSource): Promise<TurnRow> {
     return (await queryRow<TurnRow>(
       executor,

@@ -4,6 +4,7 @@ import { DataSource } from 'typeorm';
 import { generateToken, SESSION_AGENT_TOKEN_PREFIX, sha256 } from '../../authorization/src/index.js';
 import { decodeCursor, encodeCursor } from '../../common/src/index.js';
 import { inTransaction } from '../../persistence/src/index.js';
+import { runAfterCommit, SessionLifecycle } from './session-lifecycle.js';
 import { SessionRepository } from './session.repository.js';
 import { canTransition, isTerminalSessionState, SessionState } from './session-state.js';
 import { TaskRepository } from './task.repository.js';
@@ -14,8 +15,14 @@ export const DEFAULT_MESSAGE_PAGE = 50;
 
 const TIMESTAMP_KEY = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{6}Z$/;
 
+/**
+ * A real UTC instant PostgreSQL accepts. Date.parse rolls impossible dates over (Feb 30 ⇒ Mar 1) and
+ * accepts year 0, both of which PostgreSQL rejects (a 500), so the date must survive a round trip.
+ */
 function isTimestampKey(value: string): boolean {
-  return TIMESTAMP_KEY.test(value) && !Number.isNaN(Date.parse(value));
+  if (!TIMESTAMP_KEY.test(value) || value.startsWith('0000')) return false;
+  const time = Date.parse(value);
+  return !Number.isNaN(time) && new Date(time).toISOString().slice(0, 23) === value.slice(0, 23);
 }
 
 export interface CreatedSession {
@@ -34,6 +41,7 @@ export class SessionService {
     private readonly dataSource: DataSource,
     private readonly sessions: SessionRepository,
     private readonly tasks: TaskRepository,
+    private readonly lifecycle: SessionLifecycle,
   ) {}
 
   create(taskId: string, resumeUrl: string | undefined): Promise<CreatedSession> {
@@ -56,8 +64,9 @@ export class SessionService {
     return session;
   }
 
-  setState(sessionId: string, state: SessionState): Promise<SessionRow> {
-    return inTransaction(this.dataSource, async (manager) => {
+  /** Changes the session's state; reaching a terminal state expires its pending clarifications. */
+  async setState(sessionId: string, state: SessionState): Promise<SessionRow> {
+    const { session, afterCommit } = await inTransaction(this.dataSource, async (manager) => {
       const session = await this.sessions.lockById(sessionId, manager);
       if (!session) throw TasksError.sessionNotFound();
       if (!canTransition(session.state, state)) {
@@ -66,26 +75,39 @@ export class SessionService {
           `state cannot change from ${session.state} to ${state}`,
         );
       }
-      if (session.state === state) return session;
-      return this.sessions.updateState(sessionId, state, manager);
+      if (session.state === state) return { session, afterCommit: [] };
+      const updated = await this.sessions.updateState(sessionId, state, manager);
+      const afterCommit = isTerminalSessionState(state) ? await this.lifecycle.sessionEnded(sessionId, manager) : [];
+      return { session: updated, afterCommit };
     });
+    runAfterCommit(afterCommit);
+    return session;
   }
 
-  /** Starts a turn, which becomes the session's current turn. */
-  startTurn(sessionId: string): Promise<TurnRow> {
-    return inTransaction(this.dataSource, async (manager) => {
+  /** Starts a turn, which becomes the session's current turn (superseding older bundles). */
+  async startTurn(sessionId: string): Promise<TurnRow> {
+    const { turn, afterCommit } = await inTransaction(this.dataSource, async (manager) => {
       const session = await this.sessions.lockById(sessionId, manager);
       if (!session) throw TasksError.sessionNotFound();
       if (isTerminalSessionState(session.state)) {
         throw new TasksError(TasksErrorCode.SessionEnded, `session has ended (${session.state})`);
       }
-      return this.sessions.insertTurn({ id: randomUUID(), sessionId, taskId: session.task_id }, manager);
+      const turn = await this.sessions.insertTurn({ id: randomUUID(), sessionId, taskId: session.task_id }, manager);
+      return { turn, afterCommit: await this.lifecycle.turnStarted(sessionId, turn.id, manager) };
     });
+    runAfterCommit(afterCommit);
+    return turn;
   }
 
+  /** Completes a turn; an agent still waiting on the turn's clarification is detached. */
   async completeTurn(sessionId: string, turnId: string): Promise<TurnRow> {
-    const turn = await this.sessions.completeTurn(sessionId, turnId);
-    if (!turn) throw TasksError.turnNotFound();
+    const { turn, afterCommit } = await inTransaction(this.dataSource, async (manager) => {
+      if (!(await this.sessions.lockById(sessionId, manager))) throw TasksError.sessionNotFound();
+      const turn = await this.sessions.completeTurn(sessionId, turnId, manager);
+      if (!turn) throw TasksError.turnNotFound();
+      return { turn, afterCommit: await this.lifecycle.turnCompleted(sessionId, turnId, manager) };
+    });
+    runAfterCommit(afterCommit);
     return turn;
   }
 

@@ -1,11 +1,24 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { taskVisibilityCondition, type WorkspaceVisibility } from '../../authorization/src/index.js';
+import { sessionHasActiveBundle } from '../../clarification/src/activeness.repository.js';
 import { queryRow, type SqlExecutor } from '../../persistence/src/index.js';
 import type { TaskRow } from './tasks.rows.js';
 
 const COLUMNS = ['id', 'workspace_id', 'title', 'state', 'archived_at', 'created_at', 'updated_at'];
 const RETURNING = `RETURNING ${COLUMNS.join(', ')}`;
+
+/** The pending-action projection: "clarification" while a session (or the primary one) is blocked. */
+const TASK_PENDING_ACTION = `CASE WHEN EXISTS (SELECT 1 FROM task_sessions pa_s
+  WHERE pa_s.task_id = t.id AND ${sessionHasActiveBundle('pa_s.id')}) THEN 'clarification' END`;
+const PRIMARY_SESSION_PENDING_ACTION = `(SELECT CASE WHEN ${sessionHasActiveBundle('primary_s.id')} THEN 'clarification' END
+  FROM task_sessions primary_s WHERE primary_s.task_id = t.id
+  ORDER BY primary_s.created_at DESC, primary_s.id DESC LIMIT 1)`;
+const PROJECTED_COLUMNS = [
+  ...COLUMNS.map((column) => `t.${column}`),
+  `${TASK_PENDING_ACTION} AS task_pending_action`,
+  `${PRIMARY_SESSION_PENDING_ACTION} AS primary_session_pending_action`,
+];
 
 export interface TaskListFilter {
   visibility: WorkspaceVisibility;
@@ -25,14 +38,14 @@ export class TaskRepository {
   }
 
   findById(id: string, executor: SqlExecutor = this.dataSource): Promise<TaskRow | undefined> {
-    return queryRow<TaskRow>(executor, `SELECT ${COLUMNS.join(', ')} FROM tasks WHERE id = $1`, [id]);
+    return queryRow<TaskRow>(executor, `SELECT ${PROJECTED_COLUMNS.join(', ')} FROM tasks t WHERE t.id = $1`, [id]);
   }
 
   list(filter: TaskListFilter): Promise<TaskRow[]> {
     const visible = taskVisibilityCondition('t', filter.visibility);
     const query = this.dataSource
       .createQueryBuilder()
-      .select(COLUMNS.map((column) => `t.${column}`))
+      .select(PROJECTED_COLUMNS)
       .from('tasks', 't')
       .where(visible.sql, visible.parameters)
       .orderBy('t.created_at', 'ASC')

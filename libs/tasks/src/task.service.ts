@@ -1,6 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
+import { DataSource } from 'typeorm';
 import { AccessService, type Caller } from '../../authorization/src/index.js';
+import { inTransaction } from '../../persistence/src/index.js';
+import { type AfterCommit, runAfterCommit, SessionLifecycle } from './session-lifecycle.js';
+import { SessionRepository } from './session.repository.js';
 import { TaskRepository } from './task.repository.js';
 import { TasksError } from './tasks.errors.js';
 import type { TaskRow } from './tasks.rows.js';
@@ -13,8 +17,11 @@ export enum TaskState {
 @Injectable()
 export class TaskService {
   constructor(
+    private readonly dataSource: DataSource,
     private readonly tasks: TaskRepository,
+    private readonly sessions: SessionRepository,
     private readonly access: AccessService,
+    private readonly lifecycle: SessionLifecycle,
   ) {}
 
   /** A task may be filed in no workspace, or in an existing workspace the caller sees. */
@@ -38,9 +45,17 @@ export class TaskService {
     return this.tasks.list({ visibility, workspaceId: workspaceId === '' ? undefined : workspaceId });
   }
 
+  /** Archives the task; the pending clarifications of its sessions expire with it. */
   async archive(taskId: string): Promise<TaskRow> {
-    const task = await this.tasks.archive(taskId, TaskState.Archived);
-    if (!task) throw TasksError.taskNotFound();
+    const { task, afterCommit } = await inTransaction(this.dataSource, async (manager) => {
+      const sessions = await this.sessions.lockByTaskId(taskId, manager);
+      const task = await this.tasks.archive(taskId, TaskState.Archived, manager);
+      if (!task) throw TasksError.taskNotFound();
+      const afterCommit: AfterCommit[] = [];
+      for (const session of sessions) afterCommit.push(...(await this.lifecycle.sessionEnded(session.id, manager)));
+      return { task, afterCommit };
+    });
+    runAfterCommit(afterCommit);
     return task;
   }
 }

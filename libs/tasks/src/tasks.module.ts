@@ -1,4 +1,5 @@
 import { Module } from '@nestjs/common';
+import { SessionLifecycle } from './session-lifecycle.js';
 import { SessionRepository } from './session.repository.js';
 import { SessionService } from './session.service.js';
 import { SessionsController } from './sessions.controller.js';
@@ -11,7 +12,7 @@ import { WorkspacesController } from './workspaces.controller.js';
 
 @Module({
   controllers: [WorkspacesController, TasksController, SessionsController],
-  providers: [WorkspaceRepository, WorkspaceService, TaskRepository, TaskService, SessionRepository, SessionService],
-  exports: [TaskService, SessionService, SessionRepository, TaskRepository],
+  providers: [SessionLifecycle, WorkspaceRepository, WorkspaceService, TaskRepository, TaskService, SessionRepository, SessionService],
+  exports: [SessionLifecycle, TaskService, SessionService, SessionRepository, TaskRepository],
 })
 export class TasksModule {}

@@ -15,6 +15,9 @@ export interface TaskRow {
   archived_at: Date | null;
   created_at: Date;
   updated_at: Date;
+  /** The pending-action projection; absent on rows returned by writes (nothing blocks then). */
+  task_pending_action?: string | null;
+  primary_session_pending_action?: string | null;
 }
 
 export interface SessionRow {

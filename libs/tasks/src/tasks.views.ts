@@ -15,6 +15,8 @@ export function taskView(row: TaskRow) {
     archived_at: iso(row.archived_at),
     created_at: row.created_at.toISOString(),
     updated_at: row.updated_at.toISOString(),
+    task_pending_action: row.task_pending_action ?? null,
+    primary_session_pending_action: row.primary_session_pending_action ?? null,
   };
 }
 

@@ -1,0 +1,20 @@
+import { IsArray, IsNotEmpty, IsOptional, IsString, MaxLength } from 'class-validator';
+
+/** The envelope of a new bundle; the questions themselves are validated by the service (one rule set for every surface). */
+export class CreateClarificationDto {
+  @IsString()
+  @IsNotEmpty()
+  session_id!: string;
+
+  @IsOptional()
+  @IsString()
+  task_id?: string;
+
+  @IsArray()
+  questions!: unknown[];
+
+  @IsOptional()
+  @IsString()
+  @MaxLength(20000)
+  context?: string;
+}

@@ -1,0 +1,73 @@
+export interface QuestionOption {
+  option_id: string;
+  label: string;
+  description: string;
+}
+
+export interface Question {
+  id: string;
+  title: string;
+  prompt: string;
+  options: QuestionOption[];
+}
+
+export interface ClarificationRequest {
+  pending_id: string;
+  session_id: string;
+  task_id: string;
+  questions: Question[];
+  context: string;
+  created_at: string;
+}
+
+export interface Answer {
+  question_id: string;
+  selected_options: string[];
+  custom_text: string;
+}
+
+export interface ClarificationResponse {
+  pending_id: string;
+  answers: Answer[];
+  rejected: boolean;
+  reject_reason: string;
+  responded_at: string;
+}
+
+export enum ClarificationStatus {
+  Pending = 'pending',
+  Responding = 'responding',
+  Answered = 'answered',
+  Rejected = 'rejected',
+  Expired = 'expired',
+  Cancelled = 'cancelled',
+}
+
+export type TerminalStatus = ClarificationStatus.Answered | ClarificationStatus.Rejected;
+
+/** One durable row of a bundle: a `clarification_request` message. */
+export interface BundleRow {
+  id: string;
+  task_session_id: string;
+  /** The message's own task_id column (may be empty — spec M5). */
+  task_id: string;
+  /** The session row's task_id, when the session still exists (spec M5 fallback). */
+  session_task_id: string | null;
+  turn_id: string | null;
+  content: string;
+  metadata: BundleRowMetadata;
+  created_at: Date;
+}
+
+export interface BundleRowMetadata {
+  pending_id?: string;
+  question_id?: string;
+  question?: Question;
+  question_index?: number;
+  question_total?: number;
+  context?: string;
+  status?: string;
+  response?: Answer;
+  agent_disconnected?: boolean;
+  response_delivery_pending?: boolean;
+}

@@ -1,0 +1,80 @@
+import { ClarificationError } from './clarification.errors.js';
+import type { Question, QuestionOption } from './clarification.types.js';
+
+const MAX_TEXT = 4000;
+const QUESTION_KEYS = new Set(['id', 'title', 'prompt', 'options']);
+const OPTION_KEYS = new Set(['option_id', 'label', 'description']);
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+function optionalText(value: unknown, field: string): string {
+  if (value === undefined || value === null) return '';
+  if (typeof value !== 'string') throw ClarificationError.validation(`${field} must be a string`);
+  if (value.length > MAX_TEXT) throw ClarificationError.validation(`${field} must be at most ${MAX_TEXT} characters`);
+  return value;
+}
+
+function requiredText(value: unknown, field: string): string {
+  const text = optionalText(value, field);
+  if (text.trim() === '') throw ClarificationError.validation(`${field} is required`);
+  return text;
+}
+
+function rejectUnknownKeys(value: Record<string, unknown>, allowed: Set<string>, field: string): void {
+  const unknown = Object.keys(value).find((key) => !allowed.has(key));
+  if (unknown !== undefined) throw ClarificationError.validation(`${field}.${unknown} is not an allowed field`);
+}
+
+function normalizeOption(value: unknown, field: string, questionNumber: number, optionNumber: number): QuestionOption {
+  if (!isRecord(value)) throw ClarificationError.validation(`${field} must be an object`);
+  rejectUnknownKeys(value, OPTION_KEYS, field);
+  const optionId = optionalText(value.option_id, `${field}.option_id`).trim();
+  return {
+    option_id: optionId || `q${questionNumber}_opt${optionNumber}`,
+    label: requiredText(value.label, `${field}.label`),
+    description: optionalText(value.description, `${field}.description`),
+  };
+}
+
+function normalizeQuestion(value: unknown, index: number): Question {
+  const field = `questions[${index}]`;
+  if (!isRecord(value)) throw ClarificationError.validation(`${field} must be an object`);
+  rejectUnknownKeys(value, QUESTION_KEYS, field);
+  const options = value.options;
+  if (!Array.isArray(options) || options.length < 2 || options.length > 6) {
+    throw ClarificationError.validation(`${field}.options must contain 2 to 6 options`);
+  }
+  const normalizedOptions = options.map((option, j) => normalizeOption(option, `${field}.options[${j}]`, index + 1, j + 1));
+  const duplicate = normalizedOptions.find((option, j) => normalizedOptions.findIndex((o) => o.option_id === option.option_id) !== j);
+  if (duplicate) throw ClarificationError.validation(`${field}.options has a duplicate option_id "${duplicate.option_id}"`);
+  const id = optionalText(value.id, `${field}.id`).trim();
+  return {
+    id: id || `q${index + 1}`,
+    title: optionalText(value.title, `${field}.title`),
+    prompt: requiredText(value.prompt, `${field}.prompt`),
+    options: normalizedOptions,
+  };
+}
+
+/**
+ * Creation validation of baseline-semantics.md: 1–4 questions, a prompt each, 2–6 options each;
+ * missing ids become q1..qN and q{i}_opt{j}; duplicate ids are rejected.
+ */
+export function normalizeQuestions(value: unknown): Question[] {
+  if (!Array.isArray(value) || value.length < 1 || value.length > 4) {
+    throw ClarificationError.validation('questions must contain 1 to 4 questions');
+  }
+  const questions = value.map(normalizeQuestion);
+  const duplicate = questions.find((question, i) => questions.findIndex((q) => q.id === question.id) !== i);
+  if (duplicate) throw ClarificationError.validation(`questions has a duplicate id "${duplicate.id}"`);
+  return questions;
+}
+
+/** Two bundles are identical when their questions have the same prompts and options, in order. */
+export function sameQuestions(a: readonly Question[], b: readonly Question[]): boolean {
+  const shape = (questions: readonly Question[]) =>
+    JSON.stringify(questions.map((q) => [q.prompt, q.options.map((o) => [o.option_id, o.label, o.description])]));
+  return shape(a) === shape(b);
+}

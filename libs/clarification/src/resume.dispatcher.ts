@@ -1,0 +1,42 @@
+import { Inject, Injectable, Logger } from '@nestjs/common';
+import { APP_CONFIG, type AppConfig } from '../../config/src/index.js';
+import type { ClarificationResponse } from './clarification.types.js';
+
+export interface ResumePayload {
+  session_id: string;
+  task_id: string;
+  pending_id: string;
+  turn_id: string;
+  prompt: string;
+  response: ClarificationResponse;
+}
+
+/** Hands a resume prompt to the agent's orchestrator: accepted only on a 2xx within the bound. */
+@Injectable()
+export class ResumeDispatcher {
+  private readonly logger = new Logger('ResumeDispatcher');
+
+  constructor(@Inject(APP_CONFIG) private readonly config: AppConfig) {}
+
+  /** The webhook a session's resume goes to: its own resume_url, else the server's; none ⇒ queue. */
+  webhookFor(sessionResumeUrl: string): string | undefined {
+    return sessionResumeUrl || this.config.resumeWebhookUrl;
+  }
+
+  async post(url: string, payload: ResumePayload): Promise<boolean> {
+    try {
+      const response = await fetch(url, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify(payload),
+        signal: AbortSignal.timeout(this.config.resumeTimeoutMs),
+      });
+      await response.body?.cancel();
+      if (!response.ok) this.logger.warn({ msg: 'resume refused', pending_id: payload.pending_id, status: response.status });
+      return response.ok;
+    } catch (error) {
+      this.logger.warn({ msg: 'resume not delivered', pending_id: payload.pending_id, err: String(error) });
+      return false;
+    }
+  }
+}

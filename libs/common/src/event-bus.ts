@@ -1,0 +1,56 @@
+import { EventEmitter } from 'node:events';
+import { Injectable, Logger } from '@nestjs/common';
+
+export interface ClarificationEventPayload {
+  pending_id: string;
+  session_id: string;
+  task_id: string;
+  [key: string]: unknown;
+}
+
+export interface SessionMessageUpdatedPayload {
+  session_id: string;
+  task_id: string;
+  message_ids: string[];
+}
+
+/** Every event the in-process bus carries, by name. */
+export interface ParleyEvents {
+  'clarification.requested': ClarificationEventPayload;
+  'clarification.primary_answered': ClarificationEventPayload;
+  'clarification.stale_dismissed': ClarificationEventPayload;
+  'clarification.resumed': ClarificationEventPayload;
+  'clarification.cancelled': ClarificationEventPayload;
+  'clarification.expired': ClarificationEventPayload;
+  'clarification.detached': ClarificationEventPayload;
+  'clarification.superseded': ClarificationEventPayload;
+  'session.message.updated': SessionMessageUpdatedPayload;
+}
+
+export type ParleyEventName = keyof ParleyEvents;
+
+/** The in-process event bus. A failing subscriber is logged and never breaks the publisher. */
+@Injectable()
+export class EventBus {
+  private readonly emitter = new EventEmitter({ captureRejections: false });
+  private readonly logger = new Logger('EventBus');
+
+  constructor() {
+    this.emitter.setMaxListeners(0);
+  }
+
+  publish<E extends ParleyEventName>(event: E, payload: ParleyEvents[E]): void {
+    for (const listener of this.emitter.listeners(event)) {
+      try {
+        (listener as (payload: ParleyEvents[E]) => void)(payload);
+      } catch (error) {
+        this.logger.error({ msg: 'event subscriber failed', event, err: String(error) });
+      }
+    }
+  }
+
+  subscribe<E extends ParleyEventName>(event: E, listener: (payload: ParleyEvents[E]) => void): () => void {
+    this.emitter.on(event, listener);
+    return () => this.emitter.off(event, listener);
+  }
+}

@@ -1,0 +1,234 @@
+import path from 'node:path';
+import { ConfigError, loadConfig, LOG_LEVELS } from './app-config.js';
+
+/** The error loadConfig throws for `env`, or a failure when it does not throw a ConfigError. */
+function configError(env: Record<string, string>): ConfigError {
+  try {
+    loadConfig(env);
+  } catch (error) {
+    if (error instanceof ConfigError) return error;
+    throw error;
+  }
+  throw new Error(`loadConfig(${JSON.stringify(env)}) did not throw`);
+}
+
+describe('loadConfig', () => {
+  describe('defaults', () => {
+    it('uses the documented defaults for an empty environment', () => {
+      const config = loadConfig({});
+      expect({
+        port: config.port,
+        host: config.host,
+        databaseUrl: config.databaseUrl,
+        dataDir: config.dataDir,
+        authMode: config.authMode,
+        adminToken: config.adminToken,
+        logLevel: config.logLevel,
+        bodyLimitBytes: config.bodyLimitBytes,
+      }).toEqual({
+        port: 3000,
+        host: '127.0.0.1',
+        databaseUrl: undefined,
+        dataDir: path.resolve('./.parley'),
+        authMode: 'disabled',
+        adminToken: undefined,
+        logLevel: 'info',
+        bodyLimitBytes: 1024 * 1024,
+      });
+      expect(path.isAbsolute(config.dataDir)).toBe(true);
+    });
+
+    it('uses the documented clarification timing defaults', () => {
+      const config = loadConfig({});
+      expect({
+        waitTimeoutMs: config.waitTimeoutMs,
+        askProgressIntervalMs: config.askProgressIntervalMs,
+        askTimeoutMs: config.askTimeoutMs,
+        resumeWebhookUrl: config.resumeWebhookUrl,
+        resumeTimeoutMs: config.resumeTimeoutMs,
+        deliveryConfirmTimeoutMs: config.deliveryConfirmTimeoutMs,
+      }).toEqual({
+        waitTimeoutMs: 60_000,
+        askProgressIntervalMs: 20_000,
+        askTimeoutMs: 2 * 3_600_000,
+        resumeWebhookUrl: undefined,
+        resumeTimeoutMs: 30_000,
+        deliveryConfirmTimeoutMs: 5_000,
+      });
+    });
+
+    it('treats empty and blank values as unset', () => {
+      const blank = { PORT: '', HOST: '  ', DATABASE_URL: '', DATA_DIR: ' ', AUTH_MODE: '', ADMIN_TOKEN: '   ', LOG_LEVEL: '\t', BODY_LIMIT_BYTES: '' };
+      expect(loadConfig(blank)).toEqual(loadConfig({}));
+    });
+
+    it('ignores unrelated variables', () => {
+      expect(loadConfig({ PATH: '/bin', SOMETHING_ELSE: 'x' })).toEqual(loadConfig({}));
+    });
+
+    it('reads process.env when no environment is given', () => {
+      const saved = process.env.PORT;
+      process.env.PORT = '4321';
+      try {
+        expect(loadConfig().port).toBe(4321);
+      } finally {
+        if (saved === undefined) delete process.env.PORT;
+        else process.env.PORT = saved;
+      }
+    });
+  });
+
+  describe('parsing', () => {
+    it.each([
+      ['8080', 8080],
+      [' 8080 ', 8080],
+      ['0', 0],
+      ['1', 1],
+      ['65535', 65535],
+    ])('PORT=%j ⇒ %d', (value, expected) => {
+      expect(loadConfig({ PORT: value }).port).toBe(expected);
+    });
+
+    it.each([
+      ['0.0.0.0', '0.0.0.0'],
+      ['::1', '::1'],
+      [' localhost ', 'localhost'],
+    ])('HOST=%j ⇒ %j', (value, expected) => {
+      expect(loadConfig({ HOST: value }).host).toBe(expected);
+    });
+
+    it.each([
+      'postgres://user:secret@db.example.com:5432/parley',
+      'postgresql://localhost/parley?sslmode=disable',
+    ])('DATABASE_URL=%s is kept as given', (value) => {
+      expect(loadConfig({ DATABASE_URL: value }).databaseUrl).toBe(value);
+    });
+
+    it('DATABASE_URL is trimmed', () => {
+      expect(loadConfig({ DATABASE_URL: ' postgres://localhost/parley ' }).databaseUrl).toBe('postgres://localhost/parley');
+    });
+
+    it('DATA_DIR is resolved against the working directory, absolute paths kept', () => {
+      expect(loadConfig({ DATA_DIR: 'var/data' }).dataDir).toBe(path.resolve('var/data'));
+      expect(loadConfig({ DATA_DIR: '/srv/parley' }).dataDir).toBe('/srv/parley');
+      expect(loadConfig({ DATA_DIR: '/srv/parley/../other/' }).dataDir).toBe('/srv/other');
+    });
+
+    it.each([
+      ['disabled', 'disabled'],
+      ['enabled', 'enabled'],
+      ['ENABLED', 'enabled'],
+      [' Disabled ', 'disabled'],
+    ])('AUTH_MODE=%j ⇒ %s', (value, expected) => {
+      expect(loadConfig({ AUTH_MODE: value }).authMode).toBe(expected);
+    });
+
+    it('ADMIN_TOKEN of 24 characters or more is kept', () => {
+      expect(loadConfig({ ADMIN_TOKEN: 'a'.repeat(24) }).adminToken).toBe('a'.repeat(24));
+      expect(loadConfig({ ADMIN_TOKEN: ` ${'b'.repeat(40)} ` }).adminToken).toBe('b'.repeat(40));
+    });
+
+    it.each(LOG_LEVELS.map((level) => [level, level]))('LOG_LEVEL=%s', (value, expected) => {
+      expect(loadConfig({ LOG_LEVEL: value }).logLevel).toBe(expected);
+    });
+
+    it('LOG_LEVEL is case-insensitive', () => {
+      expect(loadConfig({ LOG_LEVEL: 'DEBUG' }).logLevel).toBe('debug');
+    });
+
+    it.each([
+      ['1024', 1024],
+      ['2048', 2048],
+      [String(64 * 1024 * 1024), 64 * 1024 * 1024],
+    ])('BODY_LIMIT_BYTES=%s ⇒ %d', (value, expected) => {
+      expect(loadConfig({ BODY_LIMIT_BYTES: value }).bodyLimitBytes).toBe(expected);
+    });
+
+    it.each([
+      ['WAIT_TIMEOUT_MS', 'waitTimeoutMs'],
+      ['ASK_PROGRESS_INTERVAL_MS', 'askProgressIntervalMs'],
+      ['ASK_TIMEOUT_MS', 'askTimeoutMs'],
+      ['RESUME_TIMEOUT_MS', 'resumeTimeoutMs'],
+      ['DELIVERY_CONFIRM_TIMEOUT_MS', 'deliveryConfirmTimeoutMs'],
+    ] as const)('%s is read as an integer into %s', (variable, key) => {
+      expect(loadConfig({ [variable]: '1500' })[key]).toBe(1500);
+    });
+
+    it.each(['http://localhost:9000/resume', 'https://hooks.example.com/parley'])('RESUME_WEBHOOK_URL=%s is kept', (value) => {
+      expect(loadConfig({ RESUME_WEBHOOK_URL: value }).resumeWebhookUrl).toBe(value);
+    });
+
+    it('reads every variable at once', () => {
+      expect(
+        loadConfig({
+          PORT: '9000',
+          HOST: '0.0.0.0',
+          DATABASE_URL: 'postgres://db/parley',
+          DATA_DIR: '/tmp/parley-data',
+          AUTH_MODE: 'enabled',
+          ADMIN_TOKEN: 'x'.repeat(30),
+          LOG_LEVEL: 'warn',
+          BODY_LIMIT_BYTES: '4096',
+        }),
+      ).toMatchObject({
+        port: 9000,
+        host: '0.0.0.0',
+        databaseUrl: 'postgres://db/parley',
+        dataDir: '/tmp/parley-data',
+        authMode: 'enabled',
+        adminToken: 'x'.repeat(30),
+        logLevel: 'warn',
+        bodyLimitBytes: 4096,
+      });
+    });
+  });
+
+  describe('bad values throw a ConfigError naming the variable', () => {
+    it.each([
+      ['PORT', 'abc', 'must be an integer between 0 and 65535 (got "abc")'],
+      ['PORT', '-1', 'must be an integer between 0 and 65535 (got "-1")'],
+      ['PORT', '65536', 'must be an integer between 0 and 65535 (got "65536")'],
+      ['PORT', '80.5', 'must be an integer between 0 and 65535 (got "80.5")'],
+      ['PORT', '1e3', 'must be an integer between 0 and 65535 (got "1e3")'],
+      ['PORT', '0x50', 'must be an integer between 0 and 65535 (got "0x50")'],
+      ['PORT', '80 80', 'must be an integer between 0 and 65535 (got "80 80")'],
+      ['DATABASE_URL', 'mysql://x', 'must be a postgres:// or postgresql:// URL'],
+      ['DATABASE_URL', 'not a url', 'must be a postgres:// or postgresql:// URL'],
+      ['DATABASE_URL', 'http://db.example.com/parley', 'must be a postgres:// or postgresql:// URL'],
+      ['AUTH_MODE', 'maybe', 'must be one of disabled, enabled (got "maybe")'],
+      ['AUTH_MODE', 'true', 'must be one of disabled, enabled (got "true")'],
+      ['ADMIN_TOKEN', 'a'.repeat(23), 'must be at least 24 characters long'],
+      ['LOG_LEVEL', 'verbose', 'must be one of fatal, error, warn, info, debug, trace, silent (got "verbose")'],
+      ['BODY_LIMIT_BYTES', '1023', 'must be an integer between 1024 and 67108864 (got "1023")'],
+      ['BODY_LIMIT_BYTES', '67108865', 'must be an integer between 1024 and 67108864 (got "67108865")'],
+      ['BODY_LIMIT_BYTES', '1mb', 'must be an integer between 1024 and 67108864 (got "1mb")'],
+      ['RESUME_WEBHOOK_URL', 'ftp://example.com/x', 'must be an http:// or https:// URL'],
+      ['RESUME_WEBHOOK_URL', 'nowhere', 'must be an http:// or https:// URL'],
+    ])('%s=%j', (variable, value, detail) => {
+      const error = configError({ [variable]: value });
+      expect(error).toBeInstanceOf(Error);
+      expect(error.variable).toBe(variable);
+      expect(error.message).toBe(`Invalid configuration: ${variable} ${detail}`);
+    });
+
+    it.each(['WAIT_TIMEOUT_MS', 'ASK_PROGRESS_INTERVAL_MS', 'ASK_TIMEOUT_MS', 'RESUME_TIMEOUT_MS', 'DELIVERY_CONFIRM_TIMEOUT_MS'])(
+      '%s must be a positive integer',
+      (variable) => {
+        for (const value of ['abc', '-5', '0', '1.5']) {
+          const error = configError({ [variable]: value });
+          expect(error.variable).toBe(variable);
+          expect(error.message).toMatch(new RegExp(`^Invalid configuration: ${variable} must be an integer between \\d+ and \\d+ \\(got "${value.replace('.', '\\.')}"\\)$`));
+        }
+      },
+    );
+
+    it('never echoes a secret value', () => {
+      expect(configError({ DATABASE_URL: 'mysql://root:hunter2-secret@db/x' }).message).not.toContain('hunter2-secret');
+      expect(configError({ ADMIN_TOKEN: 'short-secret-token' }).message).not.toContain('short-secret-token');
+    });
+
+    it('names the first bad variable even when others are valid', () => {
+      expect(configError({ PORT: '8080', AUTH_MODE: 'enabled', LOG_LEVEL: 'nope' }).variable).toBe('LOG_LEVEL');
+    });
+  });
+});

@@ -1,0 +1,3 @@
+export * from './mcp.module.js';
+export * from './mcp-tool-result.js';
+export * from './session-tools.js';

@@ -1,0 +1,26 @@
+import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+
+/**
+ * Serves one MCP request statelessly: a fresh transport per HTTP request, the SSE stream kept open
+ * for as long as a tool runs (so progress can flow), everything closed when the connection closes.
+ */
+export async function serveMcpRequest(server: McpServer, request: FastifyRequest, reply: FastifyReply): Promise<void> {
+  const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined });
+  reply.hijack();
+  reply.raw.on('close', () => {
+    void transport.close();
+    void server.close();
+  });
+  await server.connect(transport);
+  await transport.handleRequest(request.raw, reply.raw, request.body);
+}
+
+/** Stateless servers have no standalone SSE stream or session to delete. */
+export function methodNotAllowed(reply: FastifyReply): void {
+  void reply
+    .status(405)
+    .header('allow', 'POST')
+    .send({ jsonrpc: '2.0', error: { code: -32000, message: 'Method not allowed.' }, id: null });
+}

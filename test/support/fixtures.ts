@@ -1,0 +1,42 @@
+import request from 'supertest';
+import type { TestApp } from './app.js';
+
+export interface SessionFixture {
+  workspaceId: string;
+  taskId: string;
+  sessionId: string;
+  agentToken: string;
+  turnId: string;
+}
+
+/** A workspace, a task in it, a RUNNING session with a started turn — through the public API. */
+export async function createRunningSession(t: TestApp, options: { resumeUrl?: string; bearer?: string } = {}): Promise<SessionFixture> {
+  const auth = (req: request.Test) => (options.bearer ? req.set('authorization', `Bearer ${options.bearer}`) : req);
+  const workspace = await auth(request(t.baseUrl).post('/api/v1/workspaces')).send({ name: 'ws' }).expect(201);
+  const task = await auth(request(t.baseUrl).post('/api/v1/tasks')).send({ title: 'task', workspace_id: workspace.body.id }).expect(201);
+  const session = await auth(request(t.baseUrl).post(`/api/v1/tasks/${task.body.id}/sessions`))
+    .send(options.resumeUrl ? { resume_url: options.resumeUrl } : {})
+    .expect(201);
+  await auth(request(t.baseUrl).patch(`/api/v1/sessions/${session.body.id}`)).send({ state: 'RUNNING' }).expect(200);
+  const turn = await auth(request(t.baseUrl).post(`/api/v1/sessions/${session.body.id}/turns`)).expect(201);
+  return {
+    workspaceId: workspace.body.id,
+    taskId: task.body.id,
+    sessionId: session.body.id,
+    agentToken: session.body.agent_token,
+    turnId: turn.body.id,
+  };
+}
+
+export const TWO_QUESTIONS = [
+  {
+    id: 'db',
+    title: 'Database',
+    prompt: 'Which database?',
+    options: [
+      { option_id: 'pg', label: 'PostgreSQL', description: 'relational' },
+      { option_id: 'sqlite', label: 'SQLite' },
+    ],
+  },
+  { prompt: 'Deploy now?', options: [{ label: 'Yes' }, { label: 'No' }] },
+];
