@@ -1,8 +1,10 @@
 import { Body, Controller, Get, HttpCode, Param, Post, Req } from '@nestjs/common';
 import type { FastifyRequest } from 'fastify';
 import { type Caller, CurrentCaller } from '../../authorization/src/index.js';
-import { CreateClarificationDto } from './clarification.dto.js';
+import { CreateClarificationDto, RespondDto } from './clarification.dto.js';
 import { ClarificationService } from './clarification.service.js';
+import { serializeResolution } from './resolution.envelope.js';
+import { ResolveBundleService } from './resolve-bundle.service.js';
 
 function closedSignal(request: FastifyRequest): AbortSignal {
   const controller = new AbortController();
@@ -12,7 +14,10 @@ function closedSignal(request: FastifyRequest): AbortSignal {
 
 @Controller('api/v1/clarification')
 export class ClarificationController {
-  constructor(private readonly clarifications: ClarificationService) {}
+  constructor(
+    private readonly clarifications: ClarificationService,
+    private readonly resolver: ResolveBundleService,
+  ) {}
 
   @Post('request')
   @HttpCode(200)
@@ -34,6 +39,14 @@ export class ClarificationController {
   @Get(':id/wait')
   wait(@CurrentCaller() caller: Caller, @Param('id') pendingId: string, @Req() request: FastifyRequest) {
     return this.clarifications.wait(caller, pendingId, closedSignal(request));
+  }
+
+  /** R10: 200 for the winner and for a loser to a resolved winner; 409 not active; 400; 404; 500. */
+  @Post(':id/respond')
+  @HttpCode(200)
+  async respond(@CurrentCaller() caller: Caller, @Param('id') pendingId: string, @Body() body: RespondDto) {
+    const resolution = await this.resolver.resolve(caller, pendingId, body, 'rest');
+    return { success: true, ...serializeResolution(resolution) };
   }
 
   @Post(':id/cancel')

@@ -1,4 +1,4 @@
-import { IsArray, IsNotEmpty, IsOptional, IsString, MaxLength } from 'class-validator';
+import { IsArray, IsBoolean, IsNotEmpty, IsOptional, IsString, MaxLength } from 'class-validator';
 
 /** The envelope of a new bundle; the questions themselves are validated by the service (one rule set for every surface). */
 export class CreateClarificationDto {
@@ -17,4 +17,19 @@ export class CreateClarificationDto {
   @IsString()
   @MaxLength(20000)
   context?: string;
+}
+
+/** The respond body of the baseline; answer contents are validated by ResolveBundle (N6–N8b). */
+export class RespondDto {
+  @IsOptional()
+  @IsArray()
+  answers?: unknown[];
+
+  @IsOptional()
+  @IsBoolean()
+  rejected?: boolean;
+
+  @IsOptional()
+  @IsString()
+  reject_reason?: string;
 }

@@ -8,6 +8,7 @@ import { ClarificationController } from './clarification.controller.js';
 import { ClarificationService } from './clarification.service.js';
 import { DeliveryReconciler } from './delivery-reconciler.js';
 import { DeliveryService } from './delivery.service.js';
+import { ResolveBundleService } from './resolve-bundle.service.js';
 import { ResumeDispatcher } from './resume.dispatcher.js';
 import { WaiterStore } from './waiter.store.js';
 
@@ -21,9 +22,10 @@ import { WaiterStore } from './waiter.store.js';
     ClarificationService,
     DeliveryReconciler,
     DeliveryService,
+    ResolveBundleService,
     ResumeDispatcher,
     { provide: WaiterStore, inject: [APP_CONFIG], useFactory: (config: AppConfig) => new WaiterStore(config.askTimeoutMs) },
   ],
-  exports: [AgentAskService, BundleRepository, ClarificationLifecycleService, ClarificationService, DeliveryService, WaiterStore],
+  exports: [AgentAskService, BundleRepository, ClarificationLifecycleService, ClarificationService, DeliveryService, ResolveBundleService, WaiterStore],
 })
 export class ClarificationModule {}

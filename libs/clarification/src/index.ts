@@ -9,4 +9,7 @@ export * from './clarification.service.js';
 export * from './clarification.types.js';
 export * from './delivery.service.js';
 export * from './question.validation.js';
+export * from './resolution.envelope.js';
+export * from './resolution.validation.js';
+export * from './resolve-bundle.service.js';
 export * from './waiter.store.js';
