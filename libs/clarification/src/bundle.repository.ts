@@ -20,7 +20,7 @@ import {
 } from './clarification.types.js';
 
 /** D2 order: question_index, then created_at, then id (a total order even for corrupt metadata). */
-const D2_ORDER = `COALESCE(CASE WHEN m.metadata->>'question_index' ~ '^-?[0-9]{1,9}$'
+export const D2_ORDER = `COALESCE(CASE WHEN m.metadata->>'question_index' ~ '^-?[0-9]{1,9}$'
   THEN (m.metadata->>'question_index')::int END, 0), m.created_at, m.id`;
 
 const BUNDLE_COLUMNS = `m.id, m.task_session_id, m.task_id, s.task_id AS session_task_id, m.turn_id, m.content,

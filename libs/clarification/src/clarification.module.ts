@@ -8,6 +8,8 @@ import { ClarificationController } from './clarification.controller.js';
 import { ClarificationService } from './clarification.service.js';
 import { DeliveryReconciler } from './delivery-reconciler.js';
 import { DeliveryService } from './delivery.service.js';
+import { PendingListRepository } from './pending-list.repository.js';
+import { PendingListService } from './pending-list.service.js';
 import { ResolveBundleService } from './resolve-bundle.service.js';
 import { ResumeDispatcher } from './resume.dispatcher.js';
 import { WaiterStore } from './waiter.store.js';
@@ -22,10 +24,12 @@ import { WaiterStore } from './waiter.store.js';
     ClarificationService,
     DeliveryReconciler,
     DeliveryService,
+    PendingListRepository,
+    PendingListService,
     ResolveBundleService,
     ResumeDispatcher,
     { provide: WaiterStore, inject: [APP_CONFIG], useFactory: (config: AppConfig) => new WaiterStore(config.askTimeoutMs) },
   ],
-  exports: [AgentAskService, BundleRepository, ClarificationLifecycleService, ClarificationService, DeliveryService, ResolveBundleService, WaiterStore],
+  exports: [AgentAskService, BundleRepository, ClarificationLifecycleService, ClarificationService, DeliveryService, PendingListService, ResolveBundleService, WaiterStore],
 })
 export class ClarificationModule {}

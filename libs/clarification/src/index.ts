@@ -8,6 +8,7 @@ export * from './clarification.module.js';
 export * from './clarification.service.js';
 export * from './clarification.types.js';
 export * from './delivery.service.js';
+export * from './pending-list.service.js';
 export * from './question.validation.js';
 export * from './resolution.envelope.js';
 export * from './resolution.validation.js';

@@ -1,9 +1,11 @@
 import { Module } from '@nestjs/common';
 import { ClarificationModule } from '../../clarification/src/index.js';
+import { TasksModule } from '../../tasks/src/index.js';
+import { ExternalMcpController } from './external-mcp.controller.js';
 import { SessionMcpController } from './session-mcp.controller.js';
 
 @Module({
-  imports: [ClarificationModule],
-  controllers: [SessionMcpController],
+  imports: [ClarificationModule, TasksModule],
+  controllers: [ExternalMcpController, SessionMcpController],
 })
 export class McpModule {}

@@ -7,3 +7,4 @@ export * from './task.service.js';
 export * from './tasks.errors.js';
 export * from './tasks.module.js';
 export * from './tasks.rows.js';
+export * from './tasks.views.js';

@@ -1,0 +1,120 @@
+import { Injectable } from '@nestjs/common';
+import { AccessService, type Caller } from '../../authorization/src/index.js';
+import { decodeCursor, encodeCursor } from '../../common/src/index.js';
+import { requestFromRows } from './bundle.mapper.js';
+import { ClarificationError } from './clarification.errors.js';
+import type { BundleRow } from './clarification.types.js';
+import { PendingListRepository } from './pending-list.repository.js';
+
+export const DEFAULT_PENDING_LIMIT = 50;
+export const MAX_PENDING_LIMIT = 200;
+
+const RFC3339 = /^\d{4}-\d{2}-\d{2}[Tt ]\d{2}:\d{2}:\d{2}(\.\d+)?([Zz]|[+-]\d{2}:\d{2})$/;
+const SCAN_KEY = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{6}Z$/;
+
+export interface PendingListInput {
+  workspace_id?: string;
+  created_since?: string;
+  cursor?: string;
+  limit?: number;
+}
+
+export interface PendingQuestionView {
+  question_id: string;
+  title: string;
+  prompt: string;
+  status: string;
+  options: { option_id: string; label: string; description: string }[];
+}
+
+export interface PendingBundleView {
+  pending_id: string;
+  task_id: string;
+  session_id: string;
+  created_at: string;
+  age_seconds: number;
+  context: string;
+  questions: PendingQuestionView[];
+}
+
+export interface PendingPage {
+  bundles: PendingBundleView[];
+  count: number;
+  next_cursor: string;
+}
+
+/** L10: absent or below 1 ⇒ the default; above the cap ⇒ the cap. */
+function pageSize(limit: number | undefined): number {
+  if (limit === undefined || !Number.isFinite(limit) || limit < 1) return DEFAULT_PENDING_LIMIT;
+  return Math.min(Math.floor(limit), MAX_PENDING_LIMIT);
+}
+
+function parseCreatedSince(value: string | undefined): Date | undefined {
+  if (value === undefined || value === '') return undefined;
+  const parsed = RFC3339.test(value) ? new Date(value) : undefined;
+  if (!parsed || Number.isNaN(parsed.getTime())) throw ClarificationError.validation('created_since must be an RFC3339 timestamp');
+  return parsed;
+}
+
+function parseCursor(value: string | undefined): { scanKey: string; pendingId: string } | undefined {
+  if (value === undefined || value === '') return undefined;
+  const keys = decodeCursor(value, 2);
+  if (!keys || !SCAN_KEY.test(keys[0] as string) || Number.isNaN(Date.parse(keys[0] as string))) {
+    throw ClarificationError.validation('cursor is invalid');
+  }
+  return { scanKey: keys[0] as string, pendingId: keys[1] as string };
+}
+
+/** L4/L4a: every field present, strings never null, status of an absent key reported as pending. */
+function bundleView(rows: BundleRow[], head: { pending_id: string; task_id: string; session_id: string; created_at: Date }, now: number): PendingBundleView {
+  const request = requestFromRows(rows);
+  return {
+    pending_id: head.pending_id,
+    task_id: head.task_id ?? '',
+    session_id: head.session_id ?? '',
+    created_at: head.created_at.toISOString(),
+    age_seconds: Math.max(0, Math.floor((now - head.created_at.getTime()) / 1000)),
+    context: request.context,
+    questions: request.questions.map((question, index) => ({
+      question_id: question.id,
+      title: question.title,
+      prompt: question.prompt,
+      status: (rows[index]?.metadata.status as string | undefined) || 'pending',
+      options: question.options,
+    })),
+  };
+}
+
+/** list_pending_questions_kandev (and the GraphQL pendingQuestions connection): spec L1–L16, D1–D7. */
+@Injectable()
+export class PendingListService {
+  constructor(
+    private readonly pending: PendingListRepository,
+    private readonly access: AccessService,
+  ) {}
+
+  async list(caller: Caller, input: PendingListInput): Promise<PendingPage> {
+    const createdSince = parseCreatedSince(input.created_since);
+    const after = parseCursor(input.cursor);
+    const limit = pageSize(input.limit);
+    const heads = await this.pending.listHeads({
+      visibility: await this.access.visibleWorkspaceIds(caller),
+      workspaceId: input.workspace_id ? input.workspace_id : undefined,
+      createdSince,
+      after,
+      limit: limit + 1,
+    });
+    const page = heads.slice(0, limit);
+    const rows = await this.pending.rowsOf(page.map((head) => head.pending_id));
+    const now = Date.now();
+    const bundles = page.map((head) =>
+      bundleView(rows.filter((row) => row.metadata.pending_id === head.pending_id), head, now),
+    );
+    const last = page[page.length - 1];
+    return {
+      bundles,
+      count: bundles.length,
+      next_cursor: heads.length > limit && last ? encodeCursor([last.scan_key, last.pending_id]) : '',
+    };
+  }
+}

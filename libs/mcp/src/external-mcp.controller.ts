@@ -1,0 +1,33 @@
+import { Controller, Delete, Get, Post, Req, Res } from '@nestjs/common';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { type Caller, CurrentCaller } from '../../authorization/src/index.js';
+import { PendingListService, ResolveBundleService } from '../../clarification/src/index.js';
+import { TaskService } from '../../tasks/src/index.js';
+import { createExternalMcpServer } from './external-tools.js';
+import { methodNotAllowed, serveMcpRequest } from './mcp-http.js';
+
+/** `/mcp`: the external MCP surface; the caller (token or cookie) reaches the services unchanged. */
+@Controller('mcp')
+export class ExternalMcpController {
+  constructor(
+    private readonly pending: PendingListService,
+    private readonly resolver: ResolveBundleService,
+    private readonly tasks: TaskService,
+  ) {}
+
+  @Post()
+  async post(@CurrentCaller() caller: Caller, @Req() request: FastifyRequest, @Res() reply: FastifyReply): Promise<void> {
+    const server = createExternalMcpServer(caller, { pending: this.pending, resolver: this.resolver, tasks: this.tasks });
+    await serveMcpRequest(server, request, reply);
+  }
+
+  @Get()
+  get(@Res() reply: FastifyReply): void {
+    methodNotAllowed(reply);
+  }
+
+  @Delete()
+  remove(@Res() reply: FastifyReply): void {
+    methodNotAllowed(reply);
+  }
+}
