@@ -12,7 +12,7 @@ import { EmbeddedDatabase } from '../../dist/libs/persistence/src/embedded-datab
 export default async function globalSetup() {
   if (process.env.TEST_DATABASE_URL) return;
   const dataDir = await mkdtemp(path.join(tmpdir(), 'parley-test-'));
-  const server = await EmbeddedDatabase.start(dataDir);
-  globalThis.parleyTestServer = server;
-  process.env.TEST_DATABASE_URL = server.url;
+  globalThis.parleyTestServer = await EmbeddedDatabase.start(dataDir);
+  globalThis.parleyTestDataDir = dataDir;
+  process.env.TEST_DATABASE_URL = globalThis.parleyTestServer.url;
 }
