@@ -1,16 +1,19 @@
 import 'reflect-metadata';
+import { writeFile } from 'node:fs/promises';
 import { parseArgs } from 'node:util';
 import { NestFactory } from '@nestjs/core';
 import { IdentityService } from '../../../libs/authorization/src/index.js';
 import { DomainError } from '../../../libs/common/src/index.js';
 import { loadConfig } from '../../../libs/config/src/index.js';
+import { buildSchemaSdl } from '../../../libs/graphql/src/index.js';
 import { AppModule } from './app.module.js';
 
 const USAGE = `usage: npm run parley -- <command>
   users:create --name NAME          create a user
   tokens:create --user ID [--name N] create a personal access token (shown once)
   tokens:revoke TOKEN_ID            revoke a token
-  migrations:run                    apply pending migrations`;
+  migrations:run                    apply pending migrations
+  schema:write                      write the GraphQL SDL to schema.graphql`;
 
 type Command = (identity: IdentityService, args: ReturnType<typeof parse>) => Promise<unknown>;
 
@@ -45,6 +48,11 @@ const COMMANDS: Record<string, Command> = {
 
 async function main(): Promise<void> {
   const args = parse(process.argv.slice(2));
+  if (args.positionals[0] === 'schema:write') {
+    await writeFile('schema.graphql', await buildSchemaSdl());
+    process.stdout.write(`${JSON.stringify({ written: 'schema.graphql' })}\n`);
+    return;
+  }
   const command = COMMANDS[args.positionals[0] ?? ''];
   if (!command) throw new Error(USAGE);
   const config = { ...loadConfig(), logLevel: 'silent' as const };

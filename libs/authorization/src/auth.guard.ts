@@ -1,10 +1,9 @@
-import { CanActivate, ExecutionContext, Inject, Injectable, SetMetadata } from '@nestjs/common';
+import { CanActivate, ExecutionContext, Injectable, SetMetadata } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
 import type { FastifyRequest } from 'fastify';
 import { IS_PUBLIC } from '../../common/src/index.js';
-import { APP_CONFIG, type AppConfig } from '../../config/src/index.js';
 import { AuthorizationError } from './authorization.errors.js';
-import { isAdmin, SYNTHETIC_CALLER } from './caller.js';
+import { isAdmin } from './caller.js';
 import { IdentityService } from './identity.service.js';
 import { bearerCredential, setRequestCaller } from './request-caller.js';
 
@@ -19,7 +18,6 @@ export class AuthGuard implements CanActivate {
   constructor(
     private readonly reflector: Reflector,
     private readonly identity: IdentityService,
-    @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
   async canActivate(context: ExecutionContext): Promise<boolean> {
@@ -27,19 +25,11 @@ export class AuthGuard implements CanActivate {
     const targets = [context.getHandler(), context.getClass()];
     if (this.reflector.getAllAndOverride<boolean>(IS_PUBLIC, targets)) return true;
     const request = context.switchToHttp().getRequest<FastifyRequest>();
-    const caller = this.config.authMode === 'disabled' ? SYNTHETIC_CALLER : await this.authenticate(request);
+    const caller = await this.identity.resolveCaller(bearerCredential(request));
     setRequestCaller(request, caller);
     if (this.reflector.getAllAndOverride<boolean>(ADMIN_ONLY, targets) && !isAdmin(caller)) {
       throw AuthorizationError.notFound('resource');
     }
     return true;
-  }
-
-  private async authenticate(request: FastifyRequest) {
-    const credential = bearerCredential(request);
-    if (!credential) throw AuthorizationError.unauthenticated();
-    const caller = await this.identity.authenticate(credential);
-    if (!caller) throw AuthorizationError.unauthenticated('token is invalid or revoked');
-    return caller;
   }
 }

@@ -3,7 +3,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import { APP_CONFIG, type AppConfig } from '../../config/src/index.js';
 import { AuthorizationError, AuthorizationErrorCode } from './authorization.errors.js';
 import { AccessRepository } from './access.repository.js';
-import { ADMIN_CALLER, type Caller, type SessionAgent, userCaller } from './caller.js';
+import { ADMIN_CALLER, type Caller, type SessionAgent, SYNTHETIC_CALLER, userCaller } from './caller.js';
 import { IdentityRepository, type AccessTokenRow, type UserRow } from './identity.repository.js';
 import {
   constantTimeEquals,
@@ -56,6 +56,18 @@ export class IdentityService {
     if (!credential.startsWith(SESSION_AGENT_TOKEN_PREFIX)) return undefined;
     const session = await this.access.findSessionByAgentToken(sha256(credential));
     return session ? { sessionId: session.id, taskId: session.task_id } : undefined;
+  }
+
+  /**
+   * The caller behind a request's credential: the synthetic identity while auth is disabled;
+   * otherwise the token's owner, and no or a bad credential is unauthenticated (401).
+   */
+  async resolveCaller(credential: string | undefined): Promise<Caller> {
+    if (this.config.authMode === 'disabled') return SYNTHETIC_CALLER;
+    if (!credential) throw AuthorizationError.unauthenticated();
+    const caller = await this.authenticate(credential);
+    if (!caller) throw AuthorizationError.unauthenticated('token is invalid or revoked');
+    return caller;
   }
 
   async requireValidToken(credential: string): Promise<Caller> {

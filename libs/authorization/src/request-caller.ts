@@ -21,13 +21,23 @@ export const CurrentCaller = createParamDecorator((_data: unknown, context: Exec
   requestCaller(context.switchToHttp().getRequest<FastifyRequest>()),
 );
 
-export function bearerCredential(request: FastifyRequest): string | undefined {
-  const header = request.headers.authorization;
-  if (header) {
-    const match = /^Bearer\s+(\S+)\s*$/i.exec(header);
-    return match?.[1];
+interface CredentialSource {
+  headers: { authorization?: string; cookie?: string };
+  cookies?: Record<string, string | undefined>;
+}
+
+function cookieValue(header: string | undefined, name: string): string | undefined {
+  for (const part of (header ?? '').split(';')) {
+    const [key, ...value] = part.trim().split('=');
+    if (key === name) return decodeURIComponent(value.join('='));
   }
-  const cookies = (request as FastifyRequest & { cookies?: Record<string, string | undefined> }).cookies;
-  const cookie = cookies?.[SESSION_COOKIE];
+  return undefined;
+}
+
+/** The bearer token of a request (or WebSocket upgrade), else its session cookie. */
+export function bearerCredential(request: CredentialSource): string | undefined {
+  const header = request.headers.authorization;
+  if (header) return /^Bearer\s+(\S+)\s*$/i.exec(header)?.[1];
+  const cookie = request.cookies?.[SESSION_COOKIE] ?? cookieValue(request.headers.cookie, SESSION_COOKIE);
   return cookie ? cookie : undefined;
 }

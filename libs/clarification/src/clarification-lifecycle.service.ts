@@ -31,33 +31,39 @@ export class ClarificationLifecycleService implements SessionLifecycleHooks, OnM
   /** Session terminal or task archived: the current pending rows expire; waiters are cancelled. */
   async sessionEnded(sessionId: string, manager: EntityManager): Promise<AfterCommit> {
     const expired = await this.bundles.expireSession(sessionId, manager);
-    return () => this.closeSession(sessionId, 'clarification.expired', expired);
+    const taskId = await this.taskOf(sessionId, manager);
+    return () => this.closeSession(sessionId, taskId, 'clarification.expired', expired);
   }
 
   /** A newer turn is current: older bundles are superseded (never rewritten); their waiters end. */
-  async turnStarted(sessionId: string): Promise<AfterCommit> {
-    return () => this.closeSession(sessionId, 'clarification.superseded', []);
+  async turnStarted(sessionId: string, _turnId: string, manager: EntityManager): Promise<AfterCommit> {
+    const taskId = await this.taskOf(sessionId, manager);
+    return () => this.closeSession(sessionId, taskId, 'clarification.superseded', []);
   }
 
   /** The current turn completed while its agent may still wait: the bundle is detached. */
   async turnCompleted(sessionId: string, turnId: string, manager: EntityManager): Promise<AfterCommit> {
     if ((await this.bundles.currentTurnId(sessionId, manager)) !== turnId) return () => undefined;
     const detached = await this.bundles.detachSession(sessionId, manager);
-    return () => this.closeSession(sessionId, 'clarification.detached', detached);
+    const taskId = await this.taskOf(sessionId, manager);
+    return () => this.closeSession(sessionId, taskId, 'clarification.detached', detached);
   }
 
   /** The agent's blocking call was aborted or timed out: detach, the bundle stays answerable. */
   async detachAgent(sessionId: string): Promise<void> {
-    const detached = await inTransaction(this.dataSource, async (manager) => {
-      await this.sessions.lockById(sessionId, manager);
-      return this.bundles.detachSession(sessionId, manager);
+    const { detached, taskId } = await inTransaction(this.dataSource, async (manager) => {
+      const session = await this.sessions.lockById(sessionId, manager);
+      return { detached: await this.bundles.detachSession(sessionId, manager), taskId: session?.task_id ?? '' };
     });
-    this.closeSession(sessionId, 'clarification.detached', detached);
+    this.closeSession(sessionId, taskId, 'clarification.detached', detached);
   }
 
-  private closeSession(sessionId: string, event: LifecycleEvent, changedRows: BundleRow[]): void {
+  private async taskOf(sessionId: string, manager: EntityManager): Promise<string> {
+    return (await this.sessions.findById(sessionId, manager))?.task_id ?? '';
+  }
+
+  private closeSession(sessionId: string, taskId: string, event: LifecycleEvent, changedRows: BundleRow[]): void {
     const pendingIds = new Set([...this.waiters.cancelSession(sessionId), ...changedRows.map((row) => row.metadata.pending_id ?? '')]);
-    const taskId = changedRows[0]?.task_id ?? '';
     for (const pendingId of pendingIds) {
       if (pendingId) this.events.publish(event, { pending_id: pendingId, session_id: sessionId, task_id: taskId });
     }

@@ -10,6 +10,8 @@ import { DeliveryReconciler } from './delivery-reconciler.js';
 import { DeliveryService } from './delivery.service.js';
 import { PendingListRepository } from './pending-list.repository.js';
 import { PendingListService } from './pending-list.service.js';
+import { QuestionEventRepository } from './question-event.repository.js';
+import { QuestionEventService } from './question-event.service.js';
 import { ResolveBundleService } from './resolve-bundle.service.js';
 import { ResumeDispatcher } from './resume.dispatcher.js';
 import { WaiterStore } from './waiter.store.js';
@@ -26,10 +28,12 @@ import { WaiterStore } from './waiter.store.js';
     DeliveryService,
     PendingListRepository,
     PendingListService,
+    QuestionEventRepository,
+    QuestionEventService,
     ResolveBundleService,
     ResumeDispatcher,
     { provide: WaiterStore, inject: [APP_CONFIG], useFactory: (config: AppConfig) => new WaiterStore(config.askTimeoutMs) },
   ],
-  exports: [AgentAskService, BundleRepository, ClarificationLifecycleService, ClarificationService, DeliveryService, PendingListService, ResolveBundleService, WaiterStore],
+  exports: [AgentAskService, BundleRepository, ClarificationLifecycleService, ClarificationService, DeliveryService, PendingListService, QuestionEventService, ResolveBundleService, WaiterStore],
 })
 export class ClarificationModule {}

@@ -9,6 +9,8 @@ export * from './clarification.service.js';
 export * from './clarification.types.js';
 export * from './delivery.service.js';
 export * from './pending-list.service.js';
+export * from './question-event.repository.js';
+export * from './question-event.service.js';
 export * from './question.validation.js';
 export * from './resolution.envelope.js';
 export * from './resolution.validation.js';

@@ -52,6 +52,8 @@ export class PendingListRepository {
       .innerJoin('task_sessions', 's', 's.id = m.task_session_id')
       .innerJoin('tasks', 't', `t.id = COALESCE(NULLIF(m.task_id, ''), s.task_id)`)
       .where(`m.type = '${CLARIFICATION_REQUEST}'`)
+      // M5a: a bundle whose task_id resolves from neither source (a session task_id of '') is never listed.
+      .andWhere(`t.id <> ''`)
       .andWhere(pendingStatus('m'))
       .andWhere(activeRow('m'))
       .andWhere(

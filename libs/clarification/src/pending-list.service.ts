@@ -1,8 +1,9 @@
 import { Injectable } from '@nestjs/common';
 import { AccessService, type Caller } from '../../authorization/src/index.js';
 import { decodeCursor, encodeCursor } from '../../common/src/index.js';
-import { requestFromRows } from './bundle.mapper.js';
+import { bundleTaskId, requestFromRows } from './bundle.mapper.js';
 import { ClarificationError } from './clarification.errors.js';
+import { ClarificationService } from './clarification.service.js';
 import type { BundleRow } from './clarification.types.js';
 import { PendingListRepository } from './pending-list.repository.js';
 
@@ -91,7 +92,16 @@ export class PendingListService {
   constructor(
     private readonly pending: PendingListRepository,
     private readonly access: AccessService,
+    private readonly clarifications: ClarificationService,
   ) {}
+
+  /** One bundle in the list's shape, whatever its state; a foreign id is the same not-found as a missing one. */
+  async describe(caller: Caller, pendingId: string): Promise<PendingBundleView> {
+    const rows = await this.clarifications.authorizeBundle(caller, pendingId);
+    const first = rows[0] as BundleRow;
+    const createdAt = rows.reduce((min, row) => (row.created_at < min ? row.created_at : min), first.created_at);
+    return bundleView(rows, { pending_id: pendingId, task_id: bundleTaskId(rows), session_id: first.task_session_id, created_at: createdAt }, Date.now());
+  }
 
   async list(caller: Caller, input: PendingListInput): Promise<PendingPage> {
     const createdSince = parseCreatedSince(input.created_since);

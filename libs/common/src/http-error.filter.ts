@@ -53,7 +53,9 @@ function describe(exception: unknown): { message: string; stack?: string } {
 export class HttpErrorFilter implements ExceptionFilter {
   private readonly logger = new Logger('HttpError');
 
-  catch(exception: unknown, host: ArgumentsHost): void {
+  /** HTTP errors become `{error}` bodies; other contexts (GraphQL) map their own errors, so they pass through. */
+  catch(exception: unknown, host: ArgumentsHost): unknown {
+    if (host.getType() !== 'http') return exception;
     const context = host.switchToHttp();
     const request = context.getRequest<FastifyRequest>();
     const reply = context.getResponse<FastifyReply>();
@@ -61,5 +63,6 @@ export class HttpErrorFilter implements ExceptionFilter {
     // RFC 9110 §15.5.2: a 401 names the scheme the client should authenticate with.
     if (status === 401) void reply.header('www-authenticate', BEARER_CHALLENGE);
     void reply.status(status).send(body);
+    return undefined;
   }
 }

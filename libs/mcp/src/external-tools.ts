@@ -57,11 +57,17 @@ export function createExternalMcpServer(caller: Caller, services: ExternalServic
         pending_id: z.string().describe('The bundle to resolve'),
         answers: z.array(answerSchema).optional().describe('One entry per question of the bundle'),
         rejected: z.boolean().optional().describe('true to decline the whole bundle'),
-        reject_reason: z.string().optional().describe('Why, when rejected (at most 2000 characters)'),
+        reason: z.string().optional().describe('Why, when rejected (at most 2000 characters)'),
+        reject_reason: z.string().optional().describe('Alias of reason (the REST body name)'),
       },
     },
-    ({ pending_id: pendingId, ...outcome }) =>
-      run(async () => serializeResolution(await services.resolver.resolve(caller, pendingId, outcome, 'mcp'))),
+    // Spec N1/N8b name the argument `reason`; `reject_reason` (the REST name) is accepted as an alias.
+    ({ pending_id: pendingId, answers, rejected, reason, reject_reason: rejectReason }) =>
+      run(async () =>
+        serializeResolution(
+          await services.resolver.resolve(caller, pendingId, { answers, rejected, reject_reason: reason ?? rejectReason }, 'mcp'),
+        ),
+      ),
   );
   server.registerTool(
     LIST_TASKS_TOOL,

@@ -8,3 +8,4 @@ export * from './tasks.errors.js';
 export * from './tasks.module.js';
 export * from './tasks.rows.js';
 export * from './tasks.views.js';
+export * from './workspace.service.js';

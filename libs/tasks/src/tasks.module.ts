@@ -13,6 +13,6 @@ import { WorkspacesController } from './workspaces.controller.js';
 @Module({
   controllers: [WorkspacesController, TasksController, SessionsController],
   providers: [SessionLifecycle, WorkspaceRepository, WorkspaceService, TaskRepository, TaskService, SessionRepository, SessionService],
-  exports: [SessionLifecycle, TaskService, SessionService, SessionRepository, TaskRepository],
+  exports: [SessionLifecycle, TaskService, WorkspaceService, SessionService, SessionRepository, TaskRepository],
 })
 export class TasksModule {}

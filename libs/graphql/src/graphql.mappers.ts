@@ -1,0 +1,81 @@
+import type { Answer, PendingBundleView, PendingPage, Resolution, ResolutionResponse } from '../../clarification/src/index.js';
+import type { QuestionEventRow } from '../../clarification/src/index.js';
+import type { QuestionEventType } from '../../clarification/src/index.js';
+import type { TaskRow, WorkspaceRow } from '../../tasks/src/index.js';
+import { taskView, workspaceView } from '../../tasks/src/index.js';
+import type { QuestionEventModel } from './models/question-event.model.js';
+import type { PendingBundleModel, PendingQuestionConnectionModel } from './models/pending-question.model.js';
+import type { ResolutionModel, ResolutionResponseModel } from './models/resolution.model.js';
+import type { TaskModel, WorkspaceModel } from './models/task.model.js';
+
+export function bundleModel(bundle: PendingBundleView): PendingBundleModel {
+  return {
+    pendingId: bundle.pending_id,
+    taskId: bundle.task_id,
+    sessionId: bundle.session_id,
+    createdAt: bundle.created_at,
+    ageSeconds: bundle.age_seconds,
+    context: bundle.context,
+    questions: bundle.questions.map((question) => ({
+      questionId: question.question_id,
+      title: question.title,
+      prompt: question.prompt,
+      status: question.status,
+      options: question.options.map((option) => ({ optionId: option.option_id, label: option.label, description: option.description })),
+    })),
+  };
+}
+
+export function connectionModel(page: PendingPage): PendingQuestionConnectionModel {
+  return {
+    nodes: page.bundles.map(bundleModel),
+    count: page.count,
+    pageInfo: { hasNextPage: page.next_cursor !== '', endCursor: page.next_cursor },
+  };
+}
+
+function answerModel(answer: Answer) {
+  return { questionId: answer.question_id ?? '', selectedOptions: [...(answer.selected_options ?? [])], customText: answer.custom_text ?? '' };
+}
+
+export function responseModel(response: ResolutionResponse): ResolutionResponseModel {
+  return { answers: response.answers.map(answerModel), rejected: response.rejected, rejectReason: response.reject_reason ?? '' };
+}
+
+export function resolutionModel(resolution: Resolution): ResolutionModel {
+  return { claimed: resolution.claimed, status: resolution.status, response: responseModel(resolution.response) };
+}
+
+export function taskModel(row: TaskRow): TaskModel {
+  const view = taskView(row);
+  return {
+    id: view.id,
+    workspaceId: view.workspace_id,
+    title: view.title,
+    state: view.state,
+    archivedAt: view.archived_at,
+    createdAt: view.created_at,
+    updatedAt: view.updated_at,
+    taskPendingAction: view.task_pending_action,
+    primarySessionPendingAction: view.primary_session_pending_action,
+  };
+}
+
+export function workspaceModel(row: WorkspaceRow): WorkspaceModel {
+  const view = workspaceView(row);
+  return { id: view.id, name: view.name, ownerId: view.owner_id, createdAt: view.created_at };
+}
+
+export function questionEventModel(row: QuestionEventRow): QuestionEventModel {
+  const response = row.payload.response as ResolutionResponse | undefined;
+  return {
+    id: row.id,
+    type: row.type as QuestionEventType,
+    pendingId: row.pending_id,
+    sessionId: row.session_id,
+    taskId: row.task_id,
+    workspaceId: row.workspace_id,
+    occurredAt: row.created_at.toISOString(),
+    response: response ? responseModel(response) : null,
+  };
+}

@@ -1,0 +1,3 @@
+export * from './graphql-errors.js';
+export * from './graphql.module.js';
+export * from './schema-printer.js';

@@ -1,0 +1,41 @@
+import { Field, Int, ObjectType } from '@nestjs/graphql';
+
+@ObjectType('QuestionOption')
+export class QuestionOptionModel {
+  @Field() optionId!: string;
+  @Field() label!: string;
+  @Field() description!: string;
+}
+
+@ObjectType('PendingQuestion')
+export class PendingQuestionModel {
+  @Field() questionId!: string;
+  @Field() title!: string;
+  @Field() prompt!: string;
+  @Field({ description: 'pending, answered, rejected, expired or cancelled' }) status!: string;
+  @Field(() => [QuestionOptionModel]) options!: QuestionOptionModel[];
+}
+
+@ObjectType('PendingBundle', { description: 'A clarification bundle: 1-4 questions an agent asked together.' })
+export class PendingBundleModel {
+  @Field() pendingId!: string;
+  @Field() taskId!: string;
+  @Field() sessionId!: string;
+  @Field({ description: 'RFC3339 UTC; the earliest row of the bundle' }) createdAt!: string;
+  @Field(() => Int) ageSeconds!: number;
+  @Field() context!: string;
+  @Field(() => [PendingQuestionModel]) questions!: PendingQuestionModel[];
+}
+
+@ObjectType('PageInfo')
+export class PageInfoModel {
+  @Field() hasNextPage!: boolean;
+  @Field({ description: 'Pass as `after` for the next page; "" on the last page' }) endCursor!: string;
+}
+
+@ObjectType('PendingQuestionConnection')
+export class PendingQuestionConnectionModel {
+  @Field(() => [PendingBundleModel]) nodes!: PendingBundleModel[];
+  @Field(() => Int, { description: 'Bundles on this page' }) count!: number;
+  @Field(() => PageInfoModel) pageInfo!: PageInfoModel;
+}

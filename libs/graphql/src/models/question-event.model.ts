@@ -1,0 +1,18 @@
+import { Field, ObjectType, registerEnumType } from '@nestjs/graphql';
+import { QuestionEventType } from '../../../clarification/src/index.js';
+import { ResolutionResponseModel } from './resolution.model.js';
+
+registerEnumType(QuestionEventType, { name: 'QuestionEventType' });
+
+@ObjectType('QuestionEvent')
+export class QuestionEventModel {
+  @Field({ description: 'Monotonically increasing; pass the last one seen as `after` to resume' }) id!: string;
+  @Field(() => QuestionEventType) type!: QuestionEventType;
+  @Field() pendingId!: string;
+  @Field() sessionId!: string;
+  @Field() taskId!: string;
+  @Field() workspaceId!: string;
+  @Field() occurredAt!: string;
+  @Field(() => ResolutionResponseModel, { nullable: true, description: 'The answer, on ANSWERED and REJECTED' })
+  response!: ResolutionResponseModel | null;
+}

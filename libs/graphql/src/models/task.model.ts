@@ -1,0 +1,24 @@
+import { Field, ObjectType } from '@nestjs/graphql';
+
+@ObjectType('Task')
+export class TaskModel {
+  @Field() id!: string;
+  @Field() workspaceId!: string;
+  @Field() title!: string;
+  @Field() state!: string;
+  @Field(() => String, { nullable: true }) archivedAt!: string | null;
+  @Field() createdAt!: string;
+  @Field() updatedAt!: string;
+  @Field(() => String, { nullable: true, description: '"clarification" while a session of the task is blocked, else null' })
+  taskPendingAction!: string | null;
+  @Field(() => String, { nullable: true, description: 'The same for the newest session of the task' })
+  primarySessionPendingAction!: string | null;
+}
+
+@ObjectType('Workspace')
+export class WorkspaceModel {
+  @Field() id!: string;
+  @Field() name!: string;
+  @Field() ownerId!: string;
+  @Field() createdAt!: string;
+}

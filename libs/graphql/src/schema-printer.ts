@@ -1,0 +1,24 @@
+import { NestFactory } from '@nestjs/core';
+import { GraphQLSchemaBuilderModule, GraphQLSchemaFactory } from '@nestjs/graphql';
+import { lexicographicSortSchema, printSchema, type GraphQLSchema } from 'graphql';
+import { AnswerResolver } from './answer.resolver.js';
+import { PendingQuestionsResolver } from './pending-questions.resolver.js';
+import { QuestionEventsResolver } from './question-events.resolver.js';
+import { TasksResolver } from './tasks.resolver.js';
+
+export const RESOLVERS = [AnswerResolver, PendingQuestionsResolver, QuestionEventsResolver, TasksResolver];
+
+/** The SDL as committed in schema.graphql (sorted, so it is stable). */
+export function printSortedSchema(schema: GraphQLSchema): string {
+  return `${printSchema(lexicographicSortSchema(schema))}\n`;
+}
+
+/** Builds the code-first schema from the resolvers alone (no database, no server). */
+export async function buildSchemaSdl(): Promise<string> {
+  const app = await NestFactory.createApplicationContext(GraphQLSchemaBuilderModule, { logger: false });
+  try {
+    return printSortedSchema(await app.get(GraphQLSchemaFactory).create(RESOLVERS));
+  } finally {
+    await app.close();
+  }
+}
