@@ -25,6 +25,10 @@ export async function createApp(config: AppConfig): Promise<NestFastifyApplicati
     requestIdHeader: 'x-request-id',
     genReqId: () => randomUUID(),
   });
+  const errors = new HttpErrorFilter();
+  // Set before any route exists (routes keep the handler current when they are added): errors raised by
+  // Fastify itself (bad JSON, body too large) get the same `{error}` body as the rest.
+  adapter.getInstance().setErrorHandler((error, request, reply) => errors.reply(error, request, reply));
   const app = await NestFactory.create<NestFastifyApplication>(AppModule.forRoot(config), adapter, {
     logger: new ConsoleLogger({ json: true, logLevels: NEST_LEVELS[config.logLevel] }),
     abortOnError: false,
@@ -35,7 +39,7 @@ export async function createApp(config: AppConfig): Promise<NestFastifyApplicati
     void reply.header('x-request-id', request.id);
   });
   app.useGlobalPipes(createValidationPipe());
-  app.useGlobalFilters(new HttpErrorFilter());
+  app.useGlobalFilters(errors);
   app.enableShutdownHooks();
   return app;
 }

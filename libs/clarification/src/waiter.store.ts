@@ -94,11 +94,15 @@ export class WaiterStore implements OnApplicationShutdown {
         action();
       };
       const waiter: Waiter = {
-        offer: (delivery) =>
+        // Once offered, the wait bound no longer applies: the confirmation (finalize) records the
+        // answer as delivered, so a timeout firing while it runs would lose a confirmed answer.
+        offer: (delivery) => {
+          clearTimeout(timer);
           delivery.confirm().then(
             () => finish(() => resolve(delivery.response)),
             (error: unknown) => finish(() => reject(error instanceof WaitError ? error : new WaitError(WaitFailure.Abandoned))),
-          ),
+          );
+        },
         reject: (error) => finish(() => reject(error)),
       };
       const onAbort = () => waiter.reject(new WaitError(WaitFailure.Aborted));

@@ -57,12 +57,14 @@ export class HttpErrorFilter implements ExceptionFilter {
   catch(exception: unknown, host: ArgumentsHost): unknown {
     if (host.getType() !== 'http') return exception;
     const context = host.switchToHttp();
-    const request = context.getRequest<FastifyRequest>();
-    const reply = context.getResponse<FastifyReply>();
+    this.reply(exception, context.getRequest<FastifyRequest>(), context.getResponse<FastifyReply>());
+    return undefined;
+  }
+
+  reply(exception: unknown, request: FastifyRequest, reply: FastifyReply): void {
     const { status, body } = toErrorResponse(exception, String(request.id), this.logger);
     // RFC 9110 §15.5.2: a 401 names the scheme the client should authenticate with.
     if (status === 401) void reply.header('www-authenticate', BEARER_CHALLENGE);
     void reply.status(status).send(body);
-    return undefined;
   }
 }

@@ -2,6 +2,7 @@ import { Module } from '@nestjs/common';
 import { GraphQLModule } from '@nestjs/graphql';
 import { MercuriusDriver, type MercuriusDriverConfig } from '@nestjs/mercurius';
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import { type DocumentNode, type GraphQLSchema, specifiedRules, validate } from 'graphql';
 import mercurius from 'mercurius';
 import { bearerCredential, IdentityService } from '../../authorization/src/index.js';
 import { ClarificationModule } from '../../clarification/src/index.js';
@@ -15,6 +16,17 @@ import { RESOLVERS } from './schema-printer.js';
 export const MAX_QUERY_DEPTH = 10;
 export const MAX_QUERY_FIELDS = 500;
 
+const validationRules = [maxFieldsRule(MAX_QUERY_FIELDS)];
+
+/**
+ * Mercurius executes subscription documents without validating them (only their depth is checked),
+ * so a subscription gets the standard rules and the field limit here, before it is executed.
+ */
+function validateSubscription(schema: GraphQLSchema, document: DocumentNode): void {
+  const [error] = validate(schema, document, [...specifiedRules, ...validationRules]);
+  if (error) throw error;
+}
+
 function graphqlOptions(identity: IdentityService): MercuriusDriverConfig {
   const callerOf = (credential: string | undefined) => identity.resolveCaller(credential).catch(() => undefined);
   return {
@@ -22,8 +34,11 @@ function graphqlOptions(identity: IdentityService): MercuriusDriverConfig {
     sortSchema: true,
     path: '/graphql',
     graphiql: process.env.NODE_ENV !== 'production',
+    // Mercurius would otherwise install its error handler on the whole server, replacing the `{error}` bodies of REST.
+    errorHandler: false,
     queryDepth: MAX_QUERY_DEPTH,
-    validationRules: [maxFieldsRule(MAX_QUERY_FIELDS)],
+    validationRules,
+    hooks: { preSubscriptionExecution: validateSubscription },
     context: async (request: FastifyRequest): Promise<GraphqlContext> => ({ caller: await callerOf(bearerCredential(request)) }),
     errorFormatter: (execution, context) => {
       const formatted = mercurius.defaultErrorFormatter(execution, context);
