@@ -2,15 +2,18 @@ import { type Answer, BundleRepository, ClarificationStatus, type TerminalStatus
 import { startApp, type TestApp } from './support/app.js';
 import {
   at,
+  type Db,
   insertBundle,
   insertMessage,
   insertSession,
   insertTurn,
+  type LiveBundle,
   type QuestionSpec,
   rowsById,
   rowsOfPendingId,
   rowsOfSession,
   seedLiveBundle,
+  setSessionState,
   type StoredRow,
   uid,
 } from './support/bundles.js';
@@ -197,6 +200,14 @@ describe('the claim and the one activeness rule (baseline "One activeness rule",
       await expectNotClaimable(bundle.pendingId, [bundle.sessionId, other.sessionId]);
     });
 
+    it('a row of the same pending_id in another session that points at the same turn id (corrupt)', async () => {
+      const bundle = await seedLiveBundle(t.db);
+      const other = await insertSession(t.db);
+      await insertTurn(t.db, { ...other, startedAt: at(0) });
+      await insertBundle(t.db, { ...other, turnId: bundle.turnId, createdAt: at(2), pendingId: bundle.pendingId, questions: 1 });
+      await expectNotClaimable(bundle.pendingId, [bundle.sessionId, other.sessionId]);
+    });
+
     it('a row of the same pending_id of another type', async () => {
       const bundle = await seedLiveBundle(t.db);
       await insertMessage(t.db, {
@@ -368,6 +379,33 @@ describe('the claim and the one activeness rule (baseline "One activeness rule",
       expect(await repo.currentTurnId(bundle.sessionId)).toBe(bundle.turnId);
       expect(await repo.currentTurnId(bundle.sessionId)).not.toBe(older);
       expect((await repo.completeActiveBundle(bundle.pendingId, Rejected, undefined)).claimed).toBe(true);
+    });
+  });
+
+  describe('the claim serializes with the session\'s other writers (which lock the task_sessions row)', () => {
+    it.each([
+      {
+        change: 'a newer turn is started',
+        apply: (db: Db, bundle: LiveBundle) => insertTurn(db, { ...bundle, startedAt: at(10) }).then(() => undefined),
+      },
+      { change: 'the session becomes COMPLETED', apply: (db: Db, bundle: LiveBundle) => setSessionState(db, bundle.sessionId, 'COMPLETED') },
+    ])('a claim that arrives while a transaction holding the session lock commits "$change" waits for it and loses', async ({ apply }) => {
+      const bundle = await seedLiveBundle(t.db);
+      const before = await rowsOfPendingId(t.db, bundle.pendingId);
+      const writer = await t.db.connect();
+      try {
+        await writer.query('BEGIN');
+        await writer.query(`SELECT id FROM task_sessions WHERE id = $1 FOR UPDATE`, [bundle.sessionId]);
+        await apply(writer, bundle);
+        const claim = repo.completeActiveBundle(bundle.pendingId, Rejected, undefined);
+        const early = await Promise.race([claim.then(() => 'finished'), new Promise((resolve) => setTimeout(() => resolve('waiting'), 300))]);
+        expect(early).toBe('waiting');
+        await writer.query('COMMIT');
+        expect(await claim).toEqual({ claimed: false, rows: [] });
+      } finally {
+        writer.release();
+      }
+      expect(await rowsOfPendingId(t.db, bundle.pendingId)).toEqual(before);
     });
   });
 
