@@ -513,7 +513,7 @@ describe('the claim and the one activeness rule (baseline "One activeness rule",
       expect(await consumers(pendingId, sessionId)).toEqual({ isBundleActive: false, sessionHasActiveBundle: false, listedAsActive: false });
     });
 
-    it('a malformed bundle is active (pending rows on the current turn of a live session) but not claimable — as the contract separates them', async () => {
+    it('a malformed bundle is neither active nor claimable: one membership test (spec D4, R2 lists malformed as not active)', async () => {
       const bundle = await seedLiveBundle(t.db);
       const stray = await insertMessage(t.db, {
         ...bundle,
@@ -522,13 +522,18 @@ describe('the claim and the one activeness rule (baseline "One activeness rule",
         createdAt: at(2),
       });
       expect(await consumers(bundle.pendingId, bundle.sessionId)).toEqual({
+        isBundleActive: false,
+        sessionHasActiveBundle: false,
+        listedAsActive: false,
+      });
+      await expectNotClaimable(bundle.pendingId, [bundle.sessionId]);
+      // Remove the stray row and the same bundle becomes active and claimable: well-formedness alone blocked it.
+      await t.db.query(`DELETE FROM task_session_messages WHERE id = $1`, [stray]);
+      expect(await consumers(bundle.pendingId, bundle.sessionId)).toEqual({
         isBundleActive: true,
         sessionHasActiveBundle: true,
         listedAsActive: true,
       });
-      await expectNotClaimable(bundle.pendingId, [bundle.sessionId]);
-      // Remove the stray row and the same bundle becomes claimable: well-formedness alone blocked it.
-      await t.db.query(`DELETE FROM task_session_messages WHERE id = $1`, [stray]);
       expect((await repo.completeActiveBundle(bundle.pendingId, Rejected, undefined)).claimed).toBe(true);
       expect((await rowsById(t.db, bundle.rowIds)).map((row) => row.metadata.status)).toEqual(['rejected', 'rejected']);
     });

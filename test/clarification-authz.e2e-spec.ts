@@ -265,7 +265,7 @@ describe.each(['enabled', 'disabled'] as const)('clarification :id endpoints wit
       expect(Object.keys(JSON.parse(wait.text) as Json)).toEqual(['error']);
     });
 
-    it('an instance whose in-memory entry is gone (second app on the same database): observed behaviour', async () => {
+    it('an instance whose in-memory entry is gone (second app on the same database): GET /:id and cancel 404, /wait re-attaches', async () => {
       const { fixture, pendingId } = await bundleOf();
       const other = await startApp({ databaseUrl: t.databaseUrl, config: { authMode: mode, waitTimeoutMs: WAIT_TIMEOUT_MS } });
       try {
@@ -280,13 +280,18 @@ describe.each(['enabled', 'disabled'] as const)('clarification :id endpoints wit
           expectIndistinguishable(await call(other.baseUrl, 'get', `/api/v1/clarification/${pendingId}`, bob), fabricated, fixture);
           expect(other.app.get(WaiterStore).get(pendingId)).toBeUndefined();
         }
-        // Observed: GET /:id of a still-active bundle rebuilds the entry from the durable rows (200),
-        // rather than the baseline's 404 for a missing entry.
+        // A7: for an authorized caller, GET /:id reads the in-memory entry only — 404 once it is gone.
         const get = await call(other.baseUrl, 'get', `/api/v1/clarification/${pendingId}`, alice);
-        expect(get.status).toBe(200);
-        expect(get.body).toMatchObject({ pending_id: pendingId, session_id: fixture.sessionId, task_id: fixture.taskId });
-        expect((get.body as { questions: { id: string }[] }).questions.map((q) => q.id)).toEqual(['db', 'q2']);
-        expect(other.app.get(WaiterStore).get(pendingId)).toBeDefined();
+        expect(get.status).toBe(404);
+        expect(get.text).toBe(NOT_FOUND_TEXT);
+        expect(other.app.get(WaiterStore).get(pendingId)).toBeUndefined();
+        // /wait on a still-active bundle re-creates the entry, so a restarted agent can wait again (504 on timeout).
+        const wait = await call(other.baseUrl, 'get', `/api/v1/clarification/${pendingId}/wait`, alice);
+        expect(wait.status).toBe(504);
+        const again = await call(other.baseUrl, 'get', `/api/v1/clarification/${pendingId}`, alice);
+        expect(again.status).toBe(200);
+        expect(again.body).toMatchObject({ pending_id: pendingId, session_id: fixture.sessionId, task_id: fixture.taskId });
+        expect((again.body as { questions: { id: string }[] }).questions.map((q) => q.id)).toEqual(['db', 'q2']);
       } finally {
         await other.close();
       }

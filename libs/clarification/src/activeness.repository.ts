@@ -47,12 +47,6 @@ export function currentPendingRow(messageAlias: string): string {
   return `(${onCurrentTurn(messageAlias)} AND ${pendingStatus(messageAlias)})`;
 }
 
-/** A pending row of an active bundle: current turn, pending, session not terminal. */
-export function activeRow(messageAlias: string): string {
-  return `(${currentPendingRow(messageAlias)}
-    AND EXISTS (SELECT 1 FROM task_sessions active_s
-                 WHERE active_s.id = ${messageAlias}.task_session_id AND ${nonTerminalSession('active_s')}))`;
-}
 
 /** Every row sharing the row's pending_id is a clarification row of the same session and turn. */
 export function wellFormedBundle(messageAlias: string): string {
@@ -63,9 +57,17 @@ export function wellFormedBundle(messageAlias: string): string {
         OR malformed_m.turn_id IS DISTINCT FROM ${messageAlias}.turn_id))`;
 }
 
-/** A row the claim may transition: active and part of a well-formed bundle. */
-export function claimableRow(messageAlias: string): string {
-  return `(${activeRow(messageAlias)} AND ${wellFormedBundle(messageAlias)})`;
+/**
+ * A pending row of an active bundle — the one membership test (spec D4): pending, on the current
+ * turn of a session that is not terminal, in a well-formed bundle. Listable, countable by the
+ * guard and the projection, and exactly what the claim may transition: a bundle the claim would
+ * refuse (malformed, spec R2) is never shown as pending.
+ */
+export function activeRow(messageAlias: string): string {
+  return `(${currentPendingRow(messageAlias)}
+    AND EXISTS (SELECT 1 FROM task_sessions active_s
+                 WHERE active_s.id = ${messageAlias}.task_session_id AND ${nonTerminalSession('active_s')})
+    AND ${wellFormedBundle(messageAlias)})`;
 }
 
 /** The session has an active bundle (the workflow guard and the pending-action projection). */

@@ -3,7 +3,6 @@ import { DataSource, type EntityManager } from 'typeorm';
 import { inTransaction, queryRow, queryRows, type SqlExecutor } from '../../persistence/src/index.js';
 import {
   activeRow,
-  claimableRow,
   CLARIFICATION_REQUEST,
   currentPendingRow,
   currentTurnId,
@@ -136,7 +135,7 @@ export class BundleRepository {
         manager,
         `UPDATE task_session_messages m
             SET metadata = jsonb_set(m.metadata, '{status}', '"responding"'), updated_at = clock_timestamp()
-          WHERE m.metadata->>'pending_id' = $1 AND ${claimableRow('m')}
+          WHERE m.metadata->>'pending_id' = $1 AND ${activeRow('m')}
           RETURNING m.id`,
         [pendingId],
       );

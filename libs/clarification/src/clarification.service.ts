@@ -147,15 +147,18 @@ export class ClarificationService {
     return rows;
   }
 
-  /** The live request of an authorized bundle; an active bundle's entry is rebuilt after a restart. */
+  /** The live request of an authorized bundle (spec A7: authorization first; 404 once the entry is gone). */
   async getRequest(caller: Caller, pendingId: string): Promise<ClarificationRequest> {
-    const rows = await this.authorizeBundle(caller, pendingId);
-    const request = this.waiters.get(pendingId) ?? (await this.rehydrate(pendingId, rows));
+    await this.authorizeBundle(caller, pendingId);
+    const request = this.waiters.get(pendingId);
     if (!request) throw ClarificationError.notFound();
     return request;
   }
 
-  /** Long poll: the response once delivered; 504 on timeout, cancel or shutdown. */
+  /**
+   * Long poll: the response once delivered; 504 on timeout, cancel or shutdown. An active bundle
+   * whose entry was lost with a restart gets it back, so its agent can wait again.
+   */
   async wait(caller: Caller, pendingId: string, signal?: AbortSignal): Promise<ClarificationResponse> {
     const rows = await this.authorizeBundle(caller, pendingId);
     if (!this.waiters.get(pendingId)) await this.rehydrate(pendingId, rows);

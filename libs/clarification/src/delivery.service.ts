@@ -84,7 +84,7 @@ export class DeliveryService {
     await this.bundles.reserveSuccessorTurn(session.id, session.task_id, turnId, request.pending_id);
     const queued = webhook
       ? undefined
-      : { messageId: randomUUID(), taskId: session.task_id, content: prompt, metadata: { pending_id: request.pending_id, response } };
+      : { messageId: randomUUID(), taskId: session.task_id, content: prompt, metadata: { resume_of: request.pending_id, response } };
     await this.bundles.markDispatchAttempted(session.id, turnId, queued);
     if (webhook) {
       const accepted = await this.resume.post(webhook, {

@@ -1,9 +1,9 @@
 import { Module } from '@nestjs/common';
 import { GraphQLModule } from '@nestjs/graphql';
 import { MercuriusDriver, type MercuriusDriverConfig } from '@nestjs/mercurius';
-import type { FastifyReply, FastifyRequest } from 'fastify';
-import { type DocumentNode, type GraphQLSchema, specifiedRules, validate } from 'graphql';
-import mercurius from 'mercurius';
+import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
+import { type DocumentNode, type ExecutionResult, GraphQLError, type GraphQLSchema, specifiedRules, validate } from 'graphql';
+import mercurius, { type MercuriusContext } from 'mercurius';
 import { bearerCredential, IdentityService } from '../../authorization/src/index.js';
 import { ClarificationModule } from '../../clarification/src/index.js';
 import { BEARER_CHALLENGE } from '../../common/src/index.js';
@@ -27,6 +27,28 @@ function validateSubscription(schema: GraphQLSchema, document: DocumentNode): vo
   if (error) throw error;
 }
 
+/**
+ * Errors raised by the /graphql routes themselves — an unparseable body or document, a document
+ * that fails validation, the depth or field limit — answered as GraphQL errors
+ * (`{data: null, errors: [...]}`), as Mercurius's own handler would. It is set on those routes
+ * only: Mercurius's handler would be installed on the whole server and replace REST's bodies.
+ */
+function graphqlRouteErrorHandler(error: FastifyError, _request: FastifyRequest, reply: FastifyReply): void {
+  const client = typeof error.statusCode === 'number' && error.statusCode >= 400 && error.statusCode < 500;
+  const graphqlError =
+    error instanceof GraphQLError
+      ? error
+      : client
+        ? new GraphQLError(error.message, { originalError: error })
+        : new GraphQLError('internal error', { extensions: { code: GraphqlErrorCode.Internal } });
+  if (!client && !(error instanceof GraphQLError)) reply.log.error({ err: error }, 'GraphQL request failed');
+  const { statusCode, response } = mercurius.defaultErrorFormatter({ errors: [graphqlError] } as ExecutionResult, {
+    reply,
+    app: reply.server,
+  } as unknown as MercuriusContext);
+  void reply.code(client ? statusCode : 500).send(response);
+}
+
 function graphqlOptions(identity: IdentityService): MercuriusDriverConfig {
   const callerOf = (credential: string | undefined) => identity.resolveCaller(credential).catch(() => undefined);
   return {
@@ -36,6 +58,7 @@ function graphqlOptions(identity: IdentityService): MercuriusDriverConfig {
     graphiql: process.env.NODE_ENV !== 'production',
     // Mercurius would otherwise install its error handler on the whole server, replacing the `{error}` bodies of REST.
     errorHandler: false,
+    additionalRouteOptions: { errorHandler: graphqlRouteErrorHandler },
     queryDepth: MAX_QUERY_DEPTH,
     validationRules,
     hooks: { preSubscriptionExecution: validateSubscription },
