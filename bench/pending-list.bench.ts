@@ -1,0 +1,317 @@
+/**
+ * Benchmark of the pending list (list_pending_questions_kandev): DESIGN.md "Performance
+ * expectations". Not part of `npm test`; run with `npm run bench` (figures in docs/benchmarks.md).
+ *
+ * Environment: BENCH_DATABASE_URL (a PostgreSQL server to create the two databases on; an embedded
+ * one otherwise), BENCH_ITERATIONS (200), BENCH_WARMUP (20), BENCH_BUDGET_S (measurement wall-time
+ * cap, 300), BENCH_REPORT (also write the markdown report to this file).
+ */
+import { writeFile } from 'node:fs/promises';
+import pg from 'pg';
+import { DataSource } from 'typeorm';
+import { AccessService, userCaller, type WorkspaceVisibility } from '../libs/authorization/src/index.js';
+import type { PendingListQuery } from '../libs/clarification/src/pending-list.repository.js';
+import { decodeCursor } from '../libs/common/src/index.js';
+import { BENCH_ADMIN_TOKEN, type BenchApp, createUserWithToken, ListClient, type PendingPage, startBenchApp } from './support/app.js';
+import { listHeadsStatement, rowsOfStatement, type Statement } from './support/captured-sql.js';
+import { type BenchServer, startBenchServer } from './support/database.js';
+import { explain, type PlanReport } from './support/explain.js';
+import { seed, pendingIdOf, SCOPED_EVERY, type SeedResult } from './support/seed.js';
+import { measureRoundRobin, ms, type Scenario, summarize, type Summary } from './support/stats.js';
+
+const PAGE = 50;
+const BIG = 100_000;
+const SMALL = 1_000;
+/** Unscoped deep page: this many pages into the cursor walk (bundle 50,000 of 100,000). */
+const DEEP_PAGES = 1_000;
+
+function envInt(name: string, fallback: number): number {
+  const raw = process.env[name];
+  const value = raw === undefined || raw.trim() === '' ? Number.NaN : Number(raw);
+  return Number.isInteger(value) && value > 0 ? value : fallback;
+}
+
+const ITERATIONS = envInt('BENCH_ITERATIONS', 200);
+const WARMUP = envInt('BENCH_WARMUP', 20);
+const BUDGET_MS = envInt('BENCH_BUDGET_S', 300) * 1000;
+
+const out: string[] = [];
+function say(line = ''): void {
+  process.stdout.write(`${line}\n`);
+  out.push(line);
+}
+function progress(line: string): void {
+  process.stderr.write(`[bench] ${line}\n`);
+}
+
+function check(condition: boolean, message: string): void {
+  if (!condition) throw new Error(`sanity check failed: ${message}`);
+}
+
+interface Dataset {
+  label: string;
+  bench: BenchApp;
+  db: pg.Pool;
+  seeded: SeedResult;
+  admin: ListClient;
+  scoped: ListClient;
+  /** A user who owns no workspace: sees none of the seeded bundles. */
+  nobody: ListClient;
+  unscopedVisibility: WorkspaceVisibility;
+  scopedVisibility: WorkspaceVisibility;
+  nobodyVisibility: WorkspaceVisibility;
+  rowsOf: Statement;
+  dataSource: DataSource;
+}
+
+async function prepare(server: BenchServer, label: string, bundles: number): Promise<Dataset> {
+  const url = await server.createDatabase(label);
+  const bench = await startBenchApp(url);
+  const scopedUser = await createUserWithToken(bench.baseUrl, 'scoped');
+  const nobodyUser = await createUserWithToken(bench.baseUrl, 'nobody');
+  const db = new pg.Pool({ connectionString: url, max: 2 });
+  db.on('error', (error) => progress(`${label}: idle pg client error: ${error.message}`));
+  progress(`${label}: seeding ${bundles} bundles`);
+  const seeded = await seed(db, { bundles, scopedUserId: scopedUser.userId });
+  progress(`${label}: seeded ${seeded.rows} rows in ${seeded.seconds.toFixed(1)} s`);
+  const access = bench.app.get(AccessService);
+  const dataSource = bench.app.get(DataSource);
+  return {
+    label,
+    bench,
+    db,
+    seeded,
+    admin: await ListClient.connect(bench.baseUrl, BENCH_ADMIN_TOKEN),
+    scoped: await ListClient.connect(bench.baseUrl, scopedUser.token),
+    nobody: await ListClient.connect(bench.baseUrl, nobodyUser.token),
+    unscopedVisibility: { all: true },
+    scopedVisibility: await access.visibleWorkspaceIds(userCaller(scopedUser.userId)),
+    nobodyVisibility: await access.visibleWorkspaceIds(userCaller(nobodyUser.userId)),
+    rowsOf: await rowsOfStatement(dataSource),
+    dataSource,
+  };
+}
+
+/** Follows next_cursor through MCP `pages` times (pages of 50) and returns the cursor reached. */
+async function walk(client: ListClient, pages: number): Promise<string> {
+  let cursor = '';
+  for (let page = 0; page < pages; page++) {
+    const result: PendingPage = await client.list(cursor ? { limit: PAGE, cursor } : { limit: PAGE });
+    check(result.count === PAGE && result.next_cursor !== '', `page ${page + 1} of the walk is full and has a next_cursor`);
+    cursor = result.next_cursor;
+  }
+  return cursor;
+}
+
+function after(cursor: string): PendingListQuery['after'] {
+  if (cursor === '') return undefined;
+  const keys = decodeCursor(cursor, 2);
+  if (!keys) throw new Error('undecodable cursor');
+  return { scanKey: keys[0] as string, pendingId: keys[1] as string };
+}
+
+async function headsStatement(set: Dataset, visibility: WorkspaceVisibility, cursor: string): Promise<Statement> {
+  return listHeadsStatement(set.dataSource, {
+    visibility,
+    workspaceId: undefined,
+    createdSince: undefined,
+    after: after(cursor),
+    // The service asks for one more head than it returns, to know whether a next page exists.
+    limit: PAGE + 1,
+  });
+}
+
+/** What the service sends for one page, straight through pg: the heads query, then rowsOf the page. */
+async function rawPage(set: Dataset, heads: Statement): Promise<number> {
+  const result = await set.db.query<{ pending_id: string }>(heads.sql, heads.parameters);
+  const ids = result.rows.slice(0, PAGE).map((row) => row.pending_id);
+  if (ids.length > 0) await set.db.query(set.rowsOf.sql, [ids]);
+  return ids.length;
+}
+
+function mcp(client: ListClient, cursor: string): () => Promise<PendingPage> {
+  return () => client.list(cursor ? { limit: PAGE, cursor } : { limit: PAGE });
+}
+
+async function main(): Promise<void> {
+  const wallStart = performance.now();
+  const server = await startBenchServer();
+  const sets: Dataset[] = [];
+  try {
+    const big = await prepare(server, '100k', BIG);
+    sets.push(big);
+    const small = await prepare(server, '1k', SMALL);
+    sets.push(small);
+
+    // --- sanity: the seeded data lists as expected (the scan order is the seed order) ------------
+    const firstUnscoped = await big.admin.list({ limit: PAGE });
+    check(firstUnscoped.count === PAGE, 'unscoped first page is full');
+    check(firstUnscoped.bundles.every((bundle, i) => bundle.pending_id === pendingIdOf(i)), 'unscoped first page = bundles 0..49');
+    const firstScoped = await big.scoped.list({ limit: PAGE });
+    check(
+      firstScoped.bundles.every((bundle, i) => bundle.pending_id === pendingIdOf(i * SCOPED_EVERY)),
+      'scoped first page = bundles 0, 100, …, 4900',
+    );
+    check((await big.nobody.list({ limit: PAGE })).count === 0, 'a user owning no workspace sees nothing');
+
+    // --- deep cursors, reached by walking next_cursor through MCP --------------------------------
+    progress(`walking ${DEEP_PAGES} unscoped pages through MCP`);
+    let t0 = performance.now();
+    const deepUnscopedCursor = await walk(big.admin, DEEP_PAGES);
+    const walkUnscopedS = (performance.now() - t0) / 1000;
+    const deepUnscoped = await big.admin.list({ limit: PAGE, cursor: deepUnscopedCursor });
+    check(deepUnscoped.bundles[0]?.pending_id === pendingIdOf(DEEP_PAGES * PAGE), 'deep unscoped page starts at bundle 50,000');
+    const scopedPages = Math.floor(big.seeded.scopedBundles / PAGE) - 1;
+    t0 = performance.now();
+    const deepScopedCursor = await walk(big.scoped, scopedPages);
+    const walkScopedS = (performance.now() - t0) / 1000;
+    const deepScoped = await big.scoped.list({ limit: PAGE, cursor: deepScopedCursor });
+    check(deepScoped.count === PAGE && deepScoped.next_cursor === '', 'deep scoped page is the last, full page');
+    check(deepScoped.bundles[0]?.pending_id === pendingIdOf(scopedPages * PAGE * SCOPED_EVERY), 'deep scoped page start');
+
+    // --- the exact SQL the repository sends, captured from PendingListRepository -----------------
+    const stmt = {
+      unscopedFirst: await headsStatement(big, big.unscopedVisibility, ''),
+      scopedFirst: await headsStatement(big, big.scopedVisibility, ''),
+      nobodyFirst: await headsStatement(big, big.nobodyVisibility, ''),
+      unscopedDeep: await headsStatement(big, big.unscopedVisibility, deepUnscopedCursor),
+      scopedDeep: await headsStatement(big, big.scopedVisibility, deepScopedCursor),
+      smallUnscopedFirst: await headsStatement(small, small.unscopedVisibility, ''),
+      smallScopedFirst: await headsStatement(small, small.scopedVisibility, ''),
+    };
+    check((await rawPage(big, stmt.unscopedFirst)) === PAGE, 'raw unscoped first page is full');
+    check((await rawPage(big, stmt.scopedDeep)) === PAGE, 'raw scoped deep page is full');
+
+    // --- timings ------------------------------------------------------------------------------------
+    const scenarios: Scenario[] = [
+      { key: 'mcp.first.unscoped', label: 'MCP first page, unscoped (admin)', run: mcp(big.admin, '') },
+      { key: 'mcp.first.scoped', label: 'MCP first page, scoped (PAT, 10 of 1k workspaces)', run: mcp(big.scoped, '') },
+      { key: 'mcp.deep.unscoped', label: `MCP deep page, unscoped (page ${DEEP_PAGES + 1})`, run: mcp(big.admin, deepUnscopedCursor) },
+      { key: 'mcp.deep.scoped', label: `MCP deep page, scoped (page ${scopedPages + 1}, the last)`, run: mcp(big.scoped, deepScopedCursor) },
+      { key: 'sql.first.unscoped', label: 'pg first page, unscoped (heads + rowsOf)', run: () => rawPage(big, stmt.unscopedFirst) },
+      { key: 'sql.first.scoped', label: 'pg first page, scoped (heads + rowsOf)', run: () => rawPage(big, stmt.scopedFirst) },
+      { key: 'sql.deep.unscoped', label: 'pg deep page, unscoped', run: () => rawPage(big, stmt.unscopedDeep) },
+      { key: 'sql.deep.scoped', label: 'pg deep page, scoped', run: () => rawPage(big, stmt.scopedDeep) },
+      { key: 'mcp.first.unscoped.1k', label: '1k dataset: MCP first page, unscoped', run: mcp(small.admin, '') },
+      { key: 'mcp.first.scoped.1k', label: '1k dataset: MCP first page, scoped', run: mcp(small.scoped, '') },
+      { key: 'sql.first.unscoped.1k', label: '1k dataset: pg first page, unscoped', run: () => rawPage(small, stmt.smallUnscopedFirst) },
+    ];
+    progress(`measuring ${scenarios.length} scenarios round-robin: ${WARMUP} warm-up + ${ITERATIONS} rounds (cap ${BUDGET_MS / 1000} s)`);
+    const samples = await measureRoundRobin(scenarios, {
+      warmup: WARMUP,
+      iterations: ITERATIONS,
+      budgetMs: BUDGET_MS,
+      onProgress: (done) => done % 25 === 0 && progress(`round ${done}/${ITERATIONS}`),
+    });
+    const stats = new Map<string, Summary>([...samples].map(([key, values]) => [key, summarize(values)]));
+    const stat = (key: string): Summary => stats.get(key) as Summary;
+
+    // The worst case for a keyset walk filtered by visibility: nothing visible at all. Few rounds.
+    progress('measuring the caller who sees nothing');
+    const nobody = await measureRoundRobin(
+      [
+        { key: 'mcp.first.nobody', label: 'MCP first page, user owning no workspace (0 results)', run: mcp(big.nobody, '') },
+        { key: 'sql.first.nobody', label: 'pg first page, user owning no workspace', run: () => rawPage(big, stmt.nobodyFirst) },
+      ],
+      { warmup: 2, iterations: Math.min(ITERATIONS, 30), budgetMs: 30_000 },
+    );
+    for (const [key, values] of nobody) stats.set(key, summarize(values));
+
+    // --- plans ----------------------------------------------------------------------------------------
+    progress('EXPLAIN ANALYZE');
+    const plans: [string, PlanReport][] = [
+      ['100k, unscoped, first page', await explain(big.db, stmt.unscopedFirst)],
+      ['100k, scoped (10 of 1k workspaces), first page', await explain(big.db, stmt.scopedFirst)],
+      [`100k, unscoped, deep page (page ${DEEP_PAGES + 1})`, await explain(big.db, stmt.unscopedDeep)],
+      [`100k, scoped, deep page (page ${scopedPages + 1})`, await explain(big.db, stmt.scopedDeep)],
+      ['100k, user owning no workspace, first page', await explain(big.db, stmt.nobodyFirst)],
+      ['1k, unscoped, first page', await explain(small.db, stmt.smallUnscopedFirst)],
+    ];
+
+    // --- report -----------------------------------------------------------------------------------------
+    say('# Pending-list benchmark run');
+    say();
+    say(`- ${server.description}; node ${process.version}; ${ITERATIONS} rounds requested, ${WARMUP} warm-up rounds, page size ${PAGE}`);
+    for (const set of sets) {
+      say(
+        `- dataset ${set.label}: ${set.seeded.bundles} active bundles (${set.seeded.rows} clarification rows), ` +
+          `${set.seeded.scopedBundles} in the scoped user's 10 workspaces; seeded in ${set.seeded.seconds.toFixed(1)} s`,
+      );
+    }
+    say(`- deep cursors: ${DEEP_PAGES} unscoped pages walked in ${walkUnscopedS.toFixed(1)} s; ${scopedPages} scoped pages in ${walkScopedS.toFixed(1)} s`);
+    say();
+    say('| scenario | n | p50 ms | p95 ms | mean ms | min ms |');
+    say('|---|---:|---:|---:|---:|---:|');
+    const labels = new Map<string, string>([
+      ...scenarios.map((scenario) => [scenario.key, scenario.label] as [string, string]),
+      ['mcp.first.nobody', 'MCP first page, user owning no workspace (0 results)'],
+      ['sql.first.nobody', 'pg first page, user owning no workspace'],
+    ]);
+    for (const [key, summary] of stats) {
+      say(`| ${labels.get(key) ?? key} | ${summary.n} | ${ms(summary.p50)} | ${ms(summary.p95)} | ${ms(summary.mean)} | ${ms(summary.min)} |`);
+    }
+    say();
+    say('| ratio (p50; p95 in brackets) | value | target | |');
+    say('|---|---:|---:|---|');
+    const ratio = (label: string, top: string, bottom: string, target: number): void => {
+      const p50 = stat(top).p50 / stat(bottom).p50;
+      const p95 = stat(top).p95 / stat(bottom).p95;
+      say(`| ${label} | ${p50.toFixed(2)}× (${p95.toFixed(2)}×) | ≤ ${target}× | ${p50 <= target ? 'met' : 'MISSED'} |`);
+    };
+    ratio('MCP first page / pg first page, unscoped', 'mcp.first.unscoped', 'sql.first.unscoped', 3);
+    ratio('MCP first page / pg first page, scoped', 'mcp.first.scoped', 'sql.first.scoped', 3);
+    ratio('deep / first page, MCP unscoped', 'mcp.deep.unscoped', 'mcp.first.unscoped', 1.3);
+    ratio('deep / first page, MCP scoped', 'mcp.deep.scoped', 'mcp.first.scoped', 1.3);
+    ratio('deep / first page, pg unscoped', 'sql.deep.unscoped', 'sql.first.unscoped', 1.3);
+    ratio('deep / first page, pg scoped', 'sql.deep.scoped', 'sql.first.scoped', 1.3);
+    ratio('100k / 1k first page, MCP unscoped (DESIGN)', 'mcp.first.unscoped', 'mcp.first.unscoped.1k', 1.5);
+    ratio('100k / 1k first page, pg unscoped', 'sql.first.unscoped', 'sql.first.unscoped.1k', 1.5);
+    ratio('scoped / unscoped first page, MCP (DESIGN)', 'mcp.first.scoped', 'mcp.first.unscoped', 1.5);
+    ratio('scoped / unscoped first page, pg', 'sql.first.scoped', 'sql.first.unscoped', 1.5);
+    say();
+    say('## Plans');
+    for (const [label, plan] of plans) {
+      say();
+      say(`### ${label}`);
+      say();
+      say(`Verdict: ${plan.verdict}; execution ${plan.executionMs.toFixed(2)} ms.`);
+      say();
+      say('```');
+      say(plan.text);
+      say('```');
+    }
+    say();
+    say('## SQL (100k, scoped, deep page), as captured from PendingListRepository');
+    say();
+    say('```sql');
+    say(stmt.scopedDeep.sql);
+    say('```');
+    say();
+    say(`Parameters: \`${JSON.stringify(stmt.scopedDeep.parameters)}\``);
+    say();
+    say('rowsOf:');
+    say();
+    say('```sql');
+    say(big.rowsOf.sql);
+    say('```');
+    say();
+    say(`Total wall time ${((performance.now() - wallStart) / 1000).toFixed(0)} s.`);
+    if (process.env.BENCH_REPORT) await writeFile(process.env.BENCH_REPORT, `${out.join('\n')}\n`);
+  } finally {
+    const warn = (step: string) => (error: unknown) => progress(`cleanup: ${step} failed: ${String(error)}`);
+    for (const set of sets) {
+      await Promise.all([set.admin.close(), set.scoped.close(), set.nobody.close()]).catch(warn(`${set.label} MCP clients`));
+      await set.db.end().catch(warn(`${set.label} pool`));
+      await set.bench.close().catch(warn(`${set.label} app`));
+    }
+    await server.stop();
+  }
+}
+
+main().then(
+  () => process.exit(0),
+  (error: unknown) => {
+    process.stderr.write(`${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+    process.exit(1);
+  },
+);

@@ -1,0 +1,62 @@
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+
+/** What a tool call came back as: the error flag, the structured result, and the raw text content. */
+export interface ToolOutcome {
+  isError: boolean;
+  /** `structuredContent` (success), undefined on a tool error. */
+  structured: Record<string, unknown> | undefined;
+  /** The first text content block, verbatim: the raw JSON, for key-presence and `null` checks. */
+  text: string;
+}
+
+export interface McpConnection {
+  client: Client;
+  call(name: string, args?: Record<string, unknown>): Promise<ToolOutcome>;
+  /** The text of a tool error parsed as `{code, message}`; throws when the call did not fail. */
+  callError(name: string, args?: Record<string, unknown>): Promise<{ code: string; message: string; text: string }>;
+  close(): Promise<void>;
+}
+
+export interface ConnectOptions {
+  /** `Authorization: Bearer <token>` on every request. */
+  bearer?: string;
+  /** Extra request headers (e.g. a `cookie`). */
+  headers?: Record<string, string>;
+  /** Defaults to `/mcp` (the external surface). */
+  path?: string;
+}
+
+/** An MCP SDK client over Streamable HTTP on `${baseUrl}${path}` — the way a real external agent connects. */
+export async function connectMcp(baseUrl: string, options: ConnectOptions = {}): Promise<McpConnection> {
+  const headers: Record<string, string> = { ...(options.headers ?? {}) };
+  if (options.bearer) headers.authorization = `Bearer ${options.bearer}`;
+  const client = new Client({ name: 'parley-test', version: '1.0.0' });
+  const transport = new StreamableHTTPClientTransport(new URL(`${baseUrl}${options.path ?? '/mcp'}`), {
+    requestInit: { headers },
+  });
+  await client.connect(transport);
+
+  const call = async (name: string, args: Record<string, unknown> = {}): Promise<ToolOutcome> => {
+    const result = await client.callTool({ name, arguments: args }, undefined, { timeout: 30_000 });
+    const content = (result.content ?? []) as Array<{ type: string; text?: string }>;
+    const text = content.find((block) => block.type === 'text')?.text ?? '';
+    return {
+      isError: result.isError === true,
+      structured: result.structuredContent as Record<string, unknown> | undefined,
+      text,
+    };
+  };
+
+  return {
+    client,
+    call,
+    async callError(name, args) {
+      const outcome = await call(name, args);
+      if (!outcome.isError) throw new Error(`${name} succeeded where an error was expected: ${outcome.text}`);
+      const parsed = JSON.parse(outcome.text) as { code: string; message: string };
+      return { code: parsed.code, message: parsed.message, text: outcome.text };
+    },
+    close: () => client.close(),
+  };
+}
