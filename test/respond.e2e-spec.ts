@@ -34,7 +34,6 @@ const EVENT_NAMES: ParleyEventName[] = [
   'clarification.requested',
   'clarification.primary_answered',
   'clarification.stale_dismissed',
-  'clarification.resumed',
   'clarification.cancelled',
   'clarification.expired',
   'clarification.detached',
@@ -128,7 +127,7 @@ describe('POST /api/v1/clarification/:id/respond (spec R1–R12, N3a–N8d, L16)
 
   async function resumePromptCount(pendingId: string, db = t.db): Promise<number> {
     const { rows } = await db.query<{ n: number }>(
-      `SELECT count(*)::int AS n FROM task_session_messages WHERE type = 'resume_prompt' AND metadata->>'pending_id' = $1`,
+      `SELECT count(*)::int AS n FROM task_session_messages WHERE type = 'resume_prompt' AND metadata->>'resume_of' = $1`,
       [pendingId],
     );
     return rows[0]?.n ?? -1;
@@ -656,7 +655,7 @@ describe('POST /api/v1/clarification/:id/respond (spec R1–R12, N3a–N8d, L16)
         },
       });
       const { rows } = await t.db.query<{ content: string }>(
-        `SELECT content FROM task_session_messages WHERE type = 'resume_prompt' AND metadata->>'pending_id' = $1`,
+        `SELECT content FROM task_session_messages WHERE type = 'resume_prompt' AND metadata->>'resume_of' = $1`,
         [pendingId],
       );
       expect(rows).toHaveLength(1);

@@ -38,7 +38,7 @@ async function waitErrorOf(promise: Promise<unknown>): Promise<WaitError> {
     await promise;
   } catch (error) {
     if (error instanceof WaitError) return error;
-    throw new Error(`expected a WaitError, got ${String(error)}`);
+    throw new Error(`expected a WaitError, got ${String(error)}`, { cause: error });
   }
   throw new Error('expected the promise to reject');
 }
@@ -79,7 +79,7 @@ describe('WaiterStore', () => {
   });
   afterEach(() => {
     // Clears entry timers so that nothing outlives the test.
-    stores.forEach((store) => store.onApplicationShutdown());
+    stores.forEach((store) => store.beforeApplicationShutdown());
   });
 
   describe('register and read', () => {
@@ -306,7 +306,7 @@ describe('WaiterStore', () => {
       store.register(requestOf('p1', 'session-1'));
       store.register(requestOf('p2', 'session-2'));
       const waits = [store.wait('p1', { timeoutMs: LONG }), store.wait('p2', { timeoutMs: LONG })];
-      store.onApplicationShutdown();
+      store.beforeApplicationShutdown();
       for (const wait of waits) expect((await waitErrorOf(wait)).reason).toBe(WaitFailure.Cancelled);
       expect(store.get('p1')).toBeUndefined();
       expect(store.get('p2')).toBeUndefined();

@@ -1,4 +1,4 @@
-import { Injectable, type OnApplicationShutdown } from '@nestjs/common';
+import { type BeforeApplicationShutdown, Injectable } from '@nestjs/common';
 import type { ClarificationRequest, ClarificationResponse } from './clarification.types.js';
 
 export enum WaitFailure {
@@ -44,7 +44,7 @@ interface Entry {
  * Nothing here is the authority on a bundle's state: the durable rows are.
  */
 @Injectable()
-export class WaiterStore implements OnApplicationShutdown {
+export class WaiterStore implements BeforeApplicationShutdown {
   private readonly entries = new Map<string, Entry>();
 
   constructor(private readonly entryTtlMs: number) {}
@@ -176,7 +176,12 @@ export class WaiterStore implements OnApplicationShutdown {
     this.entries.delete(pendingId);
   }
 
-  onApplicationShutdown(): void {
+  /**
+   * Drain: wakes every waiter (504 / tool error) *before* the HTTP server closes. Nest closes the
+   * server before `onApplicationShutdown`, and the server waits for in-flight requests, so draining
+   * any later would hold the shutdown for as long as the longest wait bound.
+   */
+  beforeApplicationShutdown(): void {
     for (const pendingId of [...this.entries.keys()]) this.cancel(pendingId);
   }
 }

@@ -19,7 +19,6 @@ export interface ParleyEvents {
   'clarification.requested': ClarificationEventPayload;
   'clarification.primary_answered': ClarificationEventPayload;
   'clarification.stale_dismissed': ClarificationEventPayload;
-  'clarification.resumed': ClarificationEventPayload;
   'clarification.cancelled': ClarificationEventPayload;
   'clarification.expired': ClarificationEventPayload;
   'clarification.detached': ClarificationEventPayload;

@@ -3,13 +3,16 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { AuthorizationError, bearerCredential, IdentityService } from '../../authorization/src/index.js';
 import { AgentAskService } from '../../clarification/src/index.js';
 import { Public } from '../../common/src/index.js';
-import { methodNotAllowed, serveMcpRequest } from './mcp-http.js';
+import { InFlightMcpRequests, methodNotAllowed, serveMcpRequest } from './mcp-http.js';
 import { createSessionMcpServer } from './session-tools.js';
 
 /** `/mcp/session`: the in-session MCP surface, authenticated by the session's agent token in every auth mode. */
 @Public()
 @Controller('mcp/session')
 export class SessionMcpController {
+  /** Lets an agent's `notifications/cancelled` abort its own blocked ask (see InFlightMcpRequests). */
+  private readonly inFlight = new InFlightMcpRequests();
+
   constructor(
     private readonly identity: IdentityService,
     private readonly asks: AgentAskService,
@@ -20,7 +23,7 @@ export class SessionMcpController {
     const credential = bearerCredential(request);
     const agent = credential ? await this.identity.authenticateSessionAgent(credential) : undefined;
     if (!agent) throw AuthorizationError.unauthenticated('a session agent token is required');
-    await serveMcpRequest(createSessionMcpServer(agent, this.asks), request, reply);
+    await serveMcpRequest(createSessionMcpServer(agent, this.asks), request, reply, { requests: this.inFlight, caller: agent.sessionId });
   }
 
   @Get()

@@ -4,13 +4,14 @@ import type { SessionAgent } from '../../authorization/src/index.js';
 import type { AgentAskService } from '../../clarification/src/index.js';
 import { toolErrorFrom, toolResult } from './mcp-tool-result.js';
 
-const optionSchema = z.object({
+// Strict: a key the creation rules do not know is refused (as REST refuses it), never silently dropped.
+const optionSchema = z.strictObject({
   option_id: z.string().optional().describe('Stable id of the option; defaults to q{i}_opt{j}'),
   label: z.string().describe('What the user sees and picks'),
   description: z.string().optional(),
 });
 
-const questionSchema = z.object({
+const questionSchema = z.strictObject({
   id: z.string().optional().describe('Question id; defaults to q1..qN'),
   title: z.string().optional(),
   prompt: z.string().describe('The question itself'),
