@@ -35,10 +35,14 @@ export class ClarificationLifecycleService implements SessionLifecycleHooks, OnM
     return () => this.closeSession(sessionId, taskId, 'clarification.expired', expired);
   }
 
-  /** A newer turn is current: older bundles are superseded (never rewritten); their waiters end. */
-  async turnStarted(sessionId: string, _turnId: string, manager: EntityManager): Promise<AfterCommit> {
+  /**
+   * A newer turn is about to become current: the bundles active now are superseded (never
+   * rewritten) — whether or not an agent waits on them in this process.
+   */
+  async turnStarting(sessionId: string, manager: EntityManager): Promise<AfterCommit> {
+    const superseded = await this.bundles.findActiveRowsOfSession(sessionId, manager);
     const taskId = await this.taskOf(sessionId, manager);
-    return () => this.closeSession(sessionId, taskId, 'clarification.superseded', []);
+    return () => this.closeSession(sessionId, taskId, 'clarification.superseded', superseded, false);
   }
 
   /** The current turn completed while its agent may still wait: the bundle is detached. */
@@ -62,16 +66,17 @@ export class ClarificationLifecycleService implements SessionLifecycleHooks, OnM
     return (await this.sessions.findById(sessionId, manager))?.task_id ?? '';
   }
 
-  private closeSession(sessionId: string, taskId: string, event: LifecycleEvent, changedRows: BundleRow[]): void {
-    const pendingIds = new Set([...this.waiters.cancelSession(sessionId), ...changedRows.map((row) => row.metadata.pending_id ?? '')]);
+  /** Wakes the session's waiters, publishes `event` per bundle, and a message update for rows written. */
+  private closeSession(sessionId: string, taskId: string, event: LifecycleEvent, rows: BundleRow[], rowsWritten = true): void {
+    const pendingIds = new Set([...this.waiters.cancelSession(sessionId), ...rows.map((row) => row.metadata.pending_id ?? '')]);
     for (const pendingId of pendingIds) {
       if (pendingId) this.events.publish(event, { pending_id: pendingId, session_id: sessionId, task_id: taskId });
     }
-    if (changedRows.length > 0) {
+    if (rowsWritten && rows.length > 0) {
       this.events.publish('session.message.updated', {
         session_id: sessionId,
         task_id: taskId,
-        message_ids: changedRows.map((row) => row.id),
+        message_ids: rows.map((row) => row.id),
       });
     }
   }

@@ -11,7 +11,8 @@ export type AfterCommit = () => void;
  */
 export interface SessionLifecycleHooks {
   sessionEnded(sessionId: string, manager: EntityManager): Promise<AfterCommit>;
-  turnStarted(sessionId: string, turnId: string, manager: EntityManager): Promise<AfterCommit>;
+  /** Runs just before a newer turn is inserted (the current bundles are about to be superseded). */
+  turnStarting(sessionId: string, manager: EntityManager): Promise<AfterCommit>;
   turnCompleted(sessionId: string, turnId: string, manager: EntityManager): Promise<AfterCommit>;
 }
 
@@ -27,8 +28,8 @@ export class SessionLifecycle {
     return this.each((hooks) => hooks.sessionEnded(sessionId, manager));
   }
 
-  async turnStarted(sessionId: string, turnId: string, manager: EntityManager): Promise<AfterCommit[]> {
-    return this.each((hooks) => hooks.turnStarted(sessionId, turnId, manager));
+  async turnStarting(sessionId: string, manager: EntityManager): Promise<AfterCommit[]> {
+    return this.each((hooks) => hooks.turnStarting(sessionId, manager));
   }
 
   async turnCompleted(sessionId: string, turnId: string, manager: EntityManager): Promise<AfterCommit[]> {

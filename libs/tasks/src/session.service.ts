@@ -92,8 +92,9 @@ export class SessionService {
       if (isTerminalSessionState(session.state)) {
         throw new TasksError(TasksErrorCode.SessionEnded, `session has ended (${session.state})`);
       }
+      const afterCommit = await this.lifecycle.turnStarting(sessionId, manager);
       const turn = await this.sessions.insertTurn({ id: randomUUID(), sessionId, taskId: session.task_id }, manager);
-      return { turn, afterCommit: await this.lifecycle.turnStarted(sessionId, turn.id, manager) };
+      return { turn, afterCommit };
     });
     runAfterCommit(afterCommit);
     return turn;
