@@ -34,18 +34,16 @@ function validateSubscription(schema: GraphQLSchema, document: DocumentNode): vo
  * only: Mercurius's handler would be installed on the whole server and replace REST's bodies.
  */
 function graphqlRouteErrorHandler(error: FastifyError, _request: FastifyRequest, reply: FastifyReply): void {
-  const client = typeof error.statusCode === 'number' && error.statusCode >= 400 && error.statusCode < 500;
-  const graphqlError =
-    error instanceof GraphQLError
+  const client =
+    error instanceof GraphQLError || (typeof error.statusCode === 'number' && error.statusCode >= 400 && error.statusCode < 500);
+  if (!client) reply.log.error({ err: error }, 'GraphQL request failed');
+  const graphqlError = !client
+    ? new GraphQLError('internal error', { extensions: { code: GraphqlErrorCode.Internal } })
+    : error instanceof GraphQLError
       ? error
-      : client
-        ? new GraphQLError(error.message, { originalError: error })
-        : new GraphQLError('internal error', { extensions: { code: GraphqlErrorCode.Internal } });
-  if (!client && !(error instanceof GraphQLError)) reply.log.error({ err: error }, 'GraphQL request failed');
-  const { statusCode, response } = mercurius.defaultErrorFormatter({ errors: [graphqlError] } as ExecutionResult, {
-    reply,
-    app: reply.server,
-  } as unknown as MercuriusContext);
+      : new GraphQLError(error.message, { originalError: error });
+  const execution: ExecutionResult & { errors: readonly GraphQLError[] } = { errors: [graphqlError] };
+  const { statusCode, response } = mercurius.defaultErrorFormatter(execution, { reply, app: reply.server } as unknown as MercuriusContext);
   void reply.code(client ? statusCode : 500).send(response);
 }
 
