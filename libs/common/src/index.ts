@@ -5,3 +5,4 @@ export * from './public.decorator.js';
 export * from './keyset-cursor.js';
 export * from './event-bus.js';
 export * from './event-bus.module.js';
+export * from './uniform-errors.adapter.js';

@@ -3,7 +3,8 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { AuthorizationError, bearerCredential, IdentityService } from '../../authorization/src/index.js';
 import { AgentAskService } from '../../clarification/src/index.js';
 import { Public } from '../../common/src/index.js';
-import { InFlightMcpRequests, methodNotAllowed, serveMcpRequest } from './mcp-http.js';
+import { methodNotAllowed, serveMcpRequest } from './mcp-http.js';
+import { InFlightMcpRequests } from './mcp-in-flight.js';
 import { createSessionMcpServer } from './session-tools.js';
 
 /** `/mcp/session`: the in-session MCP surface, authenticated by the session's agent token in every auth mode. */
