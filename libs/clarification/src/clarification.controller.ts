@@ -1,14 +1,17 @@
-import { Body, Controller, Get, HttpCode, Param, Post, Req } from '@nestjs/common';
-import type { FastifyRequest } from 'fastify';
+import { Body, Controller, Get, HttpCode, Param, Post, Res } from '@nestjs/common';
+import type { FastifyReply } from 'fastify';
 import { type Caller, CurrentCaller } from '../../authorization/src/index.js';
 import { CreateClarificationDto, RespondDto } from './clarification.dto.js';
 import { ClarificationService } from './clarification.service.js';
 import { serializeResolution } from './resolution.envelope.js';
 import { ResolveBundleService } from './resolve-bundle.service.js';
 
-function closedSignal(request: FastifyRequest): AbortSignal {
+/** Aborts when the client goes away before the response was sent (the response's socket closed). */
+function disconnectSignal(reply: FastifyReply): AbortSignal {
   const controller = new AbortController();
-  request.raw.once('close', () => controller.abort());
+  reply.raw.once('close', () => {
+    if (!reply.raw.writableFinished) controller.abort();
+  });
   return controller.signal;
 }
 
@@ -37,8 +40,8 @@ export class ClarificationController {
   }
 
   @Get(':id/wait')
-  wait(@CurrentCaller() caller: Caller, @Param('id') pendingId: string, @Req() request: FastifyRequest) {
-    return this.clarifications.wait(caller, pendingId, closedSignal(request));
+  wait(@CurrentCaller() caller: Caller, @Param('id') pendingId: string, @Res({ passthrough: true }) reply: FastifyReply) {
+    return this.clarifications.wait(caller, pendingId, disconnectSignal(reply));
   }
 
   /** R10: 200 for the winner and for a loser to a resolved winner; 409 not active; 400; 404; 500. */

@@ -12,6 +12,8 @@ import { PendingListRepository } from './pending-list.repository.js';
 import { PendingListService } from './pending-list.service.js';
 import { QuestionEventRepository } from './question-event.repository.js';
 import { QuestionEventService } from './question-event.service.js';
+import { ReplicaDeliveryRepository } from './replica-delivery.repository.js';
+import { ReplicaDeliveryService } from './replica-delivery.service.js';
 import { ResolveBundleService } from './resolve-bundle.service.js';
 import { ResumeDispatcher } from './resume.dispatcher.js';
 import { WaiterStore } from './waiter.store.js';
@@ -30,6 +32,8 @@ import { WaiterStore } from './waiter.store.js';
     PendingListService,
     QuestionEventRepository,
     QuestionEventService,
+    ReplicaDeliveryRepository,
+    ReplicaDeliveryService,
     ResolveBundleService,
     ResumeDispatcher,
     { provide: WaiterStore, inject: [APP_CONFIG], useFactory: (config: AppConfig) => new WaiterStore(config.askTimeoutMs) },

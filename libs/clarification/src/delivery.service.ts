@@ -7,6 +7,7 @@ import { BundleRepository } from './bundle.repository.js';
 import { requestFromRows, resumePrompt } from './bundle.mapper.js';
 import { ClarificationError, ClarificationErrorCode } from './clarification.errors.js';
 import type { BundleRow, ClarificationResponse } from './clarification.types.js';
+import { ReplicaDeliveryService } from './replica-delivery.service.js';
 import { ResumeDispatcher } from './resume.dispatcher.js';
 import { DeliveryOutcome, WaiterStore } from './waiter.store.js';
 
@@ -29,11 +30,15 @@ export class DeliveryService {
     private readonly sessions: SessionRepository,
     private readonly waiters: WaiterStore,
     private readonly resume: ResumeDispatcher,
+    private readonly replicas: ReplicaDeliveryService,
     private readonly events: EventBus,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
-  /** `rows`: the bundle's rows as the winning claim left them (D2 order). */
+  /**
+   * `rows`: the bundle's rows as the winning claim left them (D2 order). A live waiter here or on
+   * another replica gets the response; otherwise the agent is resumed (or the rejection recorded).
+   */
   async deliverWinner(rows: BundleRow[], response: ClarificationResponse): Promise<WinnerDelivery> {
     const request = requestFromRows(rows);
     const pendingId = request.pending_id;
@@ -46,7 +51,7 @@ export class DeliveryService {
       this.config.deliveryConfirmTimeoutMs,
     );
     let delivery: WinnerDelivery;
-    if (outcome === DeliveryOutcome.Delivered) {
+    if (outcome === DeliveryOutcome.Delivered || (await this.replicas.deliverElsewhere(pendingId, response))) {
       delivery = WinnerDelivery.LiveWaiter;
     } else if (response.rejected) {
       await this.bundles.finalizeDelivery(pendingId);

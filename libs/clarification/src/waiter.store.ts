@@ -32,6 +32,12 @@ export interface Waiter {
   reject(error: WaitError): void;
 }
 
+/** Told when a bundle gains its first live waiter here and when it has none left. */
+export interface WaiterPresence {
+  occupied(pendingId: string): void;
+  vacated(pendingId: string): void;
+}
+
 interface Entry {
   request: ClarificationRequest;
   waiters: Set<Waiter>;
@@ -46,6 +52,7 @@ interface Entry {
 @Injectable()
 export class WaiterStore implements BeforeApplicationShutdown {
   private readonly entries = new Map<string, Entry>();
+  private presence: WaiterPresence | undefined;
 
   constructor(private readonly entryTtlMs: number) {}
 
@@ -55,6 +62,10 @@ export class WaiterStore implements BeforeApplicationShutdown {
     const expiry = setTimeout(() => this.cancel(request.pending_id, WaitFailure.TimedOut), this.entryTtlMs);
     expiry.unref();
     this.entries.set(request.pending_id, { request, waiters: new Set(), expiry });
+  }
+
+  observePresence(presence: WaiterPresence): void {
+    this.presence = presence;
   }
 
   get(pendingId: string): ClarificationRequest | undefined {
@@ -74,11 +85,13 @@ export class WaiterStore implements BeforeApplicationShutdown {
     const entry = this.entries.get(pendingId);
     if (!entry) return false;
     entry.waiters.add(waiter);
+    if (entry.waiters.size === 1) this.presence?.occupied(pendingId);
     return true;
   }
 
   detach(pendingId: string, waiter: Waiter): void {
-    this.entries.get(pendingId)?.waiters.delete(waiter);
+    const entry = this.entries.get(pendingId);
+    if (entry?.waiters.delete(waiter) && entry.waiters.size === 0) this.presence?.vacated(pendingId);
   }
 
   /** Blocks until the bundle is delivered (resolves) or cancelled, timed out or aborted (rejects). */
@@ -174,6 +187,7 @@ export class WaiterStore implements BeforeApplicationShutdown {
     if (!entry) return;
     clearTimeout(entry.expiry);
     this.entries.delete(pendingId);
+    if (entry.waiters.size > 0) this.presence?.vacated(pendingId);
   }
 
   /**
