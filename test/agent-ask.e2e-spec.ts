@@ -10,6 +10,7 @@ import {
 } from '../libs/clarification/src/index.js';
 import { startApp, type TestApp } from './support/app.js';
 import { createRunningSession, TWO_QUESTIONS } from './support/fixtures.js';
+import { eventually } from './support/eventually.js';
 
 async function sessionClient(t: TestApp, agentToken: string): Promise<Client> {
   const client = new Client({ name: 'agent', version: '1.0.0' });
@@ -18,16 +19,6 @@ async function sessionClient(t: TestApp, agentToken: string): Promise<Client> {
   });
   await client.connect(transport);
   return client;
-}
-
-async function eventually<T>(read: () => Promise<T | undefined>, timeoutMs = 5000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await read();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error('condition not reached in time');
-    await new Promise((resolve) => setTimeout(resolve, 25));
-  }
 }
 
 describe('ask_user_question_kandev on /mcp/session (baseline "Delivery after a winning claim")', () => {

@@ -17,6 +17,7 @@ import {
 } from '../libs/clarification/src/index.js';
 import { startApp, type TestApp } from './support/app.js';
 import { createRunningSession, type SessionFixture, TWO_QUESTIONS } from './support/fixtures.js';
+import { eventually } from './support/eventually.js';
 
 /**
  * Baseline "Delivery after a winning claim": what only the winner of a claim does — hand the
@@ -79,16 +80,6 @@ async function startReceiver(mode: ReceiverMode): Promise<ResumeReceiver> {
       server.close(() => resolve());
     });
   return receiver;
-}
-
-async function eventually<T>(read: () => Promise<T | undefined> | T | undefined, timeoutMs = 5000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await read();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error('condition not reached in time');
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
 }
 
 interface MessageRowShape {

@@ -5,21 +5,12 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import request from 'supertest';
 import { startApp, type TestApp } from './support/app.js';
 import { createRunningSession, TWO_QUESTIONS } from './support/fixtures.js';
+import { eventually } from './support/eventually.js';
 
 const ANSWERS = [
   { question_id: 'db', selected_options: ['pg'], custom_text: '' },
   { question_id: 'q2', selected_options: ['q2_opt1'], custom_text: 'now' },
 ];
-
-async function eventually<T>(read: () => Promise<T | undefined>, timeoutMs = 5000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await read();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error('condition not reached in time');
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-}
 
 /** DESIGN "Embedded default and scale-out": replicas share one PostgreSQL; a winning claim on one reaches a waiter held by another. */
 describe('cross-replica delivery (LISTEN/NOTIFY)', () => {

@@ -10,6 +10,7 @@ import { EventBus, type ParleyEventName } from '../libs/common/src/index.js';
 import { WaiterStore } from '../libs/clarification/src/index.js';
 import { startApp, type TestApp } from './support/app.js';
 import { createRunningSession, type SessionFixture, TWO_QUESTIONS } from './support/fixtures.js';
+import { eventually } from './support/eventually.js';
 
 type Json = Record<string, unknown>;
 
@@ -54,16 +55,6 @@ const RUNES_2001 = `${RUNES_2000}😀`;
 
 async function sleep(ms: number): Promise<void> {
   await new Promise((resolve) => setTimeout(resolve, ms));
-}
-
-async function eventually<T>(read: () => T | undefined | Promise<T | undefined>, timeoutMs = 5000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await read();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error('condition not reached in time');
-    await sleep(20);
-  }
 }
 
 /** The parsed raw body, checked to be JSON. */

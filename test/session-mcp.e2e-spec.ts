@@ -13,6 +13,7 @@ import {
 } from '../libs/clarification/src/index.js';
 import { startApp, TEST_ADMIN_TOKEN, type TestApp } from './support/app.js';
 import { createRunningSession, type SessionFixture, TWO_QUESTIONS } from './support/fixtures.js';
+import { eventually } from './support/eventually.js';
 
 /**
  * The in-session MCP surface `/mcp/session`: authenticated by the session's agent token in every
@@ -58,16 +59,6 @@ async function connected(t: TestApp, agentToken: string): Promise<Client> {
   const { client, transport } = sessionClient(t, agentToken);
   await client.connect(transport);
   return client;
-}
-
-async function eventually<T>(read: () => Promise<T | undefined> | T | undefined, timeoutMs = 5000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await read();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error('condition not reached in time');
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
 }
 
 /** The `{code, message}` a tool error carries (fails the test for anything else). */

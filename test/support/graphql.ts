@@ -73,16 +73,6 @@ export async function sleep(ms: number): Promise<void> {
 }
 
 /** Polls `read` until it yields a value other than undefined. */
-export async function eventually<T>(read: () => T | undefined | Promise<T | undefined>, timeoutMs = 10_000, what = 'condition'): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await read();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`${what} not reached within ${timeoutMs}ms`);
-    await sleep(20);
-  }
-}
-
 // ---------------------------------------------------------------------------------------------
 // Subscriptions over graphql-ws (the `graphql-transport-ws` protocol)
 // ---------------------------------------------------------------------------------------------
