@@ -1,8 +1,13 @@
-import type { Answer, PendingBundleView, PendingPage, Resolution, ResolutionResponse } from '../../clarification/src/index.js';
-import type { QuestionEventRow } from '../../clarification/src/index.js';
-import type { QuestionEventType } from '../../clarification/src/index.js';
-import type { TaskRow, WorkspaceRow } from '../../tasks/src/index.js';
-import { taskView, workspaceView } from '../../tasks/src/index.js';
+import type {
+  Answer,
+  PendingBundleView,
+  PendingPage,
+  QuestionEventRow,
+  QuestionEventType,
+  Resolution,
+  ResolutionResponse,
+} from '../../clarification/src/index.js';
+import { type TaskRow, taskView, type WorkspaceRow, workspaceView } from '../../tasks/src/index.js';
 import type { QuestionEventModel } from './models/question-event.model.js';
 import type { PendingBundleModel, PendingQuestionConnectionModel } from './models/pending-question.model.js';
 import type { ResolutionModel, ResolutionResponseModel } from './models/resolution.model.js';
