@@ -16,6 +16,8 @@ import {
   setSessionState,
   type StoredRow,
   uid,
+  answer,
+  answersFor,
 } from './support/bundles.js';
 
 /**
@@ -24,14 +26,6 @@ import {
  */
 
 const { Answered, Rejected } = ClarificationStatus;
-
-function answer(questionId: string, text: string): Answer {
-  return { question_id: questionId, selected_options: [`${questionId}_opt1`], custom_text: text };
-}
-
-function answersFor(questionIds: readonly string[], text: string): Map<string, Answer> {
-  return new Map(questionIds.map((questionId) => [questionId, answer(questionId, text)]));
-}
 
 /** What a winning claim writes on top of a row's metadata. */
 function claimedMetadata(before: StoredRow, terminal: TerminalStatus, response?: Answer): Record<string, unknown> {

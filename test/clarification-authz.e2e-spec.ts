@@ -8,7 +8,7 @@ import { randomUUID } from 'node:crypto';
 import request from 'supertest';
 import { WaiterStore } from '../libs/clarification/src/index.js';
 import { startApp, TEST_ADMIN_TOKEN, type TestApp } from './support/app.js';
-import { createRunningSession, type SessionFixture, TWO_QUESTIONS } from './support/fixtures.js';
+import { createRunningSession, createUser, type SessionFixture, TWO_QUESTIONS } from './support/fixtures.js';
 
 type Json = Record<string, unknown>;
 type Method = 'get' | 'post';
@@ -44,17 +44,6 @@ describe.each(['enabled', 'disabled'] as const)('clarification :id endpoints wit
 
   const respond = (pendingId: string, bearer: string | undefined, body: object, base = t.baseUrl) =>
     call(base, 'post', `/api/v1/clarification/${pendingId}/respond`, bearer, body);
-
-  async function createUserToken(name: string): Promise<string> {
-    const admin = `Bearer ${TEST_ADMIN_TOKEN}`;
-    const user = await request(t.baseUrl).post('/api/v1/admin/users').set('authorization', admin).send({ name }).expect(201);
-    const token = await request(t.baseUrl)
-      .post(`/api/v1/admin/users/${(user.body as { id: string }).id}/tokens`)
-      .set('authorization', admin)
-      .send({ name: `${name} token` })
-      .expect(201);
-    return (token.body as { token: string }).token;
-  }
 
   /** A bundle of TWO_QUESTIONS on a fresh RUNNING session of `owner` (alice unless said otherwise). */
   async function bundleOf(owner: string = alice): Promise<{ fixture: SessionFixture; pendingId: string }> {
@@ -103,8 +92,8 @@ describe.each(['enabled', 'disabled'] as const)('clarification :id endpoints wit
 
   beforeAll(async () => {
     t = await startApp({ config: { authMode: mode, waitTimeoutMs: WAIT_TIMEOUT_MS } });
-    alice = await createUserToken('alice');
-    bob = await createUserToken('bob');
+    alice = (await createUser(t, 'alice')).token;
+    bob = (await createUser(t, 'bob')).token;
   });
   afterAll(async () => {
     await t.close();

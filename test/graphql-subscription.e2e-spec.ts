@@ -7,7 +7,7 @@
 import request from 'supertest';
 import { QUESTION_EVENT_RETENTION_MS, QuestionEventRepository, QuestionEventService } from '../libs/clarification/src/index.js';
 import { startApp, TEST_ADMIN_TOKEN, type TestApp } from './support/app.js';
-import { TWO_QUESTIONS } from './support/fixtures.js';
+import { createUser, TWO_QUESTIONS } from './support/fixtures.js';
 import { gqlData, graphqlErrorsOf, sleep, subscribe, type Subscription, type SubscribeOptions } from './support/graphql.js';
 
 const EVENTS = `subscription Events($workspaceId: String, $after: String) {
@@ -77,12 +77,6 @@ async function createSession(t: TestApp, workspaceId: string, bearer: string | u
 async function ask(t: TestApp, session: Session, bearer: string | undefined): Promise<string> {
   const res = await api(t, bearer).post('/api/v1/clarification/request', { session_id: session.sessionId, questions: TWO_QUESTIONS }).expect(200);
   return res.body.pending_id as string;
-}
-
-async function createUser(t: TestApp, name: string): Promise<{ id: string; token: string }> {
-  const user = await request(t.baseUrl).post('/api/v1/admin/users').set(ADMIN).send({ name }).expect(201);
-  const token = await request(t.baseUrl).post(`/api/v1/admin/users/${user.body.id}/tokens`).set(ADMIN).send({ name: 'ws' }).expect(201);
-  return { id: user.body.id as string, token: token.body.token as string };
 }
 
 /** The newest event id: a cursor that makes "everything from now on" deterministic. */

@@ -12,7 +12,7 @@ import request from 'supertest';
 import { DataSource } from 'typeorm';
 import { buildSchemaSdl, printSortedSchema } from '../libs/graphql/src/index.js';
 import { startApp, TEST_ADMIN_TOKEN, type TestApp } from './support/app.js';
-import { createRunningSession, type SessionFixture, TWO_QUESTIONS } from './support/fixtures.js';
+import { createRunningSession, createUser, type SessionFixture, TWO_QUESTIONS } from './support/fixtures.js';
 import { gql, gqlData, graphqlErrorsOf, sleep, subscribe, type GqlResult } from './support/graphql.js';
 import { connectMcp, type McpConnection } from './support/mcp.js';
 
@@ -123,17 +123,6 @@ async function ask(t: TestApp, sessionId: string, bearer?: string, questions: un
   const res = await req.send({ session_id: sessionId, questions, ...(context === undefined ? {} : { context }) });
   expect(res.status).toBe(200);
   return (res.body as { pending_id: string }).pending_id;
-}
-
-async function createUser(t: TestApp, name: string): Promise<{ id: string; token: string }> {
-  const admin = `Bearer ${TEST_ADMIN_TOKEN}`;
-  const user = await request(t.baseUrl).post('/api/v1/admin/users').set('authorization', admin).send({ name }).expect(201);
-  const token = await request(t.baseUrl)
-    .post(`/api/v1/admin/users/${(user.body as { id: string }).id}/tokens`)
-    .set('authorization', admin)
-    .send({ name: `${name} token` })
-    .expect(201);
-  return { id: (user.body as { id: string }).id, token: (token.body as { token: string }).token };
 }
 
 interface StoredRow {

@@ -2,7 +2,7 @@ import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { createApp } from '../apps/server/src/create-app.js';
-import { type Answer, BundleRepository, ClarificationStatus } from '../libs/clarification/src/index.js';
+import { BundleRepository, ClarificationStatus } from '../libs/clarification/src/index.js';
 import { loadConfig } from '../libs/config/src/index.js';
 import { startApp, TEST_ADMIN_TOKEN, type TestApp } from './support/app.js';
 import {
@@ -20,6 +20,8 @@ import {
   setSessionState,
   type StoredRow,
   uid,
+  answer,
+  answersFor,
 } from './support/bundles.js';
 import { openPool } from './support/database.js';
 
@@ -29,14 +31,6 @@ import { openPool } from './support/database.js';
  */
 
 const { Answered, Rejected } = ClarificationStatus;
-
-function answer(questionId: string, text: string): Answer {
-  return { question_id: questionId, selected_options: [`${questionId}_opt1`], custom_text: text };
-}
-
-function answersFor(questionIds: readonly string[], text: string): Map<string, Answer> {
-  return new Map(questionIds.map((questionId) => [questionId, answer(questionId, text)]));
-}
 
 function statuses(rows: readonly StoredRow[]): unknown[] {
   return rows.map((row) => row.metadata.status);

@@ -7,10 +7,11 @@
  */
 import { randomUUID } from 'node:crypto';
 import request from 'supertest';
-import { at, insertBundle, insertSession, insertTurn } from './support/bundles.js';
+import { at, insertBundle, insertSession, insertTurn, insertBulkBundles } from './support/bundles.js';
 import { startApp, TEST_ADMIN_TOKEN, type TestApp } from './support/app.js';
 import { gql } from './support/graphql.js';
 import { connectMcp, type McpConnection } from './support/mcp.js';
+import { createUser } from './support/fixtures.js';
 
 interface ListArgs {
   workspace_id?: string;
@@ -204,13 +205,6 @@ async function bundleAt(t: TestApp, createdAt: Date, options: { workspaceId?: st
   return bundle.pendingId;
 }
 
-async function createUser(t: TestApp, name: string): Promise<{ id: string; token: string }> {
-  const admin = `Bearer ${TEST_ADMIN_TOKEN}`;
-  const user = await request(t.baseUrl).post('/api/v1/admin/users').set('authorization', admin).send({ name }).expect(201);
-  const token = await request(t.baseUrl).post(`/api/v1/admin/users/${user.body.id}/tokens`).set('authorization', admin).send({ name: 'pat' }).expect(201);
-  return { id: user.body.id as string, token: token.body.token as string };
-}
-
 // ---------------------------------------------------------------------------------------------
 
 describe('list parity: list_pending_questions_kandev and pendingQuestions obey the same rules', () => {
@@ -399,16 +393,7 @@ describe('list parity: list_pending_questions_kandev and pendingQuestions obey t
     try {
       const session = await insertSession(s.t.db);
       const turnId = await insertTurn(s.t.db, { ...session, startedAt: at(-1000) });
-      await s.t.db.query(
-        `INSERT INTO task_session_messages (id, task_session_id, task_id, turn_id, author_type, type, content, metadata, created_at)
-         SELECT 'bulk-' || n, $1, $2, $3, 'agent', 'clarification_request', 'q',
-                jsonb_build_object('pending_id', 'bulk-' || lpad(n::text, 3, '0'), 'question_id', 'q1', 'question_index', 0,
-                  'question_total', 1, 'status', 'pending', 'context', '',
-                  'question', jsonb_build_object('id', 'q1', 'title', 't', 'prompt', 'p', 'options', '[]'::jsonb)),
-                $4::timestamptz + make_interval(secs => n)
-           FROM generate_series(1, 205) AS n`,
-        [session.sessionId, session.taskId, turnId, at(0)],
-      );
+      await insertBulkBundles(s.t.db, { sessionId: session.sessionId, taskId: session.taskId, turnId: turnId }, 205, at(0));
       const expectPage = async (args: ListArgs, count: number, more: boolean) => {
         const page = await s.page(args);
         expect([page.count, page.next_cursor !== '']).toEqual([count, more]);

@@ -5,7 +5,7 @@
  */
 import request from 'supertest';
 import { startApp, TEST_ADMIN_TOKEN, type TestApp } from './support/app.js';
-import { createRunningSession, type SessionFixture, TWO_QUESTIONS } from './support/fixtures.js';
+import { createRunningSession, createUser, type SessionFixture, TWO_QUESTIONS } from './support/fixtures.js';
 import { connectMcp, type McpConnection } from './support/mcp.js';
 
 const LIST = 'list_pending_questions_kandev';
@@ -59,17 +59,6 @@ async function resumes(t: TestApp, pendingId: string): Promise<{ prompts: number
     pendingId,
   ]);
   return { prompts: Number(prompts.rows[0]?.n), turns: Number(turns.rows[0]?.n) };
-}
-
-async function createUser(t: TestApp, name: string): Promise<{ id: string; token: string }> {
-  const admin = `Bearer ${TEST_ADMIN_TOKEN}`;
-  const user = await request(t.baseUrl).post('/api/v1/admin/users').set('authorization', admin).send({ name }).expect(201);
-  const token = await request(t.baseUrl)
-    .post(`/api/v1/admin/users/${user.body.id}/tokens`)
-    .set('authorization', admin)
-    .send({ name: 'pat' })
-    .expect(201);
-  return { id: user.body.id as string, token: token.body.token as string };
 }
 
 const names = (tools: { tools: Array<{ name: string }> }) => tools.tools.map((tool) => tool.name).sort();

@@ -7,8 +7,9 @@
  */
 import { randomBytes, randomUUID } from 'node:crypto';
 import request from 'supertest';
+import { insertBulkBundles } from './support/bundles.js';
 import { startApp, TEST_ADMIN_TOKEN, type TestApp } from './support/app.js';
-import { createRunningSession, TWO_QUESTIONS } from './support/fixtures.js';
+import { createRunningSession, createUser, TWO_QUESTIONS } from './support/fixtures.js';
 import { connectMcp, type McpConnection } from './support/mcp.js';
 
 const LIST = 'list_pending_questions_kandev';
@@ -190,20 +191,6 @@ async function setBundleTime(t: TestApp, pendingId: string, createdAt: Date): Pr
       WHERE metadata->>'pending_id' = $1`,
     [pendingId, createdAt],
   );
-}
-
-async function createUser(t: TestApp, name: string): Promise<{ id: string; token: string }> {
-  const user = await request(t.baseUrl)
-    .post('/api/v1/admin/users')
-    .set('authorization', `Bearer ${TEST_ADMIN_TOKEN}`)
-    .send({ name })
-    .expect(201);
-  const token = await request(t.baseUrl)
-    .post(`/api/v1/admin/users/${user.body.id}/tokens`)
-    .set('authorization', `Bearer ${TEST_ADMIN_TOKEN}`)
-    .send({ name: 'test' })
-    .expect(201);
-  return { id: user.body.id as string, token: token.body.token as string };
 }
 
 function assertNoNull(value: unknown, path = '$'): void {
@@ -836,16 +823,7 @@ describe('list_pending_questions_kandev (spec 002 L1–L16, D1–D7)', () => {
     try {
       const session = await seedSession(t);
       // 205 one-question bundles on one session's current turn, written in one statement.
-      await t.db.query(
-        `INSERT INTO task_session_messages (id, task_session_id, task_id, turn_id, author_type, type, content, metadata, created_at)
-         SELECT 'bulk-' || n, $1, $2, $3, 'agent', 'clarification_request', 'q',
-                jsonb_build_object('pending_id', 'bulk-' || lpad(n::text, 3, '0'), 'question_id', 'q1', 'question_index', 0,
-                  'question_total', 1, 'status', 'pending', 'context', '',
-                  'question', jsonb_build_object('id', 'q1', 'title', 't', 'prompt', 'p', 'options', '[]'::jsonb)),
-                $4::timestamptz + make_interval(secs => n)
-           FROM generate_series(1, 205) AS n`,
-        [session.sessionId, session.taskId, session.turnId, at(0)],
-      );
+      await insertBulkBundles(t.db, { sessionId: session.sessionId, taskId: session.taskId, turnId: session.turnId }, 205, at(0));
       const expectPage = async (args: Record<string, unknown>, count: number, more: boolean) => {
         const page = await list(mcp, args);
         expect(page.count).toBe(count);

@@ -1,5 +1,6 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import type pg from 'pg';
+import type { Answer } from '../../libs/clarification/src/index.js';
 
 /**
  * Fixtures that write sessions, turns and clarification rows straight into the database with SQL,
@@ -244,4 +245,36 @@ export async function rowsOfSession(db: Db, sessionId: string): Promise<StoredRo
 
 export async function setSessionState(db: Db, sessionId: string, state: string): Promise<void> {
   await db.query(`UPDATE task_sessions SET state = $2 WHERE id = $1`, [sessionId, state]);
+}
+
+/** An answer picking the question's first (defaulted) option, with `text` as custom text. */
+export function answer(questionId: string, text: string): Answer {
+  return { question_id: questionId, selected_options: [`${questionId}_opt1`], custom_text: text };
+}
+
+/** The claim's responses map: one such answer per question id. */
+export function answersFor(questionIds: readonly string[], text: string): Map<string, Answer> {
+  return new Map(questionIds.map((questionId) => [questionId, answer(questionId, text)]));
+}
+
+/**
+ * `count` one-question bundles (pending ids bulk-001…) on one turn, written in one statement,
+ * one second apart from `from`.
+ */
+export async function insertBulkBundles(
+  db: Db,
+  target: { sessionId: string; taskId: string; turnId: string },
+  count: number,
+  from: Date,
+): Promise<void> {
+  await db.query(
+    `INSERT INTO task_session_messages (id, task_session_id, task_id, turn_id, author_type, type, content, metadata, created_at)
+     SELECT 'bulk-' || n, $1, $2, $3, 'agent', 'clarification_request', 'q',
+            jsonb_build_object('pending_id', 'bulk-' || lpad(n::text, 3, '0'), 'question_id', 'q1', 'question_index', 0,
+              'question_total', 1, 'status', 'pending', 'context', '',
+              'question', jsonb_build_object('id', 'q1', 'title', 't', 'prompt', 'p', 'options', '[]'::jsonb)),
+            $4::timestamptz + make_interval(secs => n)
+       FROM generate_series(1, $5::int) AS n`,
+    [target.sessionId, target.taskId, target.turnId, from, count],
+  );
 }

@@ -1,5 +1,5 @@
 import request from 'supertest';
-import type { TestApp } from './app.js';
+import { TEST_ADMIN_TOKEN, type TestApp } from './app.js';
 
 export interface SessionFixture {
   workspaceId: string;
@@ -40,3 +40,15 @@ export const TWO_QUESTIONS = [
   },
   { prompt: 'Deploy now?', options: [{ label: 'Yes' }, { label: 'No' }] },
 ];
+
+/** A user and a personal access token of theirs, made through the admin API. */
+export async function createUser(t: TestApp, name: string): Promise<{ id: string; token: string }> {
+  const admin = `Bearer ${TEST_ADMIN_TOKEN}`;
+  const user = await request(t.baseUrl).post('/api/v1/admin/users').set('authorization', admin).send({ name }).expect(201);
+  const token = await request(t.baseUrl)
+    .post(`/api/v1/admin/users/${(user.body as { id: string }).id}/tokens`)
+    .set('authorization', admin)
+    .send({ name: `${name} token` })
+    .expect(201);
+  return { id: (user.body as { id: string }).id, token: (token.body as { token: string }).token };
+}
