@@ -18,8 +18,6 @@ export interface PendingBundleHead {
   pending_id: string;
   task_id: string;
   session_id: string;
-  /** D1: the minimum created_at over the bundle's rows. */
-  created_at: Date;
   /** The keyset position: created_at of the bundle's first pending row, at full precision. */
   scan_key: string;
 }
@@ -46,7 +44,6 @@ export class PendingListRepository {
       .select(PENDING_ID, 'pending_id')
       .addSelect('t.id', 'task_id')
       .addSelect('m.task_session_id', 'session_id')
-      .addSelect(BUNDLE_CREATED_AT, 'created_at')
       .addSelect(`to_char(m.created_at AT TIME ZONE 'UTC', ${MICROS})`, 'scan_key')
       .from('task_session_messages', 'm')
       .innerJoin('task_sessions', 's', 's.id = m.task_session_id')

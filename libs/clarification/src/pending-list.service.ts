@@ -67,14 +67,15 @@ function parseCursor(value: string | undefined): { scanKey: string; pendingId: s
 }
 
 /** L4/L4a: every field present, strings never null, status of an absent key reported as pending. */
-function bundleView(rows: BundleRow[], head: { pending_id: string; task_id: string; session_id: string; created_at: Date }, now: number): PendingBundleView {
+/** `rows`: every row of the bundle in D2 order; its created_at is theirs (D1: the earliest). */
+function bundleView(rows: BundleRow[], head: { pending_id: string; task_id: string; session_id: string }, now: number): PendingBundleView {
   const request = requestFromRows(rows);
   return {
     pending_id: head.pending_id,
     task_id: head.task_id ?? '',
     session_id: head.session_id ?? '',
-    created_at: head.created_at.toISOString(),
-    age_seconds: Math.max(0, Math.floor((now - head.created_at.getTime()) / 1000)),
+    created_at: request.created_at,
+    age_seconds: Math.max(0, Math.floor((now - Date.parse(request.created_at)) / 1000)),
     context: request.context,
     questions: request.questions.map((question, index) => ({
       question_id: question.id,
@@ -99,8 +100,7 @@ export class PendingListService {
   async describe(caller: Caller, pendingId: string): Promise<PendingBundleView> {
     const rows = await this.clarifications.authorizeBundle(caller, pendingId);
     const first = rows[0] as BundleRow;
-    const createdAt = rows.reduce((min, row) => (row.created_at < min ? row.created_at : min), first.created_at);
-    return bundleView(rows, { pending_id: pendingId, task_id: bundleTaskId(rows), session_id: first.task_session_id, created_at: createdAt }, Date.now());
+    return bundleView(rows, { pending_id: pendingId, task_id: bundleTaskId(rows), session_id: first.task_session_id }, Date.now());
   }
 
   async list(caller: Caller, input: PendingListInput): Promise<PendingPage> {
