@@ -1,12 +1,23 @@
-import { type ChildProcess, spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
-import net from 'node:net';
-import { tmpdir } from 'node:os';
+import { rm } from 'node:fs/promises';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import { MIGRATIONS } from '../migrations/index.js';
+import {
+  embeddedUrl,
+  type Exit,
+  freePort,
+  isAlive,
+  killAllServers,
+  launchServer,
+  logLines,
+  postmaster,
+  type ServerProcess,
+  stopServer,
+  tempDir,
+  waitHealthy,
+  withinLifetime,
+} from './support/server-process.js';
 
 /**
  * The real built server (`npm run build` ⇒ dist/apps/server/src/main.js) started as a child process:
@@ -14,127 +25,28 @@ import { MIGRATIONS } from '../migrations/index.js';
  * migrations applied once, and configuration errors that stop start-up.
  */
 
-const MAIN = fileURLToPath(new URL('../dist/apps/server/src/main.js', import.meta.url));
-const HEALTH_TIMEOUT_MS = 30_000;
-
-interface Exit {
-  code: number | null;
-  signal: NodeJS.Signals | null;
-}
-
-interface Server {
-  child: ChildProcess;
-  output: { stdout: string; stderr: string };
-  exited: Promise<Exit>;
-  dataDir: string;
-}
-
-const running = new Set<Server>();
 const tempDirs: string[] = [];
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      server.close(() => (typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no port'))));
-    });
-  });
-}
+const running: ServerProcess[] = [];
 
 async function tempDataDir(): Promise<string> {
-  const dir = await mkdtemp(path.join(tmpdir(), 'parley-startup-'));
+  const dir = await tempDir('parley-startup-');
   tempDirs.push(dir);
   return dir;
 }
 
-function launch(dataDir: string, overrides: Record<string, string> = {}): Server {
-  const env: NodeJS.ProcessEnv = {
-    ...process.env,
-    DATA_DIR: dataDir,
-    HOST: '127.0.0.1',
-    LOG_LEVEL: 'info',
-    AUTH_MODE: 'disabled',
-    ...overrides,
-  };
-  if (!('DATABASE_URL' in overrides)) delete env.DATABASE_URL;
-  delete env.NODE_OPTIONS;
-  const child = spawn(process.execPath, [MAIN], { env, stdio: ['ignore', 'pipe', 'pipe'] });
-  const output = { stdout: '', stderr: '' };
-  child.stdout?.setEncoding('utf8').on('data', (chunk: string) => (output.stdout += chunk));
-  child.stderr?.setEncoding('utf8').on('data', (chunk: string) => (output.stderr += chunk));
-  const exited = new Promise<Exit>((resolve) => child.once('close', (code, signal) => resolve({ code, signal })));
-  const server: Server = { child, output, exited, dataDir };
-  running.add(server);
-  void exited.then(() => running.delete(server));
+function launch(dataDir: string, overrides: Record<string, string> = {}): ServerProcess {
+  const server = launchServer({ dataDir, port: Number(overrides.PORT), env: overrides });
+  running.push(server);
   return server;
 }
 
-async function waitFor<T>(exited: Promise<Exit>, promise: Promise<T>, ms: number, what: string): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`${what}: timed out after ${ms} ms`)), ms);
-  });
-  const died = exited.then((exit) => Promise.reject(new Error(`${what}: the server exited early (${JSON.stringify(exit)})`)));
-  try {
-    return await Promise.race([promise, timeout, died]);
-  } finally {
-    clearTimeout(timer);
-  }
+async function startServer(dataDir: string): Promise<{ server: ServerProcess; baseUrl: string }> {
+  const server = launch(dataDir, { PORT: String(await freePort()) });
+  await waitHealthy(server);
+  return { server, baseUrl: server.baseUrl };
 }
 
-/** Polls GET /healthz until it answers 200. */
-async function waitHealthy(server: Server, baseUrl: string): Promise<void> {
-  const poll = async () => {
-    for (;;) {
-      try {
-        const res = await fetch(`${baseUrl}/healthz`);
-        if (res.status === 200) return;
-      } catch {
-        // not listening yet
-      }
-      await new Promise((resolve) => setTimeout(resolve, 150));
-    }
-  };
-  await waitFor(server.exited, poll(), HEALTH_TIMEOUT_MS, 'waiting for /healthz').catch((error: Error) => {
-    throw new Error(`${error.message}\nstderr:\n${server.output.stderr}\nstdout (tail):\n${server.output.stdout.slice(-2000)}`);
-  });
-}
-
-async function startServer(dataDir: string): Promise<{ server: Server; baseUrl: string }> {
-  const port = await freePort();
-  const server = launch(dataDir, { PORT: String(port) });
-  const baseUrl = `http://127.0.0.1:${port}`;
-  await waitHealthy(server, baseUrl);
-  return { server, baseUrl };
-}
-
-async function stop(server: Server, signal: NodeJS.Signals = 'SIGTERM'): Promise<Exit> {
-  server.child.kill(signal);
-  return waitFor(new Promise<Exit>(() => undefined), server.exited, 20_000, `waiting for exit after ${signal}`);
-}
-
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-}
-
-/** The embedded postmaster serving DATA_DIR/pg: its pid and port (postmaster.pid lines 1 and 4). */
-async function postmaster(dataDir: string): Promise<{ pid: number; port: number }> {
-  const [pidLine, , , portLine] = (await readFile(path.join(dataDir, 'pg', 'postmaster.pid'), 'utf8')).split('\n');
-  return { pid: Number(pidLine), port: Number(portLine) };
-}
-
-async function embeddedUrl(dataDir: string): Promise<string> {
-  const { password } = JSON.parse(await readFile(path.join(dataDir, 'credentials.json'), 'utf8')) as { password: string };
-  const { port } = await postmaster(dataDir);
-  return `postgres://postgres:${encodeURIComponent(password)}@127.0.0.1:${port}/parley`;
-}
+const stop = stopServer;
 
 interface MigrationRow {
   id: number;
@@ -154,28 +66,10 @@ async function appliedMigrations(dataDir: string): Promise<MigrationRow[]> {
 }
 
 function fatalLines(stderr: string): Array<{ level: string; msg: string }> {
-  return stderr
-    .split('\n')
-    .filter((line) => line.startsWith('{'))
-    .map((line) => JSON.parse(line) as { level: string; msg: string })
-    .filter((line) => line.level === 'fatal');
+  return logLines(stderr, 'fatal') as Array<{ level: string; msg: string }>;
 }
 
-/** Never leaves a server (or its embedded PostgreSQL) behind: SIGTERM first, SIGKILL as a last resort. */
-async function killAll(): Promise<void> {
-  for (const server of [...running]) {
-    server.child.kill('SIGTERM');
-    const exit = await waitFor(new Promise<Exit>(() => undefined), server.exited, 15_000, 'cleanup').catch(() => undefined);
-    if (exit === undefined) {
-      server.child.kill('SIGKILL');
-      const pidFile = path.join(server.dataDir, 'pg', 'postmaster.pid');
-      if (existsSync(pidFile)) {
-        const { pid } = await postmaster(server.dataDir);
-        if (isAlive(pid)) process.kill(pid, 'SIGINT');
-      }
-    }
-  }
-}
+const killAll = killAllServers;
 
 afterAll(async () => {
   await killAll();
@@ -223,7 +117,7 @@ describe('start-up with the embedded database', () => {
   });
 
   it('stops on SIGTERM with exit code 0 and stops the embedded PostgreSQL', async () => {
-    const [server] = [...running];
+    const server = running[running.length - 1];
     expect(server).toBeDefined();
     const exit = await stop(server!);
     expect({ exit, stderr: fatalLines(server!.output.stderr) }).toEqual({ exit: { code: 0, signal: null }, stderr: [] });
@@ -260,7 +154,7 @@ describe('bad configuration stops start-up', () => {
   ])('$variable=$value ⇒ exit code 1 and a stderr line naming $variable', async ({ variable, value, msg }) => {
     const dataDir = await tempDataDir();
     const server = launch(dataDir, { PORT: String(await freePort()), [variable]: value });
-    const exit = await waitFor(new Promise<Exit>(() => undefined), server.exited, 20_000, 'waiting for the start-up failure');
+    const exit = await withinLifetime(new Promise<Exit>(() => undefined), server.exited, 20_000, 'waiting for the start-up failure');
     expect(exit).toEqual({ code: 1, signal: null });
     expect(fatalLines(server.output.stderr)).toEqual([{ level: 'fatal', msg }]);
     // Nothing was started: no embedded cluster was created under DATA_DIR.
