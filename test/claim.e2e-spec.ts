@@ -1,5 +1,6 @@
 import { type Answer, BundleRepository, ClarificationStatus, type TerminalStatus } from '../libs/clarification/src/index.js';
 import { startApp, type TestApp } from './support/app.js';
+import { claimer, markDispatchAttempted, QUIET_LEASE, reserveSuccessor, TEST_OWNER } from './support/claim.js';
 import {
   at,
   type Db,
@@ -29,16 +30,24 @@ const { Answered, Rejected } = ClarificationStatus;
 
 /** What a winning claim writes on top of a row's metadata. */
 function claimedMetadata(before: StoredRow, terminal: TerminalStatus, response?: Answer): Record<string, unknown> {
-  return { ...before.metadata, status: terminal, response_delivery_pending: true, ...(response ? { response } : {}) };
+  return {
+    ...before.metadata,
+    status: terminal,
+    response_delivery_pending: true,
+    delivery_owner: TEST_OWNER,
+    ...(response ? { response } : {}),
+  };
 }
 
 describe('the claim and the one activeness rule (baseline "One activeness rule", "The claim")', () => {
   let t: TestApp;
   let repo: BundleRepository;
+  let claims: ReturnType<typeof claimer>;
 
   beforeAll(async () => {
-    t = await startApp();
+    t = await startApp({ config: QUIET_LEASE });
     repo = t.app.get(BundleRepository);
+    claims = claimer(t);
   });
   afterAll(async () => {
     await t.close();
@@ -48,8 +57,8 @@ describe('the claim and the one activeness rule (baseline "One activeness rule",
   async function expectNotClaimable(pendingId: string, sessionIds: readonly string[], questionIds: readonly string[] = ['q1', 'q2']) {
     const snapshot = async () => (await Promise.all(sessionIds.map((id) => rowsOfSession(t.db, id)))).flat();
     const before = await snapshot();
-    expect(await repo.completeActiveBundle(pendingId, Answered, answersFor(questionIds, 'late'))).toEqual({ claimed: false, rows: [] });
-    expect(await repo.completeActiveBundle(pendingId, Rejected, undefined)).toEqual({ claimed: false, rows: [] });
+    expect(await claims.completeActiveBundle(pendingId, Answered, answersFor(questionIds, 'late'))).toEqual({ claimed: false, rows: [] });
+    expect(await claims.completeActiveBundle(pendingId, Rejected, undefined)).toEqual({ claimed: false, rows: [] });
     expect(await snapshot()).toEqual(before);
   }
 
@@ -58,7 +67,7 @@ describe('the claim and the one activeness rule (baseline "One activeness rule",
     return {
       isBundleActive: await repo.isBundleActive(pendingId),
       sessionHasActiveBundle: await repo.sessionHasActiveBundle(sessionId),
-      listedAsActive: (await repo.findActiveRowsOfSession(sessionId)).some((row) => row.metadata.pending_id === pendingId),
+      listedAsActive: (await repo.findActiveBundlesOfSession(sessionId)).flat().some((row) => row.metadata.pending_id === pendingId),
     };
   }
 
@@ -73,7 +82,7 @@ describe('the claim and the one activeness rule (baseline "One activeness rule",
       });
 
       const results = await Promise.all(
-        claimers.map((claimer) => repo.completeActiveBundle(bundle.pendingId, claimer.terminal, claimer.responses)),
+        claimers.map((claimer) => claims.completeActiveBundle(bundle.pendingId, claimer.terminal, claimer.responses)),
       );
 
       const winners = claimers.filter((_, index) => results[index]?.claimed === true);
@@ -107,7 +116,7 @@ describe('the claim and the one activeness rule (baseline "One activeness rule",
 
   it.each(['CREATED', 'STARTING', 'RUNNING', 'IDLE', 'WAITING_FOR_INPUT'])('a bundle of a %s (live) session is claimable', async (state) => {
     const bundle = await seedLiveBundle(t.db, { state });
-    const result = await repo.completeActiveBundle(bundle.pendingId, Rejected, undefined);
+    const result = await claims.completeActiveBundle(bundle.pendingId, Rejected, undefined);
     expect(result.claimed).toBe(true);
     expect((await rowsOfPendingId(t.db, bundle.pendingId)).map((row) => row.metadata.status)).toEqual(['rejected', 'rejected']);
   });
@@ -116,7 +125,7 @@ describe('the claim and the one activeness rule (baseline "One activeness rule",
     const detached = { extra: { agent_disconnected: true } };
     const bundle = await seedLiveBundle(t.db, { questions: [detached, detached] });
     const before = await rowsOfPendingId(t.db, bundle.pendingId);
-    const result = await repo.completeActiveBundle(bundle.pendingId, Answered, answersFor(['q1', 'q2'], 'after detach'));
+    const result = await claims.completeActiveBundle(bundle.pendingId, Answered, answersFor(['q1', 'q2'], 'after detach'));
     expect(result.claimed).toBe(true);
     const after = await rowsOfPendingId(t.db, bundle.pendingId);
     expect(after.map((row) => row.metadata)).toEqual([
@@ -139,7 +148,7 @@ describe('the claim and the one activeness rule (baseline "One activeness rule",
     expect(before[2]!.metadata).not.toHaveProperty('status');
 
     // Responses for q2 and q3 only: had q1 or q4 been claimed, the missing response would abort the claim.
-    const result = await repo.completeActiveBundle(bundle.pendingId, Answered, answersFor(['q2', 'q3'], 'mixed'));
+    const result = await claims.completeActiveBundle(bundle.pendingId, Answered, answersFor(['q2', 'q3'], 'mixed'));
 
     expect(result.claimed).toBe(true);
     expect(result.rows.map((row) => row.id)).toEqual([bundle.rowIds[1], bundle.rowIds[2]]);
@@ -220,7 +229,7 @@ describe('the claim and the one activeness rule (baseline "One activeness rule",
   ] as const)('a claimable row without question_id makes the %s claim throw and writes nothing (rolled back)', async (_name, terminal, responses) => {
     const bundle = await seedLiveBundle(t.db, { questions: [{}, { questionId: null }] });
     const before = await rowsOfPendingId(t.db, bundle.pendingId);
-    await expect(repo.completeActiveBundle(bundle.pendingId, terminal, responses)).rejects.toThrow(
+    await expect(claims.completeActiveBundle(bundle.pendingId, terminal, responses)).rejects.toThrow(
       `clarification message ${bundle.rowIds[1]} is missing question_id`,
     );
     // Row 1 was already written inside the transaction: the rollback must have undone it too.
@@ -233,15 +242,15 @@ describe('the claim and the one activeness rule (baseline "One activeness rule",
     const bundle = await seedLiveBundle(t.db, { questions: 3 });
     const before = await rowsOfPendingId(t.db, bundle.pendingId);
     const missingQ3 = answersFor(['q1', 'q2'], 'partial');
-    await expect(repo.completeActiveBundle(bundle.pendingId, Answered, missingQ3)).rejects.toThrow(
+    await expect(claims.completeActiveBundle(bundle.pendingId, Answered, missingQ3)).rejects.toThrow(
       `clarification message ${bundle.rowIds[2]} has no response for q3`,
     );
     expect(await rowsOfPendingId(t.db, bundle.pendingId)).toEqual(before);
-    await expect(repo.completeActiveBundle(bundle.pendingId, Answered, undefined)).rejects.toThrow('has no response for q1');
+    await expect(claims.completeActiveBundle(bundle.pendingId, Answered, undefined)).rejects.toThrow('has no response for q1');
     expect(await rowsOfPendingId(t.db, bundle.pendingId)).toEqual(before);
 
     // Still pending and claimable afterwards: nothing was left in `responding`.
-    const result = await repo.completeActiveBundle(bundle.pendingId, Answered, answersFor(['q1', 'q2', 'q3'], 'complete'));
+    const result = await claims.completeActiveBundle(bundle.pendingId, Answered, answersFor(['q1', 'q2', 'q3'], 'complete'));
     expect(result.claimed).toBe(true);
     expect((await rowsOfPendingId(t.db, bundle.pendingId)).map((row) => row.metadata.status)).toEqual(['answered', 'answered', 'answered']);
   });
@@ -250,7 +259,7 @@ describe('the claim and the one activeness rule (baseline "One activeness rule",
     const bundle = await seedLiveBundle(t.db);
     const before = await rowsOfPendingId(t.db, bundle.pendingId);
     await expect(async () =>
-      repo.completeActiveBundle(bundle.pendingId, terminal as TerminalStatus, answersFor(['q1', 'q2'], 'x')),
+      claims.completeActiveBundle(bundle.pendingId, terminal as TerminalStatus, answersFor(['q1', 'q2'], 'x')),
     ).rejects.toThrow(`invalid clarification terminal status: ${terminal}`);
     expect(await rowsOfPendingId(t.db, bundle.pendingId)).toEqual(before);
   });
@@ -277,7 +286,7 @@ describe('the claim and the one activeness rule (baseline "One activeness rule",
     it('that was never dispatched and has no message does not supersede: the bundle stays active and claimable', async () => {
       const bundle = await seedLiveBundle(t.db);
       const successor = uid('successor');
-      await repo.reserveSuccessorTurn(bundle.sessionId, bundle.taskId, successor, bundle.pendingId);
+      await reserveSuccessor(t.db, bundle.sessionId, bundle.taskId, successor, bundle.pendingId);
       const { rows } = await t.db.query(`SELECT metadata FROM task_session_turns WHERE id = $1`, [successor]);
       expect(rows[0]?.metadata).toEqual({ prompt_dispatch_pending: true, resume_of: bundle.pendingId });
 
@@ -287,7 +296,7 @@ describe('the claim and the one activeness rule (baseline "One activeness rule",
         sessionHasActiveBundle: true,
         listedAsActive: true,
       });
-      const result = await repo.completeActiveBundle(bundle.pendingId, Rejected, undefined);
+      const result = await claims.completeActiveBundle(bundle.pendingId, Rejected, undefined);
       expect(result.claimed).toBe(true);
       expect((await rowsOfPendingId(t.db, bundle.pendingId)).map((row) => row.metadata.status)).toEqual(['rejected', 'rejected']);
     });
@@ -295,10 +304,10 @@ describe('the claim and the one activeness rule (baseline "One activeness rule",
     it('supersedes once markDispatchAttempted has run', async () => {
       const bundle = await seedLiveBundle(t.db);
       const successor = uid('successor');
-      await repo.reserveSuccessorTurn(bundle.sessionId, bundle.taskId, successor, bundle.pendingId);
+      await reserveSuccessor(t.db, bundle.sessionId, bundle.taskId, successor, bundle.pendingId);
       expect(await repo.isBundleActive(bundle.pendingId)).toBe(true);
 
-      await repo.markDispatchAttempted(bundle.sessionId, successor);
+      await markDispatchAttempted(t.db, successor);
 
       expect(await repo.currentTurnId(bundle.sessionId)).toBe(successor);
       expect(await consumers(bundle.pendingId, bundle.sessionId)).toEqual({
@@ -312,7 +321,7 @@ describe('the claim and the one activeness rule (baseline "One activeness rule",
     it('supersedes once it has a message, even if never marked attempted', async () => {
       const bundle = await seedLiveBundle(t.db);
       const successor = uid('successor');
-      await repo.reserveSuccessorTurn(bundle.sessionId, bundle.taskId, successor, bundle.pendingId);
+      await reserveSuccessor(t.db, bundle.sessionId, bundle.taskId, successor, bundle.pendingId);
       await insertMessage(t.db, { ...bundle, turnId: successor, content: 'agent output', createdAt: new Date() });
 
       expect(await repo.currentTurnId(bundle.sessionId)).toBe(successor);
@@ -360,9 +369,9 @@ describe('the claim and the one activeness rule (baseline "One activeness rule",
         expect(await repo.isBundleActive(onLoser.pendingId)).toBe(false);
         expect(await repo.isBundleActive(onWinner.pendingId)).toBe(true);
         const loserBefore = await rowsOfPendingId(t.db, onLoser.pendingId);
-        expect(await repo.completeActiveBundle(onLoser.pendingId, Rejected, undefined)).toEqual({ claimed: false, rows: [] });
+        expect(await claims.completeActiveBundle(onLoser.pendingId, Rejected, undefined)).toEqual({ claimed: false, rows: [] });
         expect(await rowsOfPendingId(t.db, onLoser.pendingId)).toEqual(loserBefore);
-        expect((await repo.completeActiveBundle(onWinner.pendingId, Rejected, undefined)).claimed).toBe(true);
+        expect((await claims.completeActiveBundle(onWinner.pendingId, Rejected, undefined)).claimed).toBe(true);
       }
     });
 
@@ -372,7 +381,7 @@ describe('the claim and the one activeness rule (baseline "One activeness rule",
       await t.db.query(`UPDATE task_session_turns SET completed_at = $2 WHERE id = $1`, [bundle.turnId, at(3)]);
       expect(await repo.currentTurnId(bundle.sessionId)).toBe(bundle.turnId);
       expect(await repo.currentTurnId(bundle.sessionId)).not.toBe(older);
-      expect((await repo.completeActiveBundle(bundle.pendingId, Rejected, undefined)).claimed).toBe(true);
+      expect((await claims.completeActiveBundle(bundle.pendingId, Rejected, undefined)).claimed).toBe(true);
     });
   });
 
@@ -389,9 +398,11 @@ describe('the claim and the one activeness rule (baseline "One activeness rule",
       const writer = await t.db.connect();
       try {
         await writer.query('BEGIN');
+        // The session lock every lifecycle change takes (SessionRepository.lockById): advisory, then the row.
+        await writer.query(`SELECT pg_advisory_xact_lock(hashtextextended($1, 0))`, [bundle.sessionId]);
         await writer.query(`SELECT id FROM task_sessions WHERE id = $1 FOR UPDATE`, [bundle.sessionId]);
         await apply(writer, bundle);
-        const claim = repo.completeActiveBundle(bundle.pendingId, Rejected, undefined);
+        const claim = claims.completeActiveBundle(bundle.pendingId, Rejected, undefined);
         const early = await Promise.race([claim.then(() => 'finished'), new Promise((resolve) => setTimeout(() => resolve('waiting'), 300))]);
         expect(early).toBe('waiting');
         await writer.query('COMMIT');
@@ -453,7 +464,7 @@ describe('the claim and the one activeness rule (baseline "One activeness rule",
         name: 'a bundle behind an unpublished reserved successor',
         seed: async () => {
           const bundle = await seedLiveBundle(t.db);
-          await repo.reserveSuccessorTurn(bundle.sessionId, bundle.taskId, uid('successor'), bundle.pendingId);
+          await reserveSuccessor(t.db, bundle.sessionId, bundle.taskId, uid('successor'), bundle.pendingId);
           return bundle;
         },
         claimable: true,
@@ -463,8 +474,8 @@ describe('the claim and the one activeness rule (baseline "One activeness rule",
         seed: async () => {
           const bundle = await seedLiveBundle(t.db);
           const successor = uid('successor');
-          await repo.reserveSuccessorTurn(bundle.sessionId, bundle.taskId, successor, bundle.pendingId);
-          await repo.markDispatchAttempted(bundle.sessionId, successor);
+          await reserveSuccessor(t.db, bundle.sessionId, bundle.taskId, successor, bundle.pendingId);
+          await markDispatchAttempted(t.db, successor);
           return bundle;
         },
         claimable: false,
@@ -474,7 +485,7 @@ describe('the claim and the one activeness rule (baseline "One activeness rule",
         seed: async () => {
           const bundle = await seedLiveBundle(t.db);
           const successor = uid('successor');
-          await repo.reserveSuccessorTurn(bundle.sessionId, bundle.taskId, successor, bundle.pendingId);
+          await reserveSuccessor(t.db, bundle.sessionId, bundle.taskId, successor, bundle.pendingId);
           await insertMessage(t.db, { ...bundle, turnId: successor, createdAt: new Date() });
           return bundle;
         },
@@ -501,7 +512,7 @@ describe('the claim and the one activeness rule (baseline "One activeness rule",
         sessionHasActiveBundle: claimable,
         listedAsActive: claimable,
       });
-      const result = await repo.completeActiveBundle(pendingId, Rejected, undefined);
+      const result = await claims.completeActiveBundle(pendingId, Rejected, undefined);
       expect(result.claimed).toBe(claimable);
       // Once claimed, no consumer sees it as pending any more.
       expect(await consumers(pendingId, sessionId)).toEqual({ isBundleActive: false, sessionHasActiveBundle: false, listedAsActive: false });
@@ -528,7 +539,7 @@ describe('the claim and the one activeness rule (baseline "One activeness rule",
         sessionHasActiveBundle: true,
         listedAsActive: true,
       });
-      expect((await repo.completeActiveBundle(bundle.pendingId, Rejected, undefined)).claimed).toBe(true);
+      expect((await claims.completeActiveBundle(bundle.pendingId, Rejected, undefined)).claimed).toBe(true);
       expect((await rowsById(t.db, bundle.rowIds)).map((row) => row.metadata.status)).toEqual(['rejected', 'rejected']);
     });
   });

@@ -1,10 +1,6 @@
-import { mkdtemp } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
-import { createApp } from '../apps/server/src/create-app.js';
-import { BundleRepository, ClarificationStatus } from '../libs/clarification/src/index.js';
-import { loadConfig } from '../libs/config/src/index.js';
-import { startApp, TEST_ADMIN_TOKEN, type TestApp } from './support/app.js';
+import { BundleRepository, ClarificationStatus, DeliverySweeper } from '../libs/clarification/src/index.js';
+import { startApp, type TestApp } from './support/app.js';
+import { claimer, inAppTransaction, QUIET_LEASE, TEST_OWNER } from './support/claim.js';
 import {
   at,
   type Db,
@@ -23,11 +19,12 @@ import {
   answer,
   answersFor,
 } from './support/bundles.js';
-import { openPool } from './support/database.js';
 
 /**
- * baseline-semantics.md, "Lifecycle transitions" and the restore / start-up reconciliation of
- * "Delivery after a winning claim": what each transition writes, row by row.
+ * baseline-semantics.md, "Lifecycle transitions" and the rollback / recovery of "Delivery after a
+ * winning claim": what each transition writes, row by row. A rolled-back claim's rows are pending
+ * again, without response or delivery marker — answerable while still current, otherwise not active
+ * (issue 9: an undelivered answer never stays behind as a winner).
  */
 
 const { Answered, Rejected } = ClarificationStatus;
@@ -55,54 +52,51 @@ function undeliveredClaim(terminal: 'answered' | 'rejected', count = 2): Questio
   }));
 }
 
-/** What restore (and the reconciliation) turns a claimed row back into. */
+/** What a rollback (and the recovery of an orphaned claim) turns a claimed row back into. */
 function restoredMetadata(row: StoredRow): Record<string, unknown> {
-  const { response: _response, response_delivery_pending: _pending, ...rest } = row.metadata;
+  const { response: _response, response_delivery_pending: _pending, delivery_owner: _owner, ...rest } = row.metadata;
   return { ...rest, status: 'pending' };
-}
-
-function unmarkedMetadata(row: StoredRow): Record<string, unknown> {
-  const { response_delivery_pending: _pending, ...rest } = row.metadata;
-  return rest;
 }
 
 describe('clarification rows through restore, detach, expire and start-up reconciliation', () => {
   let t: TestApp;
   let repo: BundleRepository;
+  let claims: ReturnType<typeof claimer>;
 
   beforeAll(async () => {
-    t = await startApp();
+    t = await startApp({ config: QUIET_LEASE });
     repo = t.app.get(BundleRepository);
+    claims = claimer(t);
   });
   afterAll(async () => {
     await t.close();
   });
 
-  describe('restore (a failed resume rolls the claim back)', () => {
+  describe('rollback (a failed delivery or resume rolls the claim back)', () => {
     it('puts the claimed rows back to pending without response or delivery flag, and a retry claim succeeds', async () => {
       const bundle = await seedLiveBundle(t.db);
       const before = await rowsOfPendingId(t.db, bundle.pendingId);
-      expect((await repo.completeActiveBundle(bundle.pendingId, Answered, answersFor(['q1', 'q2'], 'first'))).claimed).toBe(true);
+      expect((await claims.completeActiveBundle(bundle.pendingId, Answered, answersFor(['q1', 'q2'], 'first'))).claimed).toBe(true);
       expect(statuses(await rowsOfPendingId(t.db, bundle.pendingId))).toEqual(['answered', 'answered']);
 
-      expect(await repo.restoreActiveBundle(bundle.pendingId)).toBe(2);
+      expect(await claims.rollBack(bundle.pendingId)).toEqual({ rolledBack: true, active: true });
 
       const restored = await rowsOfPendingId(t.db, bundle.pendingId);
       expect(restored.map((row) => row.metadata)).toEqual(before.map((row) => row.metadata));
       expect(await repo.isBundleActive(bundle.pendingId)).toBe(true);
-      const retry = await repo.completeActiveBundle(bundle.pendingId, Rejected, undefined);
+      const retry = await claims.completeActiveBundle(bundle.pendingId, Rejected, undefined);
       expect(retry.claimed).toBe(true);
       expect((await rowsOfPendingId(t.db, bundle.pendingId)).map((row) => row.metadata)).toEqual(
-        before.map((row) => ({ ...row.metadata, status: 'rejected', response_delivery_pending: true })),
+        before.map((row) => ({ ...row.metadata, status: 'rejected', response_delivery_pending: true, delivery_owner: TEST_OWNER })),
       );
     });
 
     it('restores only what the claim wrote: a legacy answered row of a mixed bundle stays answered', async () => {
       const bundle = await seedLiveBundle(t.db, { questions: [{ status: 'answered', extra: { response: answer('q1', 'legacy') } }, {}] });
       const before = await rowsOfPendingId(t.db, bundle.pendingId);
-      expect((await repo.completeActiveBundle(bundle.pendingId, Answered, answersFor(['q2'], 'new'))).claimed).toBe(true);
+      expect((await claims.completeActiveBundle(bundle.pendingId, Answered, answersFor(['q2'], 'new'))).claimed).toBe(true);
 
-      expect(await repo.restoreActiveBundle(bundle.pendingId)).toBe(1);
+      expect(await claims.rollBack(bundle.pendingId)).toEqual({ rolledBack: true, active: true });
 
       const after = await rowsOfPendingId(t.db, bundle.pendingId);
       expect(after[0]).toEqual(before[0]);
@@ -112,48 +106,36 @@ describe('clarification rows through restore, detach, expire and start-up reconc
     it('does nothing to a bundle that was never claimed, nor to a claim whose delivery was confirmed', async () => {
       const unclaimed = await seedLiveBundle(t.db);
       const unclaimedBefore = await rowsOfPendingId(t.db, unclaimed.pendingId);
-      expect(await repo.restoreActiveBundle(unclaimed.pendingId)).toBe(0);
+      expect(await claims.rollBack(unclaimed.pendingId)).toEqual({ rolledBack: false, active: false });
       expect(await rowsOfPendingId(t.db, unclaimed.pendingId)).toEqual(unclaimedBefore);
 
       const delivered = await seedLiveBundle(t.db);
-      expect((await repo.completeActiveBundle(delivered.pendingId, Answered, answersFor(['q1', 'q2'], 'done'))).claimed).toBe(true);
-      expect(await repo.finalizeDelivery(delivered.pendingId)).toBe(2);
+      expect((await claims.completeActiveBundle(delivered.pendingId, Answered, answersFor(['q1', 'q2'], 'done'))).claimed).toBe(true);
+      expect(await claims.finalize(delivered.pendingId)).toBe(true);
       const deliveredBefore = await rowsOfPendingId(t.db, delivered.pendingId);
       expect(deliveredBefore.map((row) => row.metadata.response_delivery_pending)).toEqual([undefined, undefined]);
-      expect(await repo.restoreActiveBundle(delivered.pendingId)).toBe(0);
+      expect(await claims.rollBack(delivered.pendingId)).toEqual({ rolledBack: false, active: false });
       expect(await rowsOfPendingId(t.db, delivered.pendingId)).toEqual(deliveredBefore);
     });
 
-    it.each([
-      { queued: false, name: 'a webhook hand-off' },
-      { queued: true, name: 'a queued resume prompt' },
-    ])('abandonResume after reserve + markDispatchAttempted ($name) deletes the successor turn and restores; the retry claim succeeds', async ({ queued }) => {
+    it('a resume claim makes its successor turn current at once (attempted); rolling back drops it and restores; the retry claim succeeds', async () => {
       const bundle = await seedLiveBundle(t.db);
       const before = await rowsOfPendingId(t.db, bundle.pendingId);
-      const response = answersFor(['q1', 'q2'], 'resume me');
-      expect((await repo.completeActiveBundle(bundle.pendingId, Answered, response)).claimed).toBe(true);
-
       const successor = uid('successor');
-      const promptId = uid('prompt');
-      await repo.reserveSuccessorTurn(bundle.sessionId, bundle.taskId, successor, bundle.pendingId);
-      await repo.markDispatchAttempted(
-        bundle.sessionId,
-        successor,
-        queued
-          ? { messageId: promptId, taskId: bundle.taskId, content: 'resume', metadata: { pending_id: bundle.pendingId, response: [...response.values()] } }
-          : undefined,
-      );
+      const plan = { kind: 'resume' as const, owner: TEST_OWNER, successor: { turnId: successor } };
+      expect((await claims.completeActiveBundle(bundle.pendingId, Answered, answersFor(['q1', 'q2'], 'resume me'), plan)).claimed).toBe(true);
+      const { rows: turnRows } = await t.db.query(`SELECT metadata FROM task_session_turns WHERE id = $1`, [successor]);
+      expect(turnRows[0]?.metadata).toEqual({ prompt_dispatch_pending: true, prompt_dispatch_attempted: true, resume_of: bundle.pendingId });
       expect(await repo.currentTurnId(bundle.sessionId)).toBe(successor);
 
-      expect(await repo.abandonResume(bundle.pendingId, bundle.sessionId, successor)).toBe(2);
+      expect(await claims.rollBack(bundle.pendingId)).toEqual({ rolledBack: true, active: true });
 
       const turns = await t.db.query(`SELECT id FROM task_session_turns WHERE task_session_id = $1`, [bundle.sessionId]);
       expect(turns.rows.map((row: { id: string }) => row.id)).toEqual([bundle.turnId]);
-      expect((await t.db.query(`SELECT 1 FROM task_session_messages WHERE id = $1`, [promptId])).rowCount).toBe(0);
       expect(await repo.currentTurnId(bundle.sessionId)).toBe(bundle.turnId);
       expect((await rowsOfPendingId(t.db, bundle.pendingId)).map((row) => row.metadata)).toEqual(before.map((row) => row.metadata));
 
-      const retry = await repo.completeActiveBundle(bundle.pendingId, Answered, answersFor(['q1', 'q2'], 'retry'));
+      const retry = await claims.completeActiveBundle(bundle.pendingId, Answered, answersFor(['q1', 'q2'], 'retry'));
       expect(retry.claimed).toBe(true);
       expect((await rowsOfPendingId(t.db, bundle.pendingId)).map((row) => row.metadata.response)).toEqual([
         answer('q1', 'retry'),
@@ -161,28 +143,27 @@ describe('clarification rows through restore, detach, expire and start-up reconc
       ]);
     });
 
-    it('never reactivates a superseded turn: a newer turn started after the claim ⇒ 0 rows, still answered', async () => {
+    it('never reactivates a superseded turn: a newer turn started after the claim ⇒ rows pending again without their answer, not active', async () => {
       const bundle = await seedLiveBundle(t.db);
-      expect((await repo.completeActiveBundle(bundle.pendingId, Answered, answersFor(['q1', 'q2'], 'claimed'))).claimed).toBe(true);
+      const before = await rowsOfPendingId(t.db, bundle.pendingId);
+      expect((await claims.completeActiveBundle(bundle.pendingId, Answered, answersFor(['q1', 'q2'], 'claimed'))).claimed).toBe(true);
       await insertTurn(t.db, { ...bundle, startedAt: at(10) });
-      const claimed = await rowsOfPendingId(t.db, bundle.pendingId);
 
-      expect(await repo.restoreActiveBundle(bundle.pendingId)).toBe(0);
+      expect(await claims.rollBack(bundle.pendingId)).toEqual({ rolledBack: true, active: false });
 
-      expect(await rowsOfPendingId(t.db, bundle.pendingId)).toEqual(claimed);
-      expect(statuses(claimed)).toEqual(['answered', 'answered']);
-      expect(claimed.map((row) => row.metadata.response_delivery_pending)).toEqual([true, true]);
+      expect((await rowsOfPendingId(t.db, bundle.pendingId)).map((row) => row.metadata)).toEqual(before.map((row) => row.metadata));
       expect(await repo.isBundleActive(bundle.pendingId)).toBe(false);
+      expect(await claims.completeActiveBundle(bundle.pendingId, Rejected, undefined)).toEqual({ claimed: false, rows: [] });
     });
 
     it('never reactivates the bundle of a session that has since become terminal', async () => {
       const bundle = await seedLiveBundle(t.db);
-      expect((await repo.completeActiveBundle(bundle.pendingId, Rejected, undefined)).claimed).toBe(true);
+      const before = await rowsOfPendingId(t.db, bundle.pendingId);
+      expect((await claims.completeActiveBundle(bundle.pendingId, Rejected, undefined)).claimed).toBe(true);
       await setSessionState(t.db, bundle.sessionId, 'FAILED');
-      const claimed = await rowsOfPendingId(t.db, bundle.pendingId);
-      expect(await repo.restoreActiveBundle(bundle.pendingId)).toBe(0);
-      expect(await rowsOfPendingId(t.db, bundle.pendingId)).toEqual(claimed);
-      expect(statuses(claimed)).toEqual(['rejected', 'rejected']);
+      expect(await claims.rollBack(bundle.pendingId)).toEqual({ rolledBack: true, active: false });
+      expect((await rowsOfPendingId(t.db, bundle.pendingId)).map((row) => row.metadata)).toEqual(before.map((row) => row.metadata));
+      expect(await repo.isBundleActive(bundle.pendingId)).toBe(false);
     });
   });
 
@@ -219,9 +200,9 @@ describe('clarification rows through restore, detach, expire and start-up reconc
       const before = await rowsOfSession(t.db, s.sessionId);
       const expectedIds = [s.mixed.rowIds[0]!, s.mixed.rowIds[2]!, s.second.rowIds[0]!];
 
-      const detached = await repo.detachSession(s.sessionId);
+      const detached = await inAppTransaction(t, (manager) => repo.detachSession(s.sessionId, manager));
 
-      expect(detached.map((row) => row.id).sort()).toEqual([...expectedIds].sort());
+      expect(detached.flatMap((bundle) => bundle.message_ids).sort()).toEqual([...expectedIds].sort());
       const after = await rowsOfSession(t.db, s.sessionId);
       const changed = await rowsById(t.db, expectedIds);
       const original = expectedIds.map((id) => before.find((row) => row.id === id)!);
@@ -229,13 +210,14 @@ describe('clarification rows through restore, detach, expire and start-up reconc
       const rest = untouched(before, after, expectedIds);
       expect(rest.after).toEqual(rest.before);
 
-      // Repeating it writes nothing: no row returned, no updated_at moved.
-      expect(await repo.detachSession(s.sessionId)).toEqual([]);
+      // Repeating it writes nothing: no row changed, no updated_at moved (its waiters are still told).
+      const again = await inAppTransaction(t, (manager) => repo.detachSession(s.sessionId, manager));
+      expect(again.flatMap((bundle) => bundle.message_ids)).toEqual([]);
       expect(await rowsOfSession(t.db, s.sessionId)).toEqual(after);
 
       // Still active and answerable.
       expect(await repo.isBundleActive(s.mixed.pendingId)).toBe(true);
-      const claim = await repo.completeActiveBundle(s.mixed.pendingId, Answered, answersFor(['q1', 'q3'], 'after detach'));
+      const claim = await claims.completeActiveBundle(s.mixed.pendingId, Answered, answersFor(['q1', 'q3'], 'after detach'));
       expect(claim.claimed).toBe(true);
       expect(statuses(await rowsOfPendingId(t.db, s.mixed.pendingId))).toEqual(['answered', 'answered', 'answered']);
       expect((await rowsOfPendingId(t.db, s.mixed.pendingId))[1]).toEqual(before.find((row) => row.id === s.mixed.rowIds[1]));
@@ -248,9 +230,9 @@ describe('clarification rows through restore, detach, expire and start-up reconc
       const before = await rowsOfSession(t.db, s.sessionId);
       const expectedIds = [s.mixed.rowIds[0]!, s.mixed.rowIds[2]!, s.second.rowIds[0]!, s.detached.rowIds[0]!];
 
-      const expired = await repo.expireSession(s.sessionId);
+      const expired = await inAppTransaction(t, (manager) => repo.expireSession(s.sessionId, manager));
 
-      expect(expired.map((row) => row.id).sort()).toEqual([...expectedIds].sort());
+      expect(expired.flatMap((bundle) => bundle.message_ids).sort()).toEqual([...expectedIds].sort());
       const after = await rowsOfSession(t.db, s.sessionId);
       const changed = await rowsById(t.db, expectedIds);
       const original = expectedIds.map((id) => before.find((row) => row.id === id)!);
@@ -258,12 +240,12 @@ describe('clarification rows through restore, detach, expire and start-up reconc
       const rest = untouched(before, after, expectedIds);
       expect(rest.after).toEqual(rest.before);
 
-      expect(await repo.expireSession(s.sessionId)).toEqual([]);
+      expect(await inAppTransaction(t, (manager) => repo.expireSession(s.sessionId, manager))).toEqual([]);
       expect(await rowsOfSession(t.db, s.sessionId)).toEqual(after);
 
       for (const pendingId of [s.mixed.pendingId, s.second.pendingId, s.detached.pendingId]) {
         expect(await repo.isBundleActive(pendingId)).toBe(false);
-        expect(await repo.completeActiveBundle(pendingId, Rejected, undefined)).toEqual({ claimed: false, rows: [] });
+        expect(await claims.completeActiveBundle(pendingId, Rejected, undefined)).toEqual({ claimed: false, rows: [] });
       }
       expect(await repo.sessionHasActiveBundle(s.sessionId)).toBe(false);
       expect(await rowsOfSession(t.db, s.sessionId)).toEqual(after);
@@ -271,16 +253,19 @@ describe('clarification rows through restore, detach, expire and start-up reconc
 
     it('expires the current pending rows of a session that already reached its terminal state', async () => {
       const bundle = await seedLiveBundle(t.db, { state: 'COMPLETED' });
-      const expired = await repo.expireSession(bundle.sessionId);
-      expect(expired.map((row) => row.id).sort()).toEqual([...bundle.rowIds].sort());
+      const expired = await inAppTransaction(t, (manager) => repo.expireSession(bundle.sessionId, manager));
+      expect(expired.flatMap((touched) => touched.message_ids).sort()).toEqual([...bundle.rowIds].sort());
       expect(statuses(await rowsOfPendingId(t.db, bundle.pendingId))).toEqual(['expired', 'expired']);
     });
   });
 
-  describe('start-up reconciliation of undelivered claims', () => {
-    it('restores a still-current undelivered claim, only unmarks a superseded or ended one, leaves delivered ones alone', async () => {
+  describe('recovery of claims whose delivery nobody carries out', () => {
+    it('at start-up, an orphaned claim (no owner recorded, or a dead one) is rolled back — answerable when still current — and delivered ones are left alone', async () => {
       const current = await seedLiveBundle(t.db, { questions: undeliveredClaim('answered') });
       const currentRejected = await seedLiveBundle(t.db, { questions: undeliveredClaim('rejected', 1) });
+      const deadOwner = await seedLiveBundle(t.db, {
+        questions: undeliveredClaim('answered').map((spec) => ({ ...spec, extra: { ...spec.extra, delivery_owner: 'a-process-long-gone' } })),
+      });
       const superseded = await seedLiveBundle(t.db, { questions: undeliveredClaim('answered') });
       await insertTurn(t.db, { ...superseded, startedAt: at(10) });
       const ended = await seedLiveBundle(t.db, { state: 'COMPLETED', questions: undeliveredClaim('rejected') });
@@ -291,17 +276,16 @@ describe('clarification rows through restore, detach, expire and start-up reconc
         questions: [{ status: 'answered', extra: { response: answer('q1', 'legacy') } }, ...undeliveredClaim('rejected', 1)],
       });
       const before = new Map<string, StoredRow[]>();
-      for (const bundle of [current, currentRejected, superseded, ended, delivered, mixed]) {
+      for (const bundle of [current, currentRejected, deadOwner, superseded, ended, delivered, mixed]) {
         before.set(bundle.pendingId, await rowsOfPendingId(t.db, bundle.pendingId));
       }
       const metadataOf = async (pendingId: string) => (await rowsOfPendingId(t.db, pendingId)).map((row) => row.metadata);
 
-      const second = await startApp({ databaseUrl: t.databaseUrl });
+      const second = await startApp({ databaseUrl: t.databaseUrl, config: QUIET_LEASE });
       try {
-        expect(await metadataOf(current.pendingId)).toEqual(before.get(current.pendingId)!.map(restoredMetadata));
-        expect(await metadataOf(currentRejected.pendingId)).toEqual(before.get(currentRejected.pendingId)!.map(restoredMetadata));
-        expect(await metadataOf(superseded.pendingId)).toEqual(before.get(superseded.pendingId)!.map(unmarkedMetadata));
-        expect(await metadataOf(ended.pendingId)).toEqual(before.get(ended.pendingId)!.map(unmarkedMetadata));
+        for (const bundle of [current, currentRejected, deadOwner, superseded, ended]) {
+          expect(await metadataOf(bundle.pendingId)).toEqual(before.get(bundle.pendingId)!.map(restoredMetadata));
+        }
         expect(await rowsOfPendingId(t.db, delivered.pendingId)).toEqual(before.get(delivered.pendingId));
         const mixedBefore = before.get(mixed.pendingId)!;
         const mixedAfter = await rowsOfPendingId(t.db, mixed.pendingId);
@@ -310,63 +294,42 @@ describe('clarification rows through restore, detach, expire and start-up reconc
 
         const secondRepo = second.app.get(BundleRepository);
         expect(await secondRepo.isBundleActive(current.pendingId)).toBe(true);
-        const claim = await secondRepo.completeActiveBundle(current.pendingId, Answered, answersFor(['q1', 'q2'], 'after restart'));
-        expect(claim.claimed).toBe(true);
-        expect(await secondRepo.completeActiveBundle(superseded.pendingId, Rejected, undefined)).toEqual({ claimed: false, rows: [] });
-        expect(statuses(await rowsOfPendingId(t.db, superseded.pendingId))).toEqual(['answered', 'answered']);
+        expect(await secondRepo.isBundleActive(deadOwner.pendingId)).toBe(true);
+        expect(await secondRepo.isBundleActive(superseded.pendingId)).toBe(false);
+        expect(await secondRepo.isBundleActive(ended.pendingId)).toBe(false);
+        const secondClaims = claimer(second);
+        expect((await secondClaims.completeActiveBundle(current.pendingId, Answered, answersFor(['q1', 'q2'], 'after restart'))).claimed).toBe(true);
+        expect(await secondClaims.completeActiveBundle(superseded.pendingId, Rejected, undefined)).toEqual({ claimed: false, rows: [] });
       } finally {
         await second.close();
       }
     });
 
-    it('a failing reconciliation fails start-up and rolls back every restore it had made', async () => {
-      const first = await startApp();
-      const seeded: Array<{ pendingId: string; rowIds: string[] }> = [];
-      let before: StoredRow[][];
+    it('a recovery that fails leaves the claim as it was and does not stop start-up; a later sweep recovers it', async () => {
+      const first = await startApp({ config: QUIET_LEASE });
+      let seeded: { pendingId: string; rowIds: string[] } | undefined;
       try {
-        // Reconciliation walks pending ids in order: `a-…` is restored before `b-…` fails.
-        seeded.push(await seedLiveBundle(first.db, { pendingId: uid('a'), questions: undeliveredClaim('answered') }));
-        seeded.push(await seedLiveBundle(first.db, { pendingId: uid('b'), questions: undeliveredClaim('answered') }));
-        before = await Promise.all(seeded.map((bundle) => rowsOfPendingId(first.db, bundle.pendingId)));
-        // A constraint of this test database only: the second bundle's first row may not become pending again.
+        seeded = await seedLiveBundle(first.db, { pendingId: uid('b'), questions: undeliveredClaim('answered') });
+        // A constraint of this test database only: the bundle's first row may not become pending again.
         await first.db.query(
           `ALTER TABLE task_session_messages ADD CONSTRAINT test_refuses_restore
-             CHECK (id <> '${seeded[1]!.rowIds[0]!}' OR metadata->>'status' IS DISTINCT FROM 'pending')`,
+             CHECK (id <> '${seeded.rowIds[0]!}' OR metadata->>'status' IS DISTINCT FROM 'pending')`,
         );
       } finally {
         await first.close();
       }
-
-      const config = {
-        ...loadConfig({}),
-        dataDir: await mkdtemp(path.join(tmpdir(), 'parley-app-')),
-        port: 0,
-        logLevel: 'silent' as const,
-        adminToken: TEST_ADMIN_TOKEN,
-        databaseUrl: first.databaseUrl,
-      };
-      const failing = await createApp(config);
+      const bundle = seeded as { pendingId: string; rowIds: string[] };
+      const recovering = await startApp({ databaseUrl: first.databaseUrl, config: QUIET_LEASE });
       try {
-        await expect(failing.listen({ port: 0, host: '127.0.0.1' })).rejects.toThrow('test_refuses_restore');
-      } finally {
-        await failing.close();
-      }
+        const before = await rowsOfPendingId(recovering.db, bundle.pendingId);
+        expect(statuses(before)).toEqual(['answered', 'answered']);
+        expect(before.map((row) => row.metadata.response_delivery_pending)).toEqual([true, true]);
 
-      const db = openPool(first.databaseUrl, 2);
-      try {
-        expect(await Promise.all(seeded.map((bundle) => rowsOfPendingId(db, bundle.pendingId)))).toEqual(before);
-        await db.query(`ALTER TABLE task_session_messages DROP CONSTRAINT test_refuses_restore`);
+        await recovering.db.query(`ALTER TABLE task_session_messages DROP CONSTRAINT test_refuses_restore`);
+        await recovering.app.get(DeliverySweeper).sweep();
+        expect((await rowsOfPendingId(recovering.db, bundle.pendingId)).map((row) => row.metadata)).toEqual(before.map(restoredMetadata));
       } finally {
-        await db.end();
-      }
-
-      const recovered = await startApp({ databaseUrl: first.databaseUrl });
-      try {
-        for (const [index, bundle] of seeded.entries()) {
-          expect((await rowsOfPendingId(recovered.db, bundle.pendingId)).map((row) => row.metadata)).toEqual(before[index]!.map(restoredMetadata));
-        }
-      } finally {
-        await recovered.close();
+        await recovering.close();
       }
     });
   });

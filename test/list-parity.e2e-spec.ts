@@ -7,7 +7,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import request from 'supertest';
-import { at, insertBundle, insertSession, insertTurn, insertBulkBundles } from './support/bundles.js';
+import { at, insertBulkBundles, insertBundle, insertSession, insertTurn, syncBundleIndex } from './support/bundles.js';
 import { startApp, TEST_ADMIN_TOKEN, type TestApp } from './support/app.js';
 import { gql } from './support/graphql.js';
 import { connectMcp, type McpConnection } from './support/mcp.js';
@@ -266,10 +266,8 @@ describe('list parity: list_pending_questions_kandev and pendingQuestions obey t
     }
   });
 
-  // The MCP tool's documented deviation (test/mcp-list.e2e-spec.ts, kept for the keyset scan of the
-  // pending-row index): a legacy mixed bundle reports its D1 created_at but is positioned by its first
-  // pending row. GraphQL has exactly the tool's semantics, so it must deviate identically.
-  it('L6/D1/L12: a mixed legacy bundle reports its D1 created_at and is positioned by its first pending row — identically on both surfaces', async () => {
+  // Issue 9 §9: the list order and the cursor agree with the D1 created_at each bundle reports.
+  it('L6/D1/L12: a mixed legacy bundle is positioned by its D1 created_at, the time it reports — identically on both surfaces', async () => {
     const s = await fresh();
     try {
       const early = await bundleAt(s.t, at(10), { pendingId: 'pending-early' });
@@ -279,20 +277,21 @@ describe('list parity: list_pending_questions_kandev and pendingQuestions obey t
       const turnId = await insertTurn(s.t.db, { ...session, startedAt: at(-1000) });
       const mixed = await insertBundle(s.t.db, { ...session, turnId, createdAt: at(15), pendingId: 'pending-mixed', questions: [{ status: 'answered' }, {}] });
       await s.t.db.query(`UPDATE task_session_messages SET created_at = $2 WHERE id = $1`, [mixed.rowIds[1], at(35)]);
+      await syncBundleIndex(s.t.db);
       const late = await bundleAt(s.t, at(30), { pendingId: 'pending-late' });
 
       const page = await s.page({});
       expect((page.bundles as Array<{ pending_id: string; created_at: string }>).map((bundle) => [bundle.pending_id, bundle.created_at])).toEqual([
         [early, at(10).toISOString()],
+        [mixed.pendingId, at(15).toISOString()],
         [middle, at(20).toISOString()],
         [late, at(30).toISOString()],
-        [mixed.pendingId, at(15).toISOString()],
       ]);
       // Paging stays total and identical: no gap, no duplicate, the same cursors.
       const [mcp, graphql] = s.surfaces as [ListSurface, ListSurface];
       const walked = await s.walk(mcp, 1);
       expect(await s.walk(graphql, 1)).toEqual(walked);
-      expect(walked.flatMap((one) => one.ids)).toEqual([early, middle, late, mixed.pendingId]);
+      expect(walked.flatMap((one) => one.ids)).toEqual([early, mixed.pendingId, middle, late]);
     } finally {
       await s.done();
     }

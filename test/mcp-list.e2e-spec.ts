@@ -7,7 +7,7 @@
  */
 import { randomBytes, randomUUID } from 'node:crypto';
 import request from 'supertest';
-import { insertBulkBundles } from './support/bundles.js';
+import { insertBulkBundles, syncBundleIndex } from './support/bundles.js';
 import { startApp, TEST_ADMIN_TOKEN, type TestApp } from './support/app.js';
 import { createRunningSession, createUser, TWO_QUESTIONS } from './support/fixtures.js';
 import { connectMcp, type McpConnection } from './support/mcp.js';
@@ -168,6 +168,7 @@ async function seedBundle(
     );
     rowIds.push(id);
   }
+  await syncBundleIndex(t.db);
   return { pendingId, rowIds };
 }
 
@@ -191,6 +192,7 @@ async function setBundleTime(t: TestApp, pendingId: string, createdAt: Date): Pr
       WHERE metadata->>'pending_id' = $1`,
     [pendingId, createdAt],
   );
+  await syncBundleIndex(t.db);
 }
 
 function assertNoNull(value: unknown, path = '$'): void {
@@ -552,6 +554,7 @@ describe('list_pending_questions_kandev (spec 002 L1–L16, D1–D7)', () => {
           WHERE metadata->>'pending_id' = $1`,
         [pendingId],
       );
+      await syncBundleIndex(t.db);
       const { rows } = await t.db.query<{ min: Date }>(
         `SELECT MIN(created_at) AS min FROM task_session_messages WHERE metadata->>'pending_id' = $1`,
         [pendingId],
@@ -675,11 +678,7 @@ describe('list_pending_questions_kandev (spec 002 L1–L16, D1–D7)', () => {
     }
   });
 
-  // Known deviation, kept on purpose: the list is a keyset scan of the partial index of *pending*
-  // rows, so a legacy mixed bundle (its oldest row already answered — never produced by this
-  // service, whose claim moves every pending row at once) is positioned by its first pending row.
-  // It still reports its D1 created_at, and paging stays total (no gap, no duplicate).
-  it('L6/D1/L12: a mixed legacy bundle reports its D1 created_at and is positioned by its first pending row (documented deviation)', async () => {
+  it('L6/D1/L12 (issue 9 §9): a mixed legacy bundle is positioned by its D1 created_at — the earliest of all its rows — the time it reports', async () => {
     const { t, mcp, done } = await fresh();
     try {
       const mixed = await seedBundle(t, await seedSession(t), {
@@ -690,10 +689,10 @@ describe('list_pending_questions_kandev (spec 002 L1–L16, D1–D7)', () => {
       const middle = await seedBundle(t, await seedSession(t), { createdAt: at(20), pendingId: 'pending-middle' });
       const page = await list(mcp);
       expect(page.bundles.map((bundle) => [bundle.pending_id, bundle.created_at])).toEqual([
-        [middle.pendingId, at(20).toISOString()],
         [mixed.pendingId, at(10).toISOString()],
+        [middle.pendingId, at(20).toISOString()],
       ]);
-      expect((await walk(mcp, 1)).flatMap(ids)).toEqual([middle.pendingId, mixed.pendingId]);
+      expect((await walk(mcp, 1)).flatMap(ids)).toEqual([mixed.pendingId, middle.pendingId]);
     } finally {
       await done();
     }

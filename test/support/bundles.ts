@@ -1,6 +1,6 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import type pg from 'pg';
-import type { Answer } from '../../libs/clarification/src/index.js';
+import { type Answer, CLARIFICATION_REQUEST, upsertBundleIndexSql } from '../../libs/clarification/src/index.js';
 
 /**
  * Fixtures that write sessions, turns and clarification rows straight into the database with SQL,
@@ -9,6 +9,18 @@ import type { Answer } from '../../libs/clarification/src/index.js';
  */
 
 export type Db = Pick<pg.Pool, 'query'>;
+
+/**
+ * The fixtures write rows the way legacy data or a hand edit would — behind the service's back — so
+ * they bring the bundle index up to date afterwards, as the migration does for existing data.
+ */
+export async function syncBundleIndex(db: Db): Promise<void> {
+  await db.query(
+    upsertBundleIndexSql(
+      `SELECT DISTINCT metadata->>'pending_id' FROM task_session_messages WHERE type = '${CLARIFICATION_REQUEST}' AND metadata ? 'pending_id'`,
+    ),
+  );
+}
 
 /** An instant an hour before the run started: explicit timestamps stay older than `clock_timestamp()`. */
 const BASE_MS = Date.now() - 60 * 60 * 1000;
@@ -64,6 +76,7 @@ export async function insertTurn(db: Db, options: TurnOptions): Promise<string> 
      VALUES ($1, $2, $3, $4, $5::jsonb, $6)`,
     [id, options.sessionId, options.taskId, options.startedAt, JSON.stringify(options.metadata ?? {}), options.createdAt ?? options.startedAt],
   );
+  await syncBundleIndex(db);
   return id;
 }
 
@@ -96,6 +109,7 @@ export async function insertMessage(db: Db, options: MessageOptions): Promise<st
       options.createdAt,
     ],
   );
+  await syncBundleIndex(db);
   return id;
 }
 
@@ -245,6 +259,7 @@ export async function rowsOfSession(db: Db, sessionId: string): Promise<StoredRo
 
 export async function setSessionState(db: Db, sessionId: string, state: string): Promise<void> {
   await db.query(`UPDATE task_sessions SET state = $2 WHERE id = $1`, [sessionId, state]);
+  await syncBundleIndex(db);
 }
 
 /** An answer picking the question's first (defaulted) option, with `text` as custom text. */
@@ -277,4 +292,5 @@ export async function insertBulkBundles(
        FROM generate_series(1, $5::int) AS n`,
     [target.sessionId, target.taskId, target.turnId, from, count],
   );
+  await syncBundleIndex(db);
 }

@@ -6,7 +6,7 @@ import { IdentityService } from '../../../libs/authorization/src/index.js';
 import { DomainError } from '../../../libs/common/src/index.js';
 import { loadConfig } from '../../../libs/config/src/index.js';
 import { buildSchemaSdl } from '../../../libs/graphql/src/index.js';
-import { AppModule } from './app.module.js';
+import { CliModule } from './cli.module.js';
 
 const USAGE = `usage: npm run parley -- <command>
   users:create --name NAME          create a user
@@ -56,7 +56,7 @@ async function main(): Promise<void> {
   const command = COMMANDS[args.positionals[0] ?? ''];
   if (!command) throw new Error(USAGE);
   const config = { ...loadConfig(), logLevel: 'silent' as const };
-  const app = await NestFactory.createApplicationContext(AppModule.forRoot(config), { logger: false, abortOnError: false });
+  const app = await NestFactory.createApplicationContext(CliModule.forRoot(config), { logger: false, abortOnError: false });
   try {
     process.stdout.write(`${JSON.stringify(await command(app.get(IdentityService), args))}\n`);
   } finally {

@@ -40,6 +40,7 @@ export async function createApp(config: AppConfig): Promise<NestFastifyApplicati
   });
   app.useGlobalPipes(createValidationPipe());
   app.useGlobalFilters(errors);
-  app.enableShutdownHooks();
+  // Only these two: SIGUSR2 / SIGHUP (heap snapshots, log rotation) must not stop the server.
+  app.enableShutdownHooks(['SIGTERM', 'SIGINT']);
   return app;
 }

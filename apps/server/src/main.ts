@@ -3,6 +3,8 @@ import type { INestApplication } from '@nestjs/common';
 import { ConfigError, loadConfig } from '../../../libs/config/src/index.js';
 import { createApp } from './create-app.js';
 
+const SHUTDOWN_DEADLINE_MS = 10_000;
+
 function fatal(msg: string): void {
   process.stderr.write(`${JSON.stringify({ level: 'fatal', msg })}\n`);
 }
@@ -20,6 +22,11 @@ function exitGracefullyOnSignals(app: INestApplication): void {
     process.on(signal, () => {
       if (closing) return;
       closing = true;
+      // Whatever state the database is in (gone, hung), the process exits within the bound.
+      setTimeout(() => {
+        fatal(`shutdown did not finish within ${SHUTDOWN_DEADLINE_MS} ms; exiting`);
+        process.exit(1);
+      }, SHUTDOWN_DEADLINE_MS).unref();
       app.close().then(
         () => process.exit(0),
         (error: unknown) => {

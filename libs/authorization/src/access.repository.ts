@@ -5,12 +5,6 @@ import { queryRow, queryRows } from '../../persistence/src/index.js';
 /** Which workspaces a caller sees: every one, or exactly these ids. */
 export type WorkspaceVisibility = { readonly all: true } | { readonly all: false; readonly ids: readonly string[] };
 
-export interface TaskWorkspaceRow {
-  workspace_id: string;
-  workspace_exists: boolean;
-  owner_id: string | null;
-}
-
 export interface SqlCondition {
   sql: string;
   parameters: Record<string, unknown>;
@@ -18,8 +12,8 @@ export interface SqlCondition {
 
 /**
  * The task-visibility rule as one SQL condition over a task alias: the task's workspace is empty,
- * or names no workspace row (dangling), or is one the caller sees. An empty visible set drops the
- * IN term instead of emitting `IN ()`; an unscoped caller gets no condition at all.
+ * or names no workspace row (dangling), or is one the caller sees (spec L1c). An empty visible set
+ * drops that term (L1b); an unscoped caller gets no condition at all.
  */
 export function taskVisibilityCondition(taskAlias: string, visibility: WorkspaceVisibility): SqlCondition {
   if (visibility.all) return { sql: 'TRUE', parameters: {} };
@@ -27,22 +21,53 @@ export function taskVisibilityCondition(taskAlias: string, visibility: Workspace
     `${taskAlias}.workspace_id = ''`,
     `NOT EXISTS (SELECT 1 FROM workspaces visibility_ws WHERE visibility_ws.id = ${taskAlias}.workspace_id)`,
   ];
-  if (visibility.ids.length > 0) disjuncts.push(`${taskAlias}.workspace_id IN (:...visibleWorkspaceIds)`);
+  // One array parameter whatever the number of ids (PostgreSQL caps a statement at 65,535 parameters).
+  if (visibility.ids.length > 0) disjuncts.push(`${taskAlias}.workspace_id = ANY(CAST(:visibleWorkspaceIds AS text[]))`);
   return { sql: `(${disjuncts.join(' OR ')})`, parameters: { visibleWorkspaceIds: [...visibility.ids] } };
+}
+
+/**
+ * The rule of AccessService.authorizeTaskAccess for a scoped user, as one SQL condition over a task
+ * alias (null when the task is missing): the task exists and its workspace is empty, names no
+ * workspace row (dangling), or names one that is unowned or the user's. `userIdSql` is the SQL of the
+ * user id (a bind parameter).
+ */
+export function taskAccessibleBy(taskAlias: string, userIdSql: string): string {
+  return `(${taskAlias}.id IS NOT NULL AND ${taskAlias}.id <> '' AND (${taskAlias}.workspace_id = ''
+    OR NOT EXISTS (SELECT 1 FROM workspaces access_w WHERE access_w.id = ${taskAlias}.workspace_id)
+    OR EXISTS (SELECT 1 FROM workspaces access_w WHERE access_w.id = ${taskAlias}.workspace_id AND access_w.owner_id IN ('', ${userIdSql}))))`;
 }
 
 @Injectable()
 export class AccessRepository {
   constructor(private readonly dataSource: DataSource) {}
 
-  findTaskWorkspace(taskId: string): Promise<TaskWorkspaceRow | undefined> {
-    return queryRow<TaskWorkspaceRow>(
+  async taskAccessible(taskId: string, userId: string): Promise<boolean> {
+    const row = await queryRow<{ allowed: boolean }>(
       this.dataSource,
-      `SELECT t.workspace_id, w.id IS NOT NULL AS workspace_exists, w.owner_id
-         FROM tasks t LEFT JOIN workspaces w ON w.id = t.workspace_id
-        WHERE t.id = $1`,
-      [taskId],
+      `SELECT ${taskAccessibleBy('t', '$2')} AS allowed FROM tasks t WHERE t.id = $1`,
+      [taskId, userId],
     );
+    return row?.allowed === true;
+  }
+
+  /** The ids among `taskIds` the user may act on (one query for a whole batch). */
+  async accessibleTaskIds(taskIds: readonly string[], userId: string): Promise<string[]> {
+    const rows = await queryRows<{ id: string }>(
+      this.dataSource,
+      `SELECT t.id FROM tasks t WHERE t.id = ANY($1::text[]) AND ${taskAccessibleBy('t', '$2')}`,
+      [[...taskIds], userId],
+    );
+    return rows.map((row) => row.id);
+  }
+
+  async sessionAccessible(sessionId: string, userId: string): Promise<boolean> {
+    const row = await queryRow<{ allowed: boolean }>(
+      this.dataSource,
+      `SELECT ${taskAccessibleBy('t', '$2')} AS allowed FROM task_sessions s LEFT JOIN tasks t ON t.id = s.task_id WHERE s.id = $1`,
+      [sessionId, userId],
+    );
+    return row?.allowed === true;
   }
 
   async findSessionTaskId(sessionId: string): Promise<string | undefined> {

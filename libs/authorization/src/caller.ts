@@ -1,8 +1,13 @@
-/** Who is calling. Only `user` is scoped; the synthetic identity (auth disabled) and admins see everything. */
+/**
+ * Who is calling. Only `user` is scoped to workspaces; the synthetic identity (auth disabled) and
+ * admins see everything; a session `agent` (its session agent token, accepted only where a route
+ * allows it) may act on its own session's bundles and nothing else.
+ */
 export type Caller =
   | { readonly kind: 'synthetic' }
   | { readonly kind: 'admin' }
-  | { readonly kind: 'user'; readonly userId: string };
+  | { readonly kind: 'user'; readonly userId: string }
+  | { readonly kind: 'agent'; readonly sessionId: string; readonly taskId: string };
 
 export const SYNTHETIC_CALLER: Caller = Object.freeze({ kind: 'synthetic' });
 export const ADMIN_CALLER: Caller = Object.freeze({ kind: 'admin' });
@@ -11,13 +16,35 @@ export function userCaller(userId: string): Caller {
   return { kind: 'user', userId };
 }
 
+export function agentCaller(agent: SessionAgent): Caller {
+  return { kind: 'agent', sessionId: agent.sessionId, taskId: agent.taskId };
+}
+
 /** The user id a scoped caller is limited to, or undefined for an unscoped caller. */
 export function callerScope(caller: Caller): string | undefined {
   return caller.kind === 'user' ? caller.userId : undefined;
 }
 
 export function isAdmin(caller: Caller): boolean {
-  return caller.kind !== 'user';
+  return caller.kind === 'synthetic' || caller.kind === 'admin';
+}
+
+/** What a caller may reach: everything, the tasks a user may see, or one session. */
+export type CallerReach =
+  | { readonly kind: 'all' }
+  | { readonly kind: 'user'; readonly userId: string }
+  | { readonly kind: 'session'; readonly sessionId: string };
+
+export function callerReach(caller: Caller): CallerReach {
+  switch (caller.kind) {
+    case 'synthetic':
+    case 'admin':
+      return { kind: 'all' };
+    case 'user':
+      return { kind: 'user', userId: caller.userId };
+    case 'agent':
+      return { kind: 'session', sessionId: caller.sessionId };
+  }
 }
 
 /** An agent inside one session, authenticated by that session's agent token (in-session surface only). */

@@ -3,7 +3,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import { APP_CONFIG, type AppConfig } from '../../config/src/index.js';
 import { AuthorizationError, AuthorizationErrorCode } from './authorization.errors.js';
 import { AccessRepository } from './access.repository.js';
-import { ADMIN_CALLER, type Caller, type SessionAgent, SYNTHETIC_CALLER, userCaller } from './caller.js';
+import { ADMIN_CALLER, agentCaller, type Caller, type SessionAgent, SYNTHETIC_CALLER, userCaller } from './caller.js';
 import { IdentityRepository, type AccessTokenRow, type UserRow } from './identity.repository.js';
 import {
   constantTimeEquals,
@@ -68,6 +68,16 @@ export class IdentityService {
     const caller = await this.authenticate(credential);
     if (!caller) throw AuthorizationError.unauthenticated('token is invalid or revoked');
     return caller;
+  }
+
+  /** Like resolveCaller, but a session agent token also stands for its session's agent (with auth enabled). */
+  async resolveCallerOrAgent(credential: string | undefined): Promise<Caller> {
+    if (this.config.authMode === 'enabled' && credential?.startsWith(SESSION_AGENT_TOKEN_PREFIX)) {
+      const agent = await this.authenticateSessionAgent(credential);
+      if (!agent) throw AuthorizationError.unauthenticated('token is invalid or revoked');
+      return agentCaller(agent);
+    }
+    return this.resolveCaller(credential);
   }
 
   async requireValidToken(credential: string): Promise<Caller> {

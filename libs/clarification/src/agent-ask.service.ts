@@ -3,9 +3,9 @@ import type { SessionAgent } from '../../authorization/src/index.js';
 import { APP_CONFIG, type AppConfig } from '../../config/src/index.js';
 import { ClarificationLifecycleService } from './clarification-lifecycle.service.js';
 import { ClarificationError, ClarificationErrorCode } from './clarification.errors.js';
-import { ClarificationService } from './clarification.service.js';
+import { ClarificationService, waitEnded } from './clarification.service.js';
 import type { ClarificationResponse } from './clarification.types.js';
-import { WaitError, WaitFailure, WaiterStore } from './waiter.store.js';
+import { WaitError, WaitFailure } from './waiter.store.js';
 
 export interface AgentAskOptions {
   signal: AbortSignal;
@@ -13,34 +13,40 @@ export interface AgentAskOptions {
   onProgress: (tick: number, pendingId: string) => Promise<void>;
 }
 
+/** Wait endings after which the bundle is still pending and answerable. */
+const STILL_PENDING: readonly WaitFailure[] = [WaitFailure.Aborted, WaitFailure.TimedOut, WaitFailure.Detached, WaitFailure.ShuttingDown];
+
 /** The in-session agent's blocking ask: create the bundle, wait for it, detach when the wait breaks off. */
 @Injectable()
 export class AgentAskService {
   constructor(
     private readonly clarifications: ClarificationService,
     private readonly lifecycle: ClarificationLifecycleService,
-    private readonly waiters: WaiterStore,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
   async askAndWait(agent: SessionAgent, questions: unknown, context: unknown, options: AgentAskOptions): Promise<ClarificationResponse> {
-    const { request } = await this.clarifications.ask({ sessionId: agent.sessionId, questions, context });
+    const { request } = await this.clarifications.ask({ sessionId: agent.sessionId, questions, context, agentWaitsHere: true });
+    const waiting = this.clarifications.waitAsAgent(request.pending_id, this.config.askTimeoutMs, options.signal);
     let tick = 0;
     const progress = setInterval(() => {
       tick += 1;
       options.onProgress(tick, request.pending_id).catch(() => undefined);
     }, this.config.askProgressIntervalMs);
     try {
-      return await this.waiters.wait(request.pending_id, { timeoutMs: this.config.askTimeoutMs, signal: options.signal });
+      return await waiting;
     } catch (error) {
       if (!(error instanceof WaitError)) throw error;
       if (error.reason === WaitFailure.Aborted || error.reason === WaitFailure.TimedOut) {
         await this.lifecycle.detachAgent(agent.sessionId);
       }
-      throw new ClarificationError(
-        ClarificationErrorCode.WaitEnded,
-        `stopped waiting for an answer (${error.reason}); the question stays pending as ${request.pending_id}`,
-      );
+      if (STILL_PENDING.includes(error.reason)) {
+        throw new ClarificationError(
+          ClarificationErrorCode.WaitEnded,
+          `stopped waiting for an answer (${error.reason}); the question stays pending as ${request.pending_id}`,
+        );
+      }
+      throw waitEnded(error.reason);
     } finally {
       clearInterval(progress);
     }

@@ -41,6 +41,26 @@ export function recordedAnswers(rows: readonly BundleRow[]): Answer[] {
   return rows.flatMap((row) => (row.metadata.response ? [row.metadata.response] : []));
 }
 
+/**
+ * The winner's response as the rows record it (R2b): answers in D2 order, `rejected` from the first
+ * terminal row, no reject reason (the rows do not store it), answered when the rows last changed.
+ */
+export function recordedResponse(rows: readonly BundleRow[]): ClarificationResponse {
+  const first = rows[0];
+  const rejected = rows.find((row) => row.metadata.status === 'answered' || row.metadata.status === 'rejected')?.metadata.status === 'rejected';
+  const respondedAt = rows.reduce<Date | undefined>(
+    (latest, row) => (row.updated_at && (!latest || row.updated_at > latest) ? row.updated_at : latest),
+    undefined,
+  );
+  return {
+    pending_id: first?.metadata.pending_id ?? '',
+    answers: rejected ? [] : recordedAnswers(rows),
+    rejected,
+    reject_reason: '',
+    responded_at: (respondedAt ?? new Date()).toISOString(),
+  };
+}
+
 /** A response as the agent's resume prompt and its waiters see it. */
 export function responseFor(pendingId: string, answers: Answer[], rejected: boolean, rejectReason: string): ClarificationResponse {
   return { pending_id: pendingId, answers, rejected, reject_reason: rejectReason, responded_at: new Date().toISOString() };

@@ -1,42 +1,82 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource, type EntityManager } from 'typeorm';
-import { inTransaction, queryRow, queryRows, type SqlExecutor } from '../../persistence/src/index.js';
+import { type CallerReach, taskAccessibleBy } from '../../authorization/src/index.js';
+import { queryRow, queryRows, type SqlExecutor } from '../../persistence/src/index.js';
 import {
   activeRow,
+  bundleIsActive,
   CLARIFICATION_REQUEST,
   currentPendingRow,
   currentTurnId,
-  nonTerminalSession,
-  onCurrentTurn,
   sessionHasActiveBundle,
-} from './activeness.repository.js';
-import {
-  type Answer,
-  type BundleRow,
-  type BundleRowMetadata,
-  ClarificationStatus,
-  type TerminalStatus,
-} from './clarification.types.js';
+  upsertBundleIndexSql,
+} from './activeness.sql.js';
+import { BUNDLE_CHANNEL, type BundleSignalKind } from './bundle-signal.js';
+import type { BundleRow, BundleRowMetadata } from './clarification.types.js';
+import { insertEventsSql } from './question-event.repository.js';
 
 /** D2 order: question_index, then created_at, then id (a total order even for corrupt metadata). */
 export const D2_ORDER = `COALESCE(CASE WHEN m.metadata->>'question_index' ~ '^-?[0-9]{1,9}$'
   THEN (m.metadata->>'question_index')::int END, 0), m.created_at, m.id`;
 
 const BUNDLE_COLUMNS = `m.id, m.task_session_id, m.task_id, s.task_id AS session_task_id, m.turn_id, m.content,
-  m.metadata, m.created_at`;
+  m.metadata, m.created_at, m.updated_at`;
 
 export interface NewBundleRow {
   id: string;
-  sessionId: string;
-  taskId: string;
-  turnId: string;
   content: string;
   metadata: BundleRowMetadata;
 }
 
-export interface ClaimResult {
-  claimed: boolean;
+export interface NewBundle {
+  pendingId: string;
+  sessionId: string;
+  taskId: string;
+  turnId: string;
+  rows: NewBundleRow[];
+  /** The ASKED event's payload. */
+  eventPayload: Record<string, unknown>;
+}
+
+/** A bundle as its caller may see it: its rows (empty when missing or not the caller's) and its session. */
+export interface AuthorizedBundle {
   rows: BundleRow[];
+  session: { state: string; resume_url: string; task_id: string } | undefined;
+}
+
+/** What a lifecycle change did to one bundle. */
+export interface TouchedBundle {
+  pending_id: string;
+  session_id: string;
+  task_id: string;
+  message_ids: string[];
+}
+
+/** SQL that NOTIFYs `kind` for each `pending_id` the source yields (delivered when the transaction commits). */
+export function notifyBundlesSql(sourceSql: string, kind: BundleSignalKind): string {
+  return `SELECT pg_notify('${BUNDLE_CHANNEL}', json_build_object('pending_id', source.pending_id, 'kind', '${kind}')::text)
+    FROM (${sourceSql}) source`;
+}
+
+function reachCondition(reach: CallerReach): { sql: string; parameters: unknown[] } {
+  switch (reach.kind) {
+    case 'all':
+      return { sql: 'TRUE', parameters: [] };
+    case 'user':
+      return { sql: taskAccessibleBy('t', '$2'), parameters: [reach.userId] };
+    case 'session':
+      return { sql: `m.task_session_id = $2`, parameters: [reach.sessionId] };
+  }
+}
+
+/** The bundle rows of one session, grouped per pending id (used by ask's "same questions" check). */
+function groupByPendingId(rows: BundleRow[]): BundleRow[][] {
+  const bundles = new Map<string, BundleRow[]>();
+  for (const row of rows) {
+    const pendingId = row.metadata.pending_id ?? '';
+    bundles.set(pendingId, [...(bundles.get(pendingId) ?? []), row]);
+  }
+  return [...bundles.values()];
 }
 
 @Injectable()
@@ -55,9 +95,41 @@ export class BundleRepository {
     );
   }
 
-  /** The session's active rows (current turn, pending, session live), bundles in creation order. */
-  findActiveRowsOfSession(sessionId: string, executor: SqlExecutor = this.dataSource): Promise<BundleRow[]> {
-    return queryRows<BundleRow>(
+  /**
+   * Spec M5 + A1–A5 in one statement: the bundle's rows in D2 order with its session, or nothing when
+   * the bundle is missing or the caller may not reach its task — both cost the same single query, so
+   * a foreign id and a fabricated one cannot be told apart by status, body or time.
+   */
+  async findAuthorizedBundle(pendingId: string, reach: CallerReach): Promise<AuthorizedBundle> {
+    const condition = reachCondition(reach);
+    const rows = await queryRows<BundleRow & { session_state: string | null; session_resume_url: string | null; allowed: boolean; d2: string }>(
+      this.dataSource,
+      `WITH bundle AS (
+         SELECT ${BUNDLE_COLUMNS}, s.state AS session_state, s.resume_url AS session_resume_url,
+                row_number() OVER (ORDER BY ${D2_ORDER}) AS d2
+           FROM task_session_messages m LEFT JOIN task_sessions s ON s.id = m.task_session_id
+          WHERE m.metadata->>'pending_id' = $1 AND m.type = '${CLARIFICATION_REQUEST}')
+       SELECT m.*, (SELECT ${condition.sql} FROM bundle m
+                      LEFT JOIN tasks t ON t.id = COALESCE(NULLIF(m.task_id, ''), m.session_task_id)
+                     ORDER BY m.d2 LIMIT 1) AS allowed
+         FROM bundle m ORDER BY m.d2`,
+      [pendingId, ...condition.parameters],
+    );
+    if (rows.length === 0 || rows[0]?.allowed !== true) return { rows: [], session: undefined };
+    const first = rows[0];
+    const session =
+      first.session_state === null
+        ? undefined
+        : { state: first.session_state, resume_url: first.session_resume_url ?? '', task_id: first.session_task_id ?? '' };
+    return {
+      rows: rows.map(({ session_state: _state, session_resume_url: _url, allowed: _allowed, d2: _d2, ...row }) => row),
+      session,
+    };
+  }
+
+  /** The session's active bundles (current turn, pending, session live), each in D2 order. */
+  async findActiveBundlesOfSession(sessionId: string, executor: SqlExecutor = this.dataSource): Promise<BundleRow[][]> {
+    const rows = await queryRows<BundleRow>(
       executor,
       `SELECT ${BUNDLE_COLUMNS} FROM task_session_messages m
          JOIN task_sessions s ON s.id = m.task_session_id
@@ -65,21 +137,16 @@ export class BundleRepository {
         ORDER BY m.metadata->>'pending_id', ${D2_ORDER}`,
       [sessionId],
     );
+    return groupByPendingId(rows);
   }
 
   async isBundleActive(pendingId: string, executor: SqlExecutor = this.dataSource): Promise<boolean> {
-    const row = await queryRow(
-      executor,
-      `SELECT 1 FROM task_session_messages m WHERE m.metadata->>'pending_id' = $1 AND ${activeRow('m')} LIMIT 1`,
-      [pendingId],
-    );
-    return row !== undefined;
+    const row = await queryRow<{ active: boolean }>(executor, `SELECT ${bundleIsActive('$1')} AS active`, [pendingId]);
+    return row?.active === true;
   }
 
   async sessionHasActiveBundle(sessionId: string, executor: SqlExecutor = this.dataSource): Promise<boolean> {
-    const row = await queryRow<{ active: boolean }>(executor, `SELECT ${sessionHasActiveBundle('$1')} AS active`, [
-      sessionId,
-    ]);
+    const row = await queryRow<{ active: boolean }>(executor, `SELECT ${sessionHasActiveBundle('$1')} AS active`, [sessionId]);
     return row?.active === true;
   }
 
@@ -88,225 +155,151 @@ export class BundleRepository {
     return row?.id ?? undefined;
   }
 
-  async insertRows(rows: NewBundleRow[], manager: EntityManager): Promise<void> {
-    for (const row of rows) {
-      await manager.query(
-        `INSERT INTO task_session_messages
-           (id, task_session_id, task_id, turn_id, author_type, type, content, requests_input, metadata)
-         VALUES ($1, $2, $3, $4, 'agent', '${CLARIFICATION_REQUEST}', $5, true, $6::jsonb)`,
-        [row.id, row.sessionId, row.taskId, row.turnId, row.content, JSON.stringify(row.metadata)],
-      );
-    }
+  /**
+   * Asking: the bundle's rows (all or nothing), its index row and its ASKED event, in one statement
+   * of the asking transaction.
+   */
+  async insertBundle(bundle: NewBundle, manager: EntityManager): Promise<void> {
+    await manager.query(
+      `WITH inserted AS (
+         INSERT INTO task_session_messages (id, task_session_id, task_id, turn_id, author_type, type, content, requests_input, metadata, created_at)
+         SELECT q.id, $2, $3, $4, 'agent', '${CLARIFICATION_REQUEST}', q.content, true, q.metadata,
+                clock_timestamp() + make_interval(secs => q.n / 1000000.0)
+           FROM jsonb_to_recordset($5::jsonb) AS q(id text, content text, metadata jsonb, n int)
+         RETURNING created_at
+       ), indexed AS (
+         INSERT INTO clarification_bundles (pending_id, session_id, task_id, visibility_key, created_at, active)
+         SELECT $1, $2, $3, COALESCE((SELECT CASE WHEN t.workspace_id = '' OR NOT EXISTS (SELECT 1 FROM workspaces w WHERE w.id = t.workspace_id)
+                                        THEN '' ELSE t.workspace_id END FROM tasks t WHERE t.id = $3), ''),
+                (SELECT MIN(created_at) FROM inserted), true
+         RETURNING pending_id
+       ), events AS (${insertEventsSql(`SELECT 'ASKED'::text AS type, $1::text AS pending_id, $2::text AS session_id, $3::text AS task_id, $6::jsonb AS payload`)})
+       SELECT (SELECT COUNT(*) FROM indexed) + (SELECT COUNT(*) FROM events) AS written`,
+      [
+        bundle.pendingId,
+        bundle.sessionId,
+        bundle.taskId,
+        bundle.turnId,
+        JSON.stringify(bundle.rows.map((row, n) => ({ id: row.id, content: row.content, metadata: row.metadata, n }))),
+        JSON.stringify(bundle.eventPayload),
+      ],
+    );
   }
 
-  /** Serializes every claim and lifecycle change of these sessions: advisory lock, then the row lock. */
-  private async lockSessions(sessionIds: string[], manager: EntityManager): Promise<void> {
-    for (const sessionId of [...new Set(sessionIds)].sort()) {
-      await manager.query(`SELECT pg_advisory_xact_lock(hashtextextended($1, 0))`, [sessionId]);
-      await manager.query(`SELECT id FROM task_sessions WHERE id = $1 FOR UPDATE`, [sessionId]);
-    }
-  }
-
-  private async bundleSessionIds(pendingId: string, manager: EntityManager): Promise<string[]> {
-    const rows = await queryRows<{ task_session_id: string }>(
+  /**
+   * Session terminal or task archived: the current turn's pending rows expire, their bundles leave the
+   * index, each gets an EXPIRED event and a signal — all in the caller's transaction.
+   */
+  expireSession(sessionId: string, manager: EntityManager): Promise<TouchedBundle[]> {
+    return this.closeRows(
       manager,
-      `SELECT DISTINCT task_session_id FROM task_session_messages WHERE metadata->>'pending_id' = $1`,
+      `UPDATE task_session_messages m SET metadata = m.metadata || '{"status": "expired"}'::jsonb, updated_at = clock_timestamp()
+        WHERE m.task_session_id = $1 AND ${currentPendingRow('m')}
+        RETURNING m.id, m.task_session_id, m.metadata->>'pending_id' AS pending_id`,
+      [sessionId],
+      'EXPIRED',
+      'expired',
+    );
+  }
+
+  /** Cancel (not a claim): the bundle's pending rows on the current turn become `cancelled`. */
+  cancelBundle(pendingId: string, manager: EntityManager): Promise<TouchedBundle[]> {
+    return this.closeRows(
+      manager,
+      `UPDATE task_session_messages m SET metadata = m.metadata || '{"status": "cancelled"}'::jsonb, updated_at = clock_timestamp()
+        WHERE m.metadata->>'pending_id' = $1 AND ${currentPendingRow('m')}
+        RETURNING m.id, m.task_session_id, m.metadata->>'pending_id' AS pending_id`,
       [pendingId],
-    );
-    return rows.map((row) => row.task_session_id);
-  }
-
-  /**
-   * The claim: in one transaction, serialize on the bundle's sessions, move the claimable rows to
-   * `responding` with one guarded UPDATE, re-load them, then write each row's terminal state.
-   * `claimed: false` means nothing was written.
-   */
-  completeActiveBundle(
-    pendingId: string,
-    terminal: TerminalStatus,
-    responses: ReadonlyMap<string, Answer> | undefined,
-  ): Promise<ClaimResult> {
-    if (terminal !== ClarificationStatus.Answered && terminal !== ClarificationStatus.Rejected) {
-      throw new Error(`invalid clarification terminal status: ${String(terminal)}`);
-    }
-    return inTransaction(this.dataSource, async (manager) => {
-      await this.lockSessions(await this.bundleSessionIds(pendingId, manager), manager);
-      const claimed = await queryRows<{ id: string }>(
-        manager,
-        `UPDATE task_session_messages m
-            SET metadata = jsonb_set(m.metadata, '{status}', '"responding"'), updated_at = clock_timestamp()
-          WHERE m.metadata->>'pending_id' = $1 AND ${activeRow('m')}
-          RETURNING m.id`,
-        [pendingId],
-      );
-      if (claimed.length === 0) return { claimed: false, rows: [] };
-      const responding = (await this.findBundle(pendingId, manager)).filter(
-        (row) => row.metadata.status === ClarificationStatus.Responding,
-      );
-      if (responding.length !== claimed.length) {
-        throw new Error(`clarification ${pendingId}: claimed ${claimed.length} rows but loaded ${responding.length}`);
-      }
-      for (const row of responding) {
-        const questionId = row.metadata.question_id;
-        if (!questionId) throw new Error(`clarification message ${row.id} is missing question_id`);
-        const patch: BundleRowMetadata = { status: terminal, response_delivery_pending: true };
-        if (terminal === ClarificationStatus.Answered) {
-          const response = responses?.get(questionId);
-          if (!response) throw new Error(`clarification message ${row.id} has no response for ${questionId}`);
-          patch.response = response;
-        }
-        await manager.query(
-          `UPDATE task_session_messages SET metadata = metadata || $2::jsonb, updated_at = clock_timestamp() WHERE id = $1`,
-          [row.id, JSON.stringify(patch)],
-        );
-        row.metadata = { ...row.metadata, ...patch };
-      }
-      return { claimed: true, rows: responding };
-    });
-  }
-
-  /**
-   * Rolls a claimed, undelivered bundle back to pending — only while it is still on the current
-   * turn of a live session, so a superseded bundle is never reactivated. Returns the rows restored.
-   */
-  restoreActiveBundle(pendingId: string, executor?: EntityManager): Promise<number> {
-    const work = async (manager: EntityManager) => {
-      await this.lockSessions(await this.bundleSessionIds(pendingId, manager), manager);
-      const rows = await queryRows<{ id: string }>(
-        manager,
-        `UPDATE task_session_messages m
-            SET metadata = (m.metadata - 'response' - 'response_delivery_pending') || '{"status": "pending"}'::jsonb,
-                updated_at = clock_timestamp()
-          WHERE m.metadata->>'pending_id' = $1
-            AND m.metadata->>'response_delivery_pending' = 'true'
-            AND m.metadata->>'status' IN ('answered', 'rejected')
-            AND ${onCurrentTurn('m')}
-            AND EXISTS (SELECT 1 FROM task_sessions s WHERE s.id = m.task_session_id AND ${nonTerminalSession('s')})
-          RETURNING m.id`,
-        [pendingId],
-      );
-      return rows.length;
-    };
-    return executor ? work(executor) : inTransaction(this.dataSource, work);
-  }
-
-  /** The delivery is confirmed: the claim's rows are no longer awaiting delivery. */
-  async finalizeDelivery(pendingId: string, executor: SqlExecutor = this.dataSource): Promise<number> {
-    const rows = await queryRows<{ id: string }>(
-      executor,
-      `UPDATE task_session_messages
-          SET metadata = metadata - 'response_delivery_pending', updated_at = clock_timestamp()
-        WHERE metadata->>'pending_id' = $1 AND metadata ? 'response_delivery_pending'
-        RETURNING id`,
-      [pendingId],
-    );
-    return rows.length;
-  }
-
-  /** Marks the session's current pending rows `agent_disconnected`; repeating it writes nothing. */
-  detachSession(sessionId: string, executor: SqlExecutor = this.dataSource): Promise<BundleRow[]> {
-    return this.patchCurrentPendingRows(sessionId, { agent_disconnected: true }, `m.metadata->>'agent_disconnected' IS DISTINCT FROM 'true'`, executor);
-  }
-
-  /** Expires the session's current pending rows (session ended, task archived). */
-  expireSession(sessionId: string, executor: SqlExecutor = this.dataSource): Promise<BundleRow[]> {
-    return this.patchCurrentPendingRows(sessionId, { status: ClarificationStatus.Expired }, 'TRUE', executor);
-  }
-
-  private patchCurrentPendingRows(
-    sessionId: string,
-    patch: BundleRowMetadata,
-    extraCondition: string,
-    executor: SqlExecutor,
-  ): Promise<BundleRow[]> {
-    return queryRows<BundleRow>(
-      executor,
-      `UPDATE task_session_messages m
-          SET metadata = m.metadata || $2::jsonb, updated_at = clock_timestamp()
-        WHERE m.task_session_id = $1 AND ${currentPendingRow('m')} AND ${extraCondition}
-        RETURNING m.id, m.task_session_id, m.task_id, m.turn_id, m.content, m.metadata, m.created_at`,
-      [sessionId, JSON.stringify(patch)],
+      'CANCELLED',
+      'cancelled',
     );
   }
 
-  /** Cancel: the bundle's pending rows become `cancelled` (not a claim). */
-  cancelBundle(pendingId: string, executor: SqlExecutor = this.dataSource): Promise<BundleRow[]> {
-    return queryRows<BundleRow>(
-      executor,
-      `UPDATE task_session_messages m
-          SET metadata = m.metadata || '{"status": "cancelled"}'::jsonb, updated_at = clock_timestamp()
-        WHERE m.metadata->>'pending_id' = $1 AND m.type = '${CLARIFICATION_REQUEST}' AND ${currentPendingRow('m')}
-        RETURNING m.id, m.task_session_id, m.task_id, m.turn_id, m.content, m.metadata, m.created_at`,
-      [pendingId],
+  /**
+   * A newer turn is about to become current: the bundles active now are superseded — their rows are
+   * never rewritten, they leave the index and get a SUPERSEDED event.
+   */
+  supersedeSession(sessionId: string, manager: EntityManager): Promise<TouchedBundle[]> {
+    return this.closeRows(
+      manager,
+      `SELECT m.id, m.task_session_id, m.metadata->>'pending_id' AS pending_id FROM task_session_messages m
+        WHERE m.task_session_id = $1 AND ${activeRow('m')}`,
+      [sessionId],
+      'SUPERSEDED',
+      'superseded',
     );
   }
 
-  /** Reserves the resume's successor turn: not authoritative until its dispatch is attempted. */
-  async reserveSuccessorTurn(sessionId: string, taskId: string, turnId: string, pendingId: string): Promise<void> {
-    await inTransaction(this.dataSource, async (manager) => {
-      await this.lockSessions([sessionId], manager);
-      await manager.query(
-        `INSERT INTO task_session_turns (id, task_session_id, task_id, metadata)
-         VALUES ($1, $2, $3, jsonb_build_object('prompt_dispatch_pending', true, 'resume_of', $4::text))`,
-        [turnId, sessionId, taskId, pendingId],
-      );
-    });
+  /**
+   * Marks the session's current pending rows `agent_disconnected` — the bundles stay active; repeating
+   * it writes nothing (and records no event) but still signals, so an agent waiting again is ended too.
+   */
+  detachSession(sessionId: string, manager: EntityManager): Promise<TouchedBundle[]> {
+    return this.closeRows(
+      manager,
+      `UPDATE task_session_messages m SET metadata = m.metadata || '{"agent_disconnected": true}'::jsonb, updated_at = clock_timestamp()
+        WHERE m.task_session_id = $1 AND ${currentPendingRow('m')} AND m.metadata->>'agent_disconnected' IS DISTINCT FROM 'true'
+        RETURNING m.id, m.task_session_id, m.metadata->>'pending_id' AS pending_id`,
+      [sessionId],
+      'DETACHED',
+      'detached',
+      `SELECT DISTINCT m.metadata->>'pending_id' AS pending_id FROM task_session_messages m WHERE m.task_session_id = $1 AND ${currentPendingRow('m')}`,
+    );
   }
 
   /**
-   * The at-most-once boundary: the successor turn is marked attempted (and so becomes the current
-   * turn) just before the hand-off. With `queuedPrompt`, the resume prompt is stored on it as a
-   * message in the same transaction: the durable hand-off when no webhook is configured.
+   * One statement: `rowsSql` (a data-modifying or plain query yielding id, task_session_id,
+   * pending_id) picks the rows; their bundles get `event` and — unless detached, which leaves a
+   * bundle active — leave the index; `signal` goes to those bundles, or to those `signalledSql` yields.
    */
-  async markDispatchAttempted(
-    sessionId: string,
-    turnId: string,
-    queuedPrompt?: { messageId: string; taskId: string; content: string; metadata: Record<string, unknown> },
-  ): Promise<void> {
-    await inTransaction(this.dataSource, async (manager) => {
-      await this.lockSessions([sessionId], manager);
-      await manager.query(
-        `UPDATE task_session_turns SET metadata = metadata || '{"prompt_dispatch_attempted": true}'::jsonb WHERE id = $1`,
-        [turnId],
-      );
-      if (queuedPrompt) {
-        await manager.query(
-          `INSERT INTO task_session_messages (id, task_session_id, task_id, turn_id, author_type, type, content, metadata)
-           VALUES ($1, $2, $3, $4, 'system', 'resume_prompt', $5, $6::jsonb)`,
-          [queuedPrompt.messageId, sessionId, queuedPrompt.taskId, turnId, queuedPrompt.content, JSON.stringify(queuedPrompt.metadata)],
-        );
-      }
-    });
-  }
-
-  /** A resume that was not accepted: drop its successor turn and roll the claim back to pending. */
-  abandonResume(pendingId: string, sessionId: string, turnId: string): Promise<number> {
-    return inTransaction(this.dataSource, async (manager) => {
-      await this.lockSessions([sessionId], manager);
-      await manager.query(`DELETE FROM task_session_turns WHERE id = $1`, [turnId]);
-      return this.restoreActiveBundle(pendingId, manager);
-    });
+  private async closeRows(
+    manager: EntityManager,
+    rowsSql: string,
+    parameters: unknown[],
+    event: string,
+    signal: BundleSignalKind,
+    signalledSql = 'SELECT pending_id FROM bundles',
+  ): Promise<TouchedBundle[]> {
+    const deactivate = signal !== 'detached';
+    return queryRows<TouchedBundle>(
+      manager,
+      `WITH touched AS (${rowsSql}),
+       bundles AS (
+         SELECT t.pending_id, MIN(t.task_session_id) AS session_id, array_agg(t.id ORDER BY t.id) AS message_ids,
+                COALESCE((SELECT COALESCE(NULLIF(first_m.task_id, ''), s.task_id, '')
+                            FROM task_session_messages first_m LEFT JOIN task_sessions s ON s.id = first_m.task_session_id
+                           WHERE first_m.metadata->>'pending_id' = t.pending_id AND first_m.type = '${CLARIFICATION_REQUEST}'
+                           ORDER BY first_m.created_at, first_m.id LIMIT 1), '') AS task_id
+           FROM touched t WHERE t.pending_id IS NOT NULL GROUP BY t.pending_id),
+       indexed AS (UPDATE clarification_bundles SET active = false
+                    WHERE ${deactivate ? 'TRUE' : 'FALSE'} AND active AND pending_id IN (SELECT pending_id FROM bundles) RETURNING pending_id),
+       events AS (${insertEventsSql(`SELECT '${event}'::text AS type, pending_id, session_id, task_id, '{}'::jsonb AS payload FROM bundles`)}),
+       signalled AS (${signalledSql}),
+       signals AS (${notifyBundlesSql('SELECT pending_id FROM signalled', signal)})
+       SELECT b.pending_id, b.session_id, b.task_id, b.message_ids
+         FROM (SELECT s.pending_id, COALESCE(b.session_id, '') AS session_id, COALESCE(b.task_id, '') AS task_id,
+                      COALESCE(b.message_ids, ARRAY[]::text[]) AS message_ids
+                 FROM signalled s LEFT JOIN bundles b ON b.pending_id = s.pending_id
+               UNION SELECT b.pending_id, b.session_id, b.task_id, b.message_ids FROM bundles b) b,
+              (SELECT (SELECT COUNT(*) FROM indexed) + (SELECT COUNT(*) FROM events) + (SELECT COUNT(*) FROM signals) AS written) effects
+        ORDER BY b.pending_id`,
+      parameters,
+    ).then((rows) => rows.map(({ pending_id, session_id, task_id, message_ids }) => ({ pending_id, session_id, task_id, message_ids })));
   }
 
   /**
-   * Start-up reconciliation: a claim whose delivery was never confirmed is restored to pending when
-   * still current, otherwise just unmarked. Returns the pending ids restored and unmarked.
+   * Re-derives the index rows of a session's bundles from the activeness rule: those the index holds
+   * active, those with pending rows on the current turn, and `pendingIds`. Returns the bundles that
+   * became active (after a rollback restored them).
    */
-  reconcileUndelivered(): Promise<{ restored: string[]; unmarked: string[] }> {
-    return inTransaction(this.dataSource, async (manager) => {
-      const pendingIds = await queryRows<{ pending_id: string }>(
-        manager,
-        `SELECT DISTINCT metadata->>'pending_id' AS pending_id FROM task_session_messages
-          WHERE type = '${CLARIFICATION_REQUEST}' AND metadata->>'response_delivery_pending' = 'true'
-          ORDER BY 1`,
-      );
-      const restored: string[] = [];
-      const unmarked: string[] = [];
-      for (const { pending_id: pendingId } of pendingIds) {
-        if ((await this.restoreActiveBundle(pendingId, manager)) > 0) restored.push(pendingId);
-        if ((await this.finalizeDelivery(pendingId, manager)) > 0) unmarked.push(pendingId);
-      }
-      return { restored, unmarked };
-    });
+  async refreshSessionIndex(sessionId: string, pendingIds: string[], manager: EntityManager): Promise<string[]> {
+    const rows = await queryRows<{ pending_id: string; active: boolean }>(
+      manager,
+      upsertBundleIndexSql(`SELECT pending_id FROM clarification_bundles WHERE session_id = $1 AND active
+        UNION SELECT m.metadata->>'pending_id' FROM task_session_messages m WHERE m.task_session_id = $1 AND ${currentPendingRow('m')}
+        UNION SELECT unnest($2::text[])`),
+      [sessionId, pendingIds],
+    );
+    return rows.filter((row) => row.active).map((row) => row.pending_id);
   }
 }

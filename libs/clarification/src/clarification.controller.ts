@@ -1,6 +1,6 @@
 import { Body, Controller, Get, HttpCode, Param, Post, Res } from '@nestjs/common';
 import type { FastifyReply } from 'fastify';
-import { type Caller, CurrentCaller } from '../../authorization/src/index.js';
+import { AcceptsSessionAgent, type Caller, CurrentCaller } from '../../authorization/src/index.js';
 import { CreateClarificationDto, RespondDto } from './clarification.dto.js';
 import { ClarificationService } from './clarification.service.js';
 import { serializeResolution } from './resolution.envelope.js';
@@ -34,12 +34,16 @@ export class ClarificationController {
     return { pending_id: request.pending_id };
   }
 
+  /** The bundle with its status, and the winner's response once final — from the durable rows (A7). */
   @Get(':id')
-  get(@CurrentCaller() caller: Caller, @Param('id') pendingId: string) {
-    return this.clarifications.getRequest(caller, pendingId);
+  @AcceptsSessionAgent()
+  async get(@CurrentCaller() caller: Caller, @Param('id') pendingId: string) {
+    const state = await this.clarifications.getBundle(caller, pendingId);
+    return { ...state.request, status: state.status, response: state.response };
   }
 
   @Get(':id/wait')
+  @AcceptsSessionAgent()
   wait(@CurrentCaller() caller: Caller, @Param('id') pendingId: string, @Res({ passthrough: true }) reply: FastifyReply) {
     return this.clarifications.wait(caller, pendingId, disconnectSignal(reply));
   }

@@ -5,8 +5,11 @@ export enum ClarificationErrorCode {
   Validation = 'VALIDATION_ERROR',
   NotActive = 'CONFLICT',
   SessionEnded = 'SESSION_ENDED',
+  TaskArchived = 'TASK_ARCHIVED',
   WaitEnded = 'WAIT_ENDED',
   DeliveryFailed = 'DELIVERY_FAILED',
+  /** A winner's delivery is not settled yet (in another process's hands, or slower than the bound): retry to learn it. */
+  InProgress = 'IN_PROGRESS',
   Internal = 'INTERNAL_ERROR',
 }
 
@@ -18,6 +21,13 @@ export class ClarificationError extends DomainError<ClarificationErrorCode> {
   static notFound = () => new ClarificationError(ClarificationErrorCode.NotFound, 'clarification request not found');
   static validation = (message: string) => new ClarificationError(ClarificationErrorCode.Validation, message);
   static notActive = () => new ClarificationError(ClarificationErrorCode.NotActive, 'clarification request is no longer active');
+  static inProgress = () =>
+    new ClarificationError(
+      ClarificationErrorCode.InProgress,
+      "another answer won and is being delivered; its outcome is not known yet — retry to learn it",
+    );
+  static sessionEnded = () => new ClarificationError(ClarificationErrorCode.SessionEnded, 'the session has ended; it cannot ask questions');
+  static taskArchived = () => new ClarificationError(ClarificationErrorCode.TaskArchived, 'the task is archived; it cannot ask questions');
 
   get httpStatus(): number {
     switch (this.code) {
@@ -27,9 +37,12 @@ export class ClarificationError extends DomainError<ClarificationErrorCode> {
         return 400;
       case ClarificationErrorCode.NotActive:
       case ClarificationErrorCode.SessionEnded:
+      case ClarificationErrorCode.TaskArchived:
         return 409;
       case ClarificationErrorCode.WaitEnded:
         return 504;
+      case ClarificationErrorCode.InProgress:
+        return 503;
       case ClarificationErrorCode.DeliveryFailed:
       case ClarificationErrorCode.Internal:
         return 500;

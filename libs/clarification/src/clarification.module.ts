@@ -1,21 +1,22 @@
 import { Module } from '@nestjs/common';
-import { APP_CONFIG, type AppConfig } from '../../config/src/index.js';
 import { TasksModule } from '../../tasks/src/index.js';
 import { AgentAskService } from './agent-ask.service.js';
 import { BundleRepository } from './bundle.repository.js';
+import { BundleSignals } from './bundle-signals.service.js';
+import { ClaimRepository } from './claim.repository.js';
 import { ClarificationLifecycleService } from './clarification-lifecycle.service.js';
 import { ClarificationController } from './clarification.controller.js';
 import { ClarificationService } from './clarification.service.js';
-import { DeliveryReconciler } from './delivery-reconciler.js';
+import { DeliverySweeper } from './delivery-sweeper.js';
 import { DeliveryService } from './delivery.service.js';
 import { PendingListRepository } from './pending-list.repository.js';
 import { PendingListService } from './pending-list.service.js';
 import { QuestionEventRepository } from './question-event.repository.js';
 import { QuestionEventService } from './question-event.service.js';
-import { ReplicaDeliveryRepository } from './replica-delivery.repository.js';
-import { ReplicaDeliveryService } from './replica-delivery.service.js';
 import { ResolveBundleService } from './resolve-bundle.service.js';
 import { ResumeDispatcher } from './resume.dispatcher.js';
+import { WaiterPresenceRepository } from './waiter-presence.repository.js';
+import { WaiterPresenceService } from './waiter-presence.service.js';
 import { WaiterStore } from './waiter.store.js';
 
 @Module({
@@ -24,20 +25,33 @@ import { WaiterStore } from './waiter.store.js';
   providers: [
     AgentAskService,
     BundleRepository,
+    BundleSignals,
+    ClaimRepository,
     ClarificationLifecycleService,
     ClarificationService,
-    DeliveryReconciler,
+    DeliverySweeper,
     DeliveryService,
     PendingListRepository,
     PendingListService,
     QuestionEventRepository,
     QuestionEventService,
-    ReplicaDeliveryRepository,
-    ReplicaDeliveryService,
     ResolveBundleService,
     ResumeDispatcher,
-    { provide: WaiterStore, inject: [APP_CONFIG], useFactory: (config: AppConfig) => new WaiterStore(config.askTimeoutMs) },
+    WaiterPresenceRepository,
+    WaiterPresenceService,
+    WaiterStore,
   ],
-  exports: [AgentAskService, BundleRepository, ClarificationLifecycleService, ClarificationService, DeliveryService, PendingListService, QuestionEventService, ResolveBundleService, WaiterStore],
+  exports: [
+    AgentAskService,
+    BundleRepository,
+    ClarificationLifecycleService,
+    ClarificationService,
+    DeliveryService,
+    DeliverySweeper,
+    PendingListService,
+    QuestionEventService,
+    ResolveBundleService,
+    WaiterStore,
+  ],
 })
 export class ClarificationModule {}

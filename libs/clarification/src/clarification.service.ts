@@ -1,13 +1,15 @@
 import { randomUUID } from 'node:crypto';
-import { Inject, Injectable } from '@nestjs/common';
+import { Inject, Injectable, type OnModuleInit } from '@nestjs/common';
 import { DataSource } from 'typeorm';
-import { AccessService, type Caller, callerScope } from '../../authorization/src/index.js';
+import { AccessService, type Caller, callerReach } from '../../authorization/src/index.js';
 import { EventBus } from '../../common/src/index.js';
 import { APP_CONFIG, type AppConfig } from '../../config/src/index.js';
-import { inTransaction } from '../../persistence/src/index.js';
+import { inTransaction, ProcessLease } from '../../persistence/src/index.js';
 import { isTerminalSessionState, SessionRepository, SessionState } from '../../tasks/src/index.js';
-import { BundleRepository, type NewBundleRow } from './bundle.repository.js';
-import { bundleTaskId, requestFromRows } from './bundle.mapper.js';
+import { type AuthorizedBundle, BundleRepository, type NewBundleRow } from './bundle.repository.js';
+import { recordedResponse, requestFromRows } from './bundle.mapper.js';
+import { BundleSignals } from './bundle-signals.service.js';
+import { ClarificationLifecycleService } from './clarification-lifecycle.service.js';
 import { ClarificationError, ClarificationErrorCode } from './clarification.errors.js';
 import {
   type BundleRow,
@@ -16,13 +18,18 @@ import {
   ClarificationStatus,
 } from './clarification.types.js';
 import { normalizeQuestions, sameQuestions } from './question.validation.js';
-import { WaiterStore, WaitError } from './waiter.store.js';
+import type { ResolutionResponse } from './resolution.envelope.js';
+import { Settlement, settlementOf, winnerStatus } from './settlement.js';
+import { WaiterPresenceRepository } from './waiter-presence.repository.js';
+import { WaitError, WaitFailure, WaiterRole, WaiterStore } from './waiter.store.js';
 
 export interface AskInput {
   sessionId: string;
   taskId?: string;
   questions: unknown;
   context?: unknown;
+  /** The asker is the session's agent and waits here at once (its in-session ask). */
+  agentWaitsHere?: boolean;
 }
 
 export interface AskResult {
@@ -31,31 +38,54 @@ export interface AskResult {
   created: boolean;
 }
 
-function groupByPendingId(rows: BundleRow[]): BundleRow[][] {
-  const bundles = new Map<string, BundleRow[]>();
-  for (const row of rows) {
-    const pendingId = row.metadata.pending_id ?? '';
-    bundles.set(pendingId, [...(bundles.get(pendingId) ?? []), row]);
-  }
-  return [...bundles.values()];
+/** A bundle's state as GET /clarification/:id reports it, on any replica and after any restart. */
+export type BundleStatus = 'pending' | 'delivering' | 'answered' | 'rejected' | 'expired' | 'cancelled' | 'inactive';
+
+export interface BundleState {
+  request: ClarificationRequest;
+  status: BundleStatus;
+  /** The winner's response once final (R12 envelope), else null. */
+  response: ResolutionResponse | null;
 }
 
-/** Asking, reading, waiting on and cancelling clarification bundles. */
+const MAX_CONTEXT = 20_000;
+
+function openStatus(rows: readonly BundleRow[], active: boolean): BundleStatus {
+  if (active) return 'pending';
+  if (rows.some((row) => row.metadata.status === ClarificationStatus.Expired)) return 'expired';
+  if (rows.some((row) => row.metadata.status === ClarificationStatus.Cancelled)) return 'cancelled';
+  return 'inactive';
+}
+
+/** The wait failure that matches a bundle no longer active without a winner. */
+function closedReason(status: BundleStatus): WaitFailure {
+  if (status === 'expired') return WaitFailure.Expired;
+  if (status === 'cancelled') return WaitFailure.Cancelled;
+  return WaitFailure.Superseded;
+}
+
+/** Asking, reading, waiting on and cancelling clarification bundles — all from the durable rows. */
 @Injectable()
-export class ClarificationService {
+export class ClarificationService implements OnModuleInit {
   constructor(
     private readonly dataSource: DataSource,
     private readonly bundles: BundleRepository,
     private readonly sessions: SessionRepository,
     private readonly waiters: WaiterStore,
+    private readonly presence: WaiterPresenceRepository,
+    private readonly signals: BundleSignals,
+    private readonly lifecycle: ClarificationLifecycleService,
+    private readonly lease: ProcessLease,
     private readonly access: AccessService,
     private readonly events: EventBus,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
   /**
-   * Creates a bundle on the session's current turn (one row per question, all or nothing) and puts
-   * the session in WAITING_FOR_INPUT. An identical still-pending bundle is returned, not duplicated.
+   * Creates a bundle on the session's current turn (one row per question, all or nothing), with its
+   * index row and ASKED event, and puts the session in WAITING_FOR_INPUT — refused on a terminal
+   * session or an archived task, checked under the session's lock so it cannot race the change. An
+   * identical still-pending bundle is returned, not duplicated.
    */
   async ask(input: AskInput): Promise<AskResult> {
     const questions = normalizeQuestions(input.questions);
@@ -63,16 +93,16 @@ export class ClarificationService {
       throw ClarificationError.validation('context must be a string');
     }
     const context = typeof input.context === 'string' ? input.context : '';
+    if (context.length > MAX_CONTEXT) throw ClarificationError.validation(`context must be at most ${MAX_CONTEXT} characters`);
     const result = await inTransaction(this.dataSource, async (manager) => {
       const session = await this.sessions.lockById(input.sessionId, manager);
       if (!session) throw new ClarificationError(ClarificationErrorCode.NotFound, 'session not found');
       if (input.taskId && input.taskId !== session.task_id) {
         throw ClarificationError.validation("task_id does not match the session's task");
       }
-      if (isTerminalSessionState(session.state)) {
-        throw new ClarificationError(ClarificationErrorCode.SessionEnded, `session has ended (${session.state})`);
-      }
-      const identical = groupByPendingId(await this.bundles.findActiveRowsOfSession(session.id, manager))
+      if (isTerminalSessionState(session.state)) throw ClarificationError.sessionEnded();
+      if (session.task_archived) throw ClarificationError.taskArchived();
+      const identical = (await this.bundles.findActiveBundlesOfSession(session.id, manager))
         .map(requestFromRows)
         .find((existing) => sameQuestions(existing.questions, questions));
       if (identical) return { request: identical, created: false, messageIds: [] };
@@ -83,9 +113,6 @@ export class ClarificationService {
       const pendingId = randomUUID();
       const rows: NewBundleRow[] = questions.map((question, index) => ({
         id: randomUUID(),
-        sessionId: session.id,
-        taskId: session.task_id,
-        turnId,
         content: question.prompt,
         metadata: {
           pending_id: pendingId,
@@ -97,7 +124,11 @@ export class ClarificationService {
           status: ClarificationStatus.Pending,
         },
       }));
-      await this.bundles.insertRows(rows, manager);
+      await this.bundles.insertBundle(
+        { pendingId, sessionId: session.id, taskId: session.task_id, turnId, rows, eventPayload: { questions, context } },
+        manager,
+      );
+      if (input.agentWaitsHere) await this.presence.announce(pendingId, this.lease.id, manager);
       await this.sessions.updateState(session.id, SessionState.WaitingForInput, manager);
       return {
         request: requestFromRows(await this.bundles.findBundle(pendingId, manager)),
@@ -105,7 +136,6 @@ export class ClarificationService {
         messageIds: rows.map((row) => row.id),
       };
     });
-    this.waiters.register(result.request);
     if (result.created) {
       const { request } = result;
       this.events.publish('clarification.requested', {
@@ -133,66 +163,130 @@ export class ClarificationService {
   }
 
   /**
-   * Spec M5 + A1–A5: the bundle's durable rows, once the caller is allowed to act on its task.
-   * A missing bundle and a foreign one are the same not-found.
+   * Spec M5 + A1–A5: the bundle's durable rows, once the caller is allowed to act on its task — in one
+   * query, so a missing bundle and a foreign one are the same not-found at the same cost.
    */
-  async authorizeBundle(caller: Caller, pendingId: string): Promise<BundleRow[]> {
-    const rows = await this.bundles.findBundle(pendingId);
-    if (rows.length === 0) throw ClarificationError.notFound();
-    const taskId = bundleTaskId(rows);
-    const scoped = callerScope(caller) !== undefined;
-    if (scoped && (taskId === '' || !(await this.access.authorizeTaskAccess(caller, taskId)))) {
-      throw ClarificationError.notFound();
-    }
-    return rows;
+  async authorizeBundle(caller: Caller, pendingId: string): Promise<AuthorizedBundle & { session: NonNullable<AuthorizedBundle['session']> }> {
+    const bundle = await this.bundles.findAuthorizedBundle(pendingId, callerReach(caller));
+    if (bundle.rows.length === 0) throw ClarificationError.notFound();
+    return { rows: bundle.rows, session: bundle.session ?? { state: '', resume_url: '', task_id: '' } };
   }
 
-  /** The live request of an authorized bundle (spec A7: authorization first; 404 once the entry is gone). */
-  async getRequest(caller: Caller, pendingId: string): Promise<ClarificationRequest> {
-    await this.authorizeBundle(caller, pendingId);
-    const request = this.waiters.get(pendingId);
-    if (!request) throw ClarificationError.notFound();
-    return request;
+  /** The bundle and where it stands (spec A7, read from the durable rows on any replica). */
+  async getBundle(caller: Caller, pendingId: string): Promise<BundleState> {
+    const { rows } = await this.authorizeBundle(caller, pendingId);
+    return this.stateOf(rows);
+  }
+
+  private async stateOf(rows: BundleRow[]): Promise<BundleState> {
+    const request = requestFromRows(rows);
+    switch (settlementOf(rows)) {
+      case Settlement.Final: {
+        const response = recordedResponse(rows);
+        return {
+          request,
+          status: winnerStatus(rows) === ClarificationStatus.Rejected ? 'rejected' : 'answered',
+          response: { answers: response.answers, rejected: response.rejected, reject_reason: '' },
+        };
+      }
+      case Settlement.Delivering:
+        return { request, status: 'delivering', response: null };
+      case Settlement.Open:
+        return { request, status: openStatus(rows, await this.bundles.isBundleActive(request.pending_id)), response: null };
+    }
   }
 
   /**
-   * Long poll: the response once delivered; 504 on timeout, cancel or shutdown. An active bundle
-   * whose entry was lost with a restart gets it back, so its agent can wait again.
+   * Long poll: the winner's response — at once when it is already final, else once it is. A bundle no
+   * longer active without a winner is a 409; the bound passing, a cancel or a drain a 504 saying which.
+   * The session's agent (its agent token; anyone while auth is disabled) consumes the answer; others observe.
    */
   async wait(caller: Caller, pendingId: string, signal?: AbortSignal): Promise<ClarificationResponse> {
-    const rows = await this.authorizeBundle(caller, pendingId);
-    if (!this.waiters.get(pendingId)) await this.rehydrate(pendingId, rows);
+    const { rows } = await this.authorizeBundle(caller, pendingId);
+    const before = await this.stateOf(rows);
+    if (before.status === 'answered' || before.status === 'rejected') return recordedResponse(rows);
+    if (before.status !== 'pending' && before.status !== 'delivering') throw ClarificationError.notActive();
+    const role = caller.kind === 'agent' || caller.kind === 'synthetic' ? WaiterRole.Agent : WaiterRole.Observer;
+    const waiting = this.waiters.wait(pendingId, { role, timeoutMs: this.config.waitTimeoutMs, signal });
+    // Attached: a change from now on reaches this waiter; one more read covers a change in between.
+    void this.recheck(pendingId);
     try {
-      return await this.waiters.wait(pendingId, { timeoutMs: this.config.waitTimeoutMs, signal });
+      return await waiting;
     } catch (error) {
-      if (error instanceof WaitError) {
-        throw new ClarificationError(ClarificationErrorCode.WaitEnded, `clarification wait ended: ${error.reason}`);
-      }
+      if (error instanceof WaitError) throw waitEnded(error.reason);
       throw error;
     }
   }
 
-  /** Cancel (not a claim): needs a live entry, wakes its waiters, marks the pending rows cancelled. */
-  async cancel(caller: Caller, pendingId: string): Promise<void> {
-    const rows = await this.authorizeBundle(caller, pendingId);
-    const request = this.waiters.get(pendingId);
-    if (!request || !this.waiters.cancel(pendingId)) throw ClarificationError.notFound();
-    const cancelled = await this.bundles.cancelBundle(pendingId);
-    const taskId = bundleTaskId(rows);
-    this.events.publish('clarification.cancelled', { pending_id: pendingId, session_id: request.session_id, task_id: taskId });
-    if (cancelled.length > 0) {
-      this.events.publish('session.message.updated', {
-        session_id: request.session_id,
-        task_id: taskId,
-        message_ids: cancelled.map((row) => row.id),
-      });
-    }
+  /**
+   * Re-reads a bundle someone waits on here and ends their wait if its fate was decided (a final
+   * answer, or no longer active) — after attaching, and after the database connection came back.
+   */
+  async recheck(pendingId: string): Promise<void> {
+    const rows = await this.bundles.findBundle(pendingId).catch(() => undefined);
+    if (!rows || rows.length === 0) return;
+    const state = await this.stateOf(rows);
+    if (state.status === 'answered' || state.status === 'rejected') this.waiters.settle(pendingId, recordedResponse(rows));
+    else if (state.status !== 'pending' && state.status !== 'delivering') this.waiters.close(pendingId, closedReason(state.status));
   }
 
-  private async rehydrate(pendingId: string, rows: BundleRow[]): Promise<ClarificationRequest | undefined> {
-    if (!(await this.bundles.isBundleActive(pendingId))) return undefined;
-    const request = requestFromRows(rows);
-    this.waiters.register(request);
-    return request;
+  /** Cancel (not a claim), on any replica: the active bundle's rows become cancelled and every waiter wakes. */
+  async cancel(caller: Caller, pendingId: string): Promise<void> {
+    const { rows } = await this.authorizeBundle(caller, pendingId);
+    const sessionId = (rows[0] as BundleRow).task_session_id;
+    const cancelled = await inTransaction(this.dataSource, async (manager) => {
+      await this.sessions.lockById(sessionId, manager);
+      return this.bundles.cancelBundle(pendingId, manager);
+    });
+    if (cancelled.length === 0) throw ClarificationError.notActive();
+    this.lifecycle.announce(cancelled, 'cancelled', 'clarification.cancelled');
   }
+
+  /** The agent's in-session wait on a bundle it just asked. */
+  waitAsAgent(pendingId: string, timeoutMs: number, signal: AbortSignal): Promise<ClarificationResponse> {
+    const waiting = this.waiters.wait(pendingId, { role: WaiterRole.Agent, timeoutMs, signal });
+    void this.recheck(pendingId);
+    return waiting;
+  }
+
+  /** Wakes waiters here as bundles' fates change anywhere; re-checks them after a database outage. */
+  onModuleInit(): void {
+    this.signals.subscribe((signal) => {
+      if (this.waiters.waiterCount(signal.pending_id) === 0) return;
+      switch (signal.kind) {
+        case 'settled':
+          void this.recheck(signal.pending_id);
+          return;
+        case 'expired':
+          this.waiters.close(signal.pending_id, WaitFailure.Expired);
+          return;
+        case 'cancelled':
+          this.waiters.close(signal.pending_id, WaitFailure.Cancelled);
+          return;
+        case 'superseded':
+          this.waiters.close(signal.pending_id, WaitFailure.Superseded);
+          return;
+        case 'detached':
+          this.waiters.close(signal.pending_id, WaitFailure.Detached, WaiterRole.Agent);
+          return;
+        case 'reopened':
+        case 'deliver':
+          return;
+      }
+    });
+    this.signals.onReconnect(() => this.waiters.pendingIds().forEach((pendingId) => void this.recheck(pendingId)));
+  }
+}
+
+export function waitEnded(reason: WaitFailure): ClarificationError {
+  const messages: Record<WaitFailure, string> = {
+    [WaitFailure.TimedOut]: 'clarification wait timed out; the question is still pending — wait again',
+    [WaitFailure.Cancelled]: 'clarification wait ended: the question was cancelled',
+    [WaitFailure.Expired]: 'clarification wait ended: the question expired',
+    [WaitFailure.Superseded]: 'clarification wait ended: the question was superseded by a newer turn',
+    [WaitFailure.Detached]: 'clarification wait ended: the agent was detached; the question stays pending',
+    [WaitFailure.Aborted]: 'clarification wait ended: the caller went away',
+    [WaitFailure.ShuttingDown]: 'clarification wait ended: the server is shutting down — wait again',
+  };
+  return new ClarificationError(ClarificationErrorCode.WaitEnded, messages[reason]);
 }

@@ -57,6 +57,8 @@ export interface BundleRow {
   content: string;
   metadata: BundleRowMetadata;
   created_at: Date;
+  /** When the row last changed (a resolved bundle's rows change last when its answer became final). */
+  updated_at?: Date;
 }
 
 export interface BundleRowMetadata {
@@ -70,4 +72,6 @@ export interface BundleRowMetadata {
   response?: Answer;
   agent_disconnected?: boolean;
   response_delivery_pending?: boolean;
+  /** The process (lease id) delivering a claimed response; set with response_delivery_pending. */
+  delivery_owner?: string;
 }

@@ -1,14 +1,22 @@
 import { randomUUID } from 'node:crypto';
-import { Inject, Injectable, Logger } from '@nestjs/common';
-import { EventBus } from '../../common/src/index.js';
+import { Inject, Injectable, Logger, type OnModuleInit } from '@nestjs/common';
+import { EventBus, faultPoint, isDatabaseUnavailable } from '../../common/src/index.js';
 import { APP_CONFIG, type AppConfig } from '../../config/src/index.js';
-import { SessionRepository, SessionState } from '../../tasks/src/index.js';
+import { ProcessLease } from '../../persistence/src/index.js';
 import { BundleRepository } from './bundle.repository.js';
-import { requestFromRows, resumePrompt } from './bundle.mapper.js';
+import { recordedResponse, requestFromRows, resumePrompt, responseFor } from './bundle.mapper.js';
+import { BundleSignals } from './bundle-signals.service.js';
+import { type ClaimPlan, ClaimRepository, type EventRecord, type UndeliveredClaim } from './claim.repository.js';
 import { ClarificationError, ClarificationErrorCode } from './clarification.errors.js';
-import type { BundleRow, ClarificationResponse } from './clarification.types.js';
-import { ReplicaDeliveryService } from './replica-delivery.service.js';
+import {
+  type BundleRow,
+  type ClarificationRequest,
+  type ClarificationResponse,
+  ClarificationStatus,
+} from './clarification.types.js';
+import type { NormalizedOutcome } from './resolution.validation.js';
 import { ResumeDispatcher } from './resume.dispatcher.js';
+import { settlementOf, Settlement } from './settlement.js';
 import { DeliveryOutcome, WaiterStore } from './waiter.store.js';
 
 export enum WinnerDelivery {
@@ -17,102 +25,334 @@ export enum WinnerDelivery {
   StaleDismissed = 'stale_dismissed',
 }
 
+/** The session a bundle belongs to, as the authorizing read saw it. */
+export interface BundleSession {
+  task_id: string;
+  resume_url: string;
+}
+
+export interface WinningAttempt {
+  rows: BundleRow[];
+  session: BundleSession;
+  outcome: NormalizedOutcome;
+}
+
+/** A claimed bundle as delivery needs it: its wire request and the ids of its rows. */
+interface Target {
+  request: ClarificationRequest;
+  messageIds: string[];
+}
+
+function targetOf(rows: readonly BundleRow[]): Target {
+  return { request: requestFromRows(rows), messageIds: rows.map((row) => row.id) };
+}
+
+/** Extra time a winner gives another replica to report the outcome of a delivery handed to it. */
+const REMOTE_GRACE_MS = 1_000;
+
+function eventFor(response: ClarificationResponse, delivery: WinnerDelivery): EventRecord {
+  return {
+    type: response.rejected ? 'REJECTED' : 'ANSWERED',
+    payload: {
+      response: { answers: response.answers, rejected: response.rejected, reject_reason: response.reject_reason },
+      delivery,
+    },
+  };
+}
+
 /**
- * What only the winner of a claim does: hand the response to a live waiter, or else resume the
- * agent exactly once (answered) or dismiss the stale question (rejected).
+ * The winner's path (spec R1, R7, R7a): claim, then carry the answer to the agent — to its live wait
+ * (here, or on the replica holding it), or by resuming it exactly once through its webhook or a queued
+ * prompt. The answer becomes final only once delivered or accepted; until then the claim is owned by
+ * this process's lease, and a failure rolls it back so the bundle is pending again.
  */
 @Injectable()
-export class DeliveryService {
+export class DeliveryService implements OnModuleInit {
   private readonly logger = new Logger('Delivery');
+  /** Bundles whose delivery this process is carrying out right now (the sweeper leaves them alone). */
+  private readonly inFlight = new Set<string>();
 
   constructor(
+    private readonly claims: ClaimRepository,
     private readonly bundles: BundleRepository,
-    private readonly sessions: SessionRepository,
     private readonly waiters: WaiterStore,
+    private readonly signals: BundleSignals,
     private readonly resume: ResumeDispatcher,
-    private readonly replicas: ReplicaDeliveryService,
+    private readonly lease: ProcessLease,
     private readonly events: EventBus,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
-  /**
-   * `rows`: the bundle's rows as the winning claim left them (D2 order). A live waiter here or on
-   * another replica gets the response; otherwise the agent is resumed (or the rejection recorded).
-   */
-  async deliverWinner(rows: BundleRow[], response: ClarificationResponse): Promise<WinnerDelivery> {
-    const request = requestFromRows(rows);
+  onModuleInit(): void {
+    this.signals.subscribe((signal) => {
+      if (signal.kind === 'deliver' && signal.owner === this.lease.id) void this.receiveHandoff(signal.pending_id);
+    });
+  }
+
+  isInFlight(pendingId: string): boolean {
+    return this.inFlight.has(pendingId);
+  }
+
+  /** Claims the bundle and, when the claim is won, delivers the answer; `undefined` when it was lost. */
+  async claimAndDeliver(attempt: WinningAttempt): Promise<WinnerDelivery | undefined> {
+    const target = targetOf(attempt.rows);
+    const { request } = target;
+    const { outcome, session } = attempt;
     const pendingId = request.pending_id;
-    const outcome = await this.waiters.deliver(
-      pendingId,
-      response,
-      async () => {
-        await this.bundles.finalizeDelivery(pendingId);
-      },
-      this.config.deliveryConfirmTimeoutMs,
-    );
-    let delivery: WinnerDelivery;
-    if (outcome === DeliveryOutcome.Delivered || (await this.replicas.deliverElsewhere(pendingId, response))) {
-      delivery = WinnerDelivery.LiveWaiter;
-    } else if (response.rejected) {
-      await this.bundles.finalizeDelivery(pendingId);
-      delivery = WinnerDelivery.StaleDismissed;
-    } else {
-      await this.resumeAgent(rows, response);
-      delivery = WinnerDelivery.Resumed;
+    const rejected = outcome.terminal === ClarificationStatus.Rejected;
+    const response = responseFor(pendingId, outcome.answers, rejected, outcome.rejectReason);
+    const webhook = rejected ? undefined : this.resume.webhookFor(session.resume_url);
+    const turnId = randomUUID();
+    this.inFlight.add(pendingId);
+    try {
+      let plan: ClaimPlan | undefined;
+      try {
+        const claim = await this.claims.completeActiveBundle(
+          {
+            pendingId,
+            sessionId: request.session_id,
+            sessionTaskId: session.task_id,
+            bundleTaskId: request.task_id,
+            terminal: outcome.terminal,
+            responses: rejected ? undefined : new Map(outcome.answers.map((answer) => [answer.question_id, answer])),
+          },
+          this.lease.id,
+          (remoteAgent) => this.plan({ pendingId, request, response, remoteAgent, webhook, turnId }),
+        );
+        if (!claim.claimed) return undefined;
+        plan = claim.plan;
+      } catch (error) {
+        if (isDatabaseUnavailable(error)) throw error;
+        this.logger.error({ msg: 'claim failed', pending_id: pendingId, err: String(error) });
+        throw new ClarificationError(ClarificationErrorCode.Internal, 'the clarification could not be resolved');
+      }
+      await faultPoint('claim.committed');
+      return await this.carryOut(plan as ClaimPlan, target, response, session, webhook);
+    } finally {
+      this.inFlight.delete(pendingId);
     }
-    await this.returnToRunning(request.session_id);
+  }
+
+  private plan(input: {
+    pendingId: string;
+    request: ClarificationRequest;
+    response: ClarificationResponse;
+    remoteAgent: string | undefined;
+    webhook: string | undefined;
+    turnId: string;
+  }): ClaimPlan {
+    const { pendingId, request, response, remoteAgent, webhook, turnId } = input;
+    if (this.waiters.hasAgent(pendingId)) return { kind: 'deliver', owner: this.lease.id };
+    if (remoteAgent) return { kind: 'deliver', owner: remoteAgent, handoff: response };
+    if (response.rejected) return { kind: 'final', event: eventFor(response, WinnerDelivery.StaleDismissed) };
+    if (webhook) return { kind: 'resume', owner: this.lease.id, successor: { turnId } };
+    return {
+      kind: 'final',
+      event: eventFor(response, WinnerDelivery.Resumed),
+      successor: {
+        turnId,
+        queuedPrompt: {
+          messageId: randomUUID(),
+          content: resumePrompt(request, response),
+          metadata: { resume_of: pendingId, response },
+        },
+      },
+    };
+  }
+
+  private async carryOut(
+    plan: ClaimPlan,
+    target: Target,
+    response: ClarificationResponse,
+    session: BundleSession,
+    webhook: string | undefined,
+  ): Promise<WinnerDelivery> {
+    switch (plan.kind) {
+      case 'final': {
+        const delivery = response.rejected ? WinnerDelivery.StaleDismissed : WinnerDelivery.Resumed;
+        this.announceFinal(target, response, delivery);
+        return delivery;
+      }
+      case 'deliver':
+        if (plan.owner === this.lease.id) return this.deliverHere(target, response);
+        return this.awaitRemoteDelivery(target.request.pending_id);
+      case 'resume':
+        return this.resumeThroughWebhook(target, response, plan.successor.turnId, webhook as string, session);
+    }
+  }
+
+  /** A live agent waits here: it gets the answer once the finalize committed (its confirmation). */
+  private async deliverHere(target: Target, response: ClarificationResponse): Promise<WinnerDelivery> {
+    const { request } = target;
+    const pendingId = request.pending_id;
+    await faultPoint('deliver.offered');
+    const outcome = await this.waiters.offer(pendingId, response, async () => {
+      const finalized = await this.claims.finalize(
+        pendingId,
+        this.lease.id,
+        request.session_id,
+        request.task_id,
+        eventFor(response, WinnerDelivery.LiveWaiter),
+      );
+      if (!finalized) throw new Error('the claim is no longer owned by this process');
+    });
+    if (outcome === DeliveryOutcome.Delivered) {
+      this.announceFinal(target, response, WinnerDelivery.LiveWaiter);
+      return WinnerDelivery.LiveWaiter;
+    }
+    return this.rollBack(
+      request,
+      outcome === DeliveryOutcome.NoWaiter ? 'the agent stopped waiting' : 'the answer could not be delivered to the waiting agent',
+    );
+  }
+
+  /** Another replica holds the agent's wait and was handed the answer: report what became of it. */
+  private async awaitRemoteDelivery(pendingId: string): Promise<WinnerDelivery> {
+    const change = this.signals.nextChange(pendingId, this.config.deliveryConfirmTimeoutMs + REMOTE_GRACE_MS);
+    let rows = await this.bundles.findBundle(pendingId);
+    if (settlementOf(rows) === Settlement.Delivering) {
+      await change.changed;
+      rows = await this.bundles.findBundle(pendingId);
+    } else {
+      change.cancel();
+    }
+    switch (settlementOf(rows)) {
+      case Settlement.Final:
+        return WinnerDelivery.LiveWaiter;
+      case Settlement.Delivering:
+        throw ClarificationError.inProgress();
+      case Settlement.Open:
+        if (await this.bundles.isBundleActive(pendingId)) {
+          throw new ClarificationError(
+            ClarificationErrorCode.DeliveryFailed,
+            'the answer could not be delivered to the waiting agent; the clarification is pending again and the answer can be retried',
+          );
+        }
+        throw ClarificationError.notActive();
+    }
+  }
+
+  /** Exactly one resume through the webhook: accepted ⇒ final; refused or timed out ⇒ rolled back. */
+  private async resumeThroughWebhook(
+    target: Target,
+    response: ClarificationResponse,
+    turnId: string,
+    webhook: string,
+    session: BundleSession,
+  ): Promise<WinnerDelivery> {
+    const { request } = target;
+    const accepted = await this.resume.post(webhook, {
+      session_id: request.session_id,
+      task_id: session.task_id,
+      pending_id: request.pending_id,
+      turn_id: turnId,
+      prompt: resumePrompt(request, response),
+      response,
+    });
+    if (!accepted) return this.rollBack(request, 'the agent could not be resumed');
+    await faultPoint('resume.accepted');
+    const finalized = await this.claims.finalize(
+      request.pending_id,
+      this.lease.id,
+      request.session_id,
+      request.task_id,
+      eventFor(response, WinnerDelivery.Resumed),
+    );
+    if (!finalized) throw ClarificationError.inProgress();
+    this.announceFinal(target, response, WinnerDelivery.Resumed);
+    return WinnerDelivery.Resumed;
+  }
+
+  /**
+   * The answer was not delivered: roll the claim back and say what the bundle is now — pending again
+   * (a retryable 500) or no longer active (409); its delivery marker is gone either way.
+   */
+  private async rollBack(request: ClarificationRequest, why: string): Promise<never> {
+    const pendingId = request.pending_id;
+    const result = await this.claims.abandon(pendingId, this.lease.id, request.session_id, (manager, pendingIds) =>
+      this.bundles.refreshSessionIndex(request.session_id, pendingIds, manager),
+    );
+    this.signals.dispatch({ pending_id: pendingId, kind: 'reopened' });
+    this.logger.warn({ msg: 'claim rolled back', pending_id: pendingId, why, restored: result.active });
+    if (!result.rolledBack) throw ClarificationError.inProgress();
+    if (result.active) {
+      throw new ClarificationError(
+        ClarificationErrorCode.DeliveryFailed,
+        `${why}; the clarification is pending again and the answer can be retried`,
+      );
+    }
+    throw ClarificationError.notActive();
+  }
+
+  /** The answer is final: tell the waiters here, wake local losers, and in-process subscribers. */
+  private announceFinal({ request, messageIds }: Target, response: ClarificationResponse, delivery: WinnerDelivery): void {
+    const pendingId = request.pending_id;
+    this.waiters.settle(pendingId, response);
+    this.signals.dispatch({ pending_id: pendingId, kind: 'settled' });
     const payload = { pending_id: pendingId, session_id: request.session_id, task_id: request.task_id, response };
     this.events.publish('session.message.updated', {
       session_id: request.session_id,
       task_id: request.task_id,
-      message_ids: rows.map((row) => row.id),
+      message_ids: messageIds,
     });
     this.events.publish(
       delivery === WinnerDelivery.StaleDismissed ? 'clarification.stale_dismissed' : 'clarification.primary_answered',
       { ...payload, delivery },
     );
-    return delivery;
+  }
+
+  /** A winner on another replica handed this process the answer for the agent waiting here. */
+  private async receiveHandoff(pendingId: string): Promise<void> {
+    if (this.inFlight.has(pendingId)) return;
+    this.inFlight.add(pendingId);
+    try {
+      const response = await this.claims.handoff(pendingId, this.lease.id);
+      if (!response) return;
+      const rows = await this.bundles.findBundle(pendingId);
+      if (rows.length > 0) await this.deliverHere(targetOf(rows), response);
+    } catch (error) {
+      this.logger.warn({ msg: 'handed-off delivery not completed', pending_id: pendingId, err: String(error) });
+    } finally {
+      this.inFlight.delete(pendingId);
+    }
   }
 
   /**
-   * Exactly one resume: reserve a successor turn, mark it attempted just before the hand-off (the
-   * at-most-once boundary), then POST to the webhook — or, with none configured, queue the prompt
-   * durably on the successor turn. Not accepted ⇒ the claim is rolled back and the caller told to retry.
+   * A claim whose delivery nobody carries out any more (its owner's lease expired, or this process
+   * lost track of it): a resume that was already owed is sent again under the same idempotency key
+   * (or its prompt queued); a live delivery that never completed is rolled back.
    */
-  private async resumeAgent(rows: BundleRow[], response: ClarificationResponse): Promise<void> {
-    const request = requestFromRows(rows);
-    const session = await this.sessions.findById(request.session_id);
-    if (!session) throw new ClarificationError(ClarificationErrorCode.Internal, 'session of the clarification is gone');
-    const turnId = randomUUID();
-    const prompt = resumePrompt(request, response);
-    const webhook = this.resume.webhookFor(session.resume_url);
-    await this.bundles.reserveSuccessorTurn(session.id, session.task_id, turnId, request.pending_id);
-    const queued = webhook
-      ? undefined
-      : { messageId: randomUUID(), taskId: session.task_id, content: prompt, metadata: { resume_of: request.pending_id, response } };
-    await this.bundles.markDispatchAttempted(session.id, turnId, queued);
-    if (webhook) {
-      const accepted = await this.resume.post(webhook, {
-        session_id: session.id,
-        task_id: session.task_id,
-        pending_id: request.pending_id,
-        turn_id: turnId,
-        prompt,
-        response,
-      });
-      if (!accepted) {
-        await this.bundles.abandonResume(request.pending_id, session.id, turnId);
-        this.logger.warn({ msg: 'resume not accepted; claim rolled back', pending_id: request.pending_id });
-        throw new ClarificationError(
-          ClarificationErrorCode.DeliveryFailed,
-          'the agent could not be resumed; the clarification is pending again and the answer can be retried',
-        );
+  async recover(claim: UndeliveredClaim): Promise<void> {
+    const pendingId = claim.pending_id;
+    if (this.inFlight.has(pendingId)) return;
+    if (claim.owner !== this.lease.id && !(await this.claims.takeOver(pendingId, claim.owner, this.lease.id))) return;
+    this.inFlight.add(pendingId);
+    try {
+      const rows = await this.bundles.findBundle(pendingId);
+      if (rows.length === 0) return;
+      const target = targetOf(rows);
+      const { request } = target;
+      const turnId = await this.claims.successorOf(pendingId);
+      const response = recordedResponse(rows);
+      this.logger.warn({ msg: 'recovering an undelivered claim', pending_id: pendingId, owner: claim.owner, resume: turnId !== undefined });
+      if (!turnId || response.rejected) {
+        await this.rollBack(request, 'the delivery was interrupted').catch(() => undefined);
+        return;
       }
+      const session = { task_id: rows[0]?.session_task_id ?? request.task_id, resume_url: await this.claims.resumeUrlOf(request.session_id) };
+      const webhook = this.resume.webhookFor(session.resume_url);
+      if (webhook) {
+        await this.resumeThroughWebhook(target, response, turnId, webhook, session).catch(() => undefined);
+        return;
+      }
+      const finalized = await this.claims.queuePromptAndFinalize(
+        { pendingId, owner: this.lease.id, sessionId: request.session_id, sessionTaskId: session.task_id, bundleTaskId: request.task_id, turnId },
+        { messageId: randomUUID(), content: resumePrompt(request, response), metadata: { resume_of: pendingId, response } },
+        eventFor(response, WinnerDelivery.Resumed),
+      );
+      if (finalized) this.announceFinal(target, response, WinnerDelivery.Resumed);
+    } finally {
+      this.inFlight.delete(pendingId);
     }
-    await this.bundles.finalizeDelivery(request.pending_id);
-  }
-
-  private async returnToRunning(sessionId: string): Promise<void> {
-    await this.sessions.updateStateIf(sessionId, SessionState.WaitingForInput, SessionState.Running);
   }
 }

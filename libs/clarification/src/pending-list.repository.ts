@@ -1,8 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
-import { taskVisibilityCondition, type WorkspaceVisibility } from '../../authorization/src/index.js';
+import { type WorkspaceVisibility } from '../../authorization/src/index.js';
 import { queryRows } from '../../persistence/src/index.js';
-import { activeRow, CLARIFICATION_REQUEST, pendingStatus } from './activeness.repository.js';
+import { bundleIsActive, CLARIFICATION_REQUEST } from './activeness.sql.js';
 import { D2_ORDER } from './bundle.repository.js';
 import type { BundleRow } from './clarification.types.js';
 
@@ -10,7 +10,7 @@ export interface PendingListQuery {
   visibility: WorkspaceVisibility;
   workspaceId: string | undefined;
   createdSince: Date | undefined;
-  after: { scanKey: string; pendingId: string } | undefined;
+  after: { at: string; pendingId: string } | undefined;
   limit: number;
 }
 
@@ -18,68 +18,75 @@ export interface PendingBundleHead {
   pending_id: string;
   task_id: string;
   session_id: string;
-  /** The keyset position: created_at of the bundle's first pending row, at full precision. */
+  /** The keyset position: the bundle's D1 created_at, at full precision. */
   scan_key: string;
 }
 
-const PENDING_ID = `m.metadata->>'pending_id'`;
+/** Up to this many visibility keys, the page merges one index walk per key; beyond, one walk filters. */
+const MAX_KEY_WALKS = 32;
 const MICROS = `'YYYY-MM-DD"T"HH24:MI:SS.US"Z"'`;
-const BUNDLE_CREATED_AT = `(SELECT MIN(d1.created_at) FROM task_session_messages d1
-  WHERE d1.metadata->>'pending_id' = ${PENDING_ID} AND d1.type = '${CLARIFICATION_REQUEST}')`;
 
 /**
- * The pending list as one keyset scan of the partial index of pending clarification rows, ordered
- * by (created_at, pending_id): each bundle is represented by its first pending row; activeness (D4,
- * from the shared helpers), the M5 task join, L1c visibility, L7, L8, L16 and the cursor are all
- * predicates of that one query, so LIMIT counts returned bundles (L1a).
+ * The pending list as a keyset walk of the bundle index (`clarification_bundles`, one row per bundle,
+ * in step with the activeness rule): ordered by the bundle's D1 created_at then pending_id (L6), so
+ * a page reads about what it returns — never the backlog, never what the caller cannot see. A caller
+ * who sees a few workspaces gets one walk per visibility key ('' = visible to everyone: no workspace,
+ * or one that does not exist), merged; an unscoped caller, or one who sees many, one walk. Every row
+ * is still checked against the L1c visibility rule on its task (M5) and the activeness rule itself,
+ * inside the walk, so LIMIT counts returned bundles (L1a); a bundle with a row lacking its question_id
+ * is never listed (L16).
  */
 @Injectable()
 export class PendingListRepository {
   constructor(private readonly dataSource: DataSource) {}
 
   listHeads(query: PendingListQuery): Promise<PendingBundleHead[]> {
-    const visible = taskVisibilityCondition('t', query.visibility);
-    const builder = this.dataSource
-      .createQueryBuilder()
-      .select(PENDING_ID, 'pending_id')
-      .addSelect('t.id', 'task_id')
-      .addSelect('m.task_session_id', 'session_id')
-      .addSelect(`to_char(m.created_at AT TIME ZONE 'UTC', ${MICROS})`, 'scan_key')
-      .from('task_session_messages', 'm')
-      .innerJoin('task_sessions', 's', 's.id = m.task_session_id')
-      .innerJoin('tasks', 't', `t.id = COALESCE(NULLIF(m.task_id, ''), s.task_id)`)
-      .where(`m.type = '${CLARIFICATION_REQUEST}'`)
-      // M5a: a bundle whose task_id resolves from neither source (a session task_id of '') is never listed.
-      .andWhere(`t.id <> ''`)
-      .andWhere(pendingStatus('m'))
-      .andWhere(activeRow('m'))
-      .andWhere(
-        `NOT EXISTS (SELECT 1 FROM task_session_messages first_p
-           WHERE first_p.metadata->>'pending_id' = ${PENDING_ID} AND first_p.type = '${CLARIFICATION_REQUEST}'
-             AND ${pendingStatus('first_p')} AND (first_p.created_at, first_p.id) < (m.created_at, m.id))`,
-      )
-      .andWhere(
-        `NOT EXISTS (SELECT 1 FROM task_session_messages l16
-           WHERE l16.metadata->>'pending_id' = ${PENDING_ID} AND l16.type = '${CLARIFICATION_REQUEST}'
-             AND COALESCE(l16.metadata->>'question_id', '') = '')`,
-      )
-      .andWhere(visible.sql, visible.parameters)
-      .orderBy('m.created_at', 'ASC')
-      .addOrderBy(PENDING_ID, 'ASC')
-      .limit(query.limit);
-    if (query.workspaceId !== undefined) builder.andWhere('t.workspace_id = :workspaceId', { workspaceId: query.workspaceId });
-    if (query.createdSince) {
-      builder
-        .andWhere('m.created_at >= :createdSince', { createdSince: query.createdSince })
-        .andWhere(`${BUNDLE_CREATED_AT} >= :createdSince`);
+    const parameters: unknown[] = [query.limit, query.workspaceId ?? null, query.createdSince ?? null, query.after?.at ?? null, query.after?.pendingId ?? null];
+    const visibleIds = query.visibility.all ? null : [...query.visibility.ids];
+    parameters.push(visibleIds);
+    const filters = `b.active AND b.task_id <> ''
+      AND ($2::text IS NULL OR t.workspace_id = $2)
+      AND ($3::timestamptz IS NULL OR b.created_at >= $3)
+      AND ($4::timestamptz IS NULL OR (b.created_at, b.pending_id) > ($4::timestamptz, $5::text))
+      AND ($6::text[] IS NULL OR t.workspace_id = ''
+           OR NOT EXISTS (SELECT 1 FROM workspaces visible_w WHERE visible_w.id = t.workspace_id)
+           OR t.workspace_id = ANY($6::text[]))
+      AND ${bundleIsActive('b.pending_id')}
+      AND NOT EXISTS (SELECT 1 FROM task_session_messages l16
+                       WHERE l16.metadata->>'pending_id' = b.pending_id AND l16.type = '${CLARIFICATION_REQUEST}'
+                         AND COALESCE(l16.metadata->>'question_id', '') = '')`;
+    const columns = `b.pending_id, b.task_id, b.session_id, b.created_at, to_char(b.created_at AT TIME ZONE 'UTC', ${MICROS}) AS scan_key`;
+    const keys = this.walkKeys(query);
+    if (keys === undefined) {
+      return queryRows<PendingBundleHead>(
+        this.dataSource,
+        `SELECT ${columns} FROM clarification_bundles b JOIN tasks t ON t.id = b.task_id
+          WHERE ${filters} ORDER BY b.created_at, b.pending_id LIMIT $1`,
+        parameters,
+      );
     }
-    if (query.after) {
-      builder.andWhere(`(m.created_at, ${PENDING_ID}) > (CAST(:afterKey AS timestamptz), :afterPendingId)`, {
-        afterKey: query.after.scanKey,
-        afterPendingId: query.after.pendingId,
-      });
-    }
-    return builder.getRawMany<PendingBundleHead>();
+    parameters.push(keys);
+    return queryRows<PendingBundleHead>(
+      this.dataSource,
+      `SELECT page.pending_id, page.task_id, page.session_id, page.scan_key
+         FROM unnest($7::text[]) AS walk(key)
+        CROSS JOIN LATERAL (
+          SELECT ${columns} FROM clarification_bundles b JOIN tasks t ON t.id = b.task_id
+           WHERE b.visibility_key = walk.key AND ${filters}
+             AND (walk.key <> '' OR $2::text IS NULL OR NOT EXISTS (SELECT 1 FROM workspaces named_w WHERE named_w.id = $2))
+           ORDER BY b.created_at, b.pending_id LIMIT $1) page
+        ORDER BY page.created_at, page.pending_id LIMIT $1`,
+      parameters,
+    );
+  }
+
+  /** The visibility keys to walk one by one, or undefined for one filtered walk of every key. */
+  private walkKeys(query: PendingListQuery): string[] | undefined {
+    const candidates = query.workspaceId !== undefined ? [query.workspaceId, ''] : undefined;
+    if (query.visibility.all) return candidates;
+    const visible = new Set(['', ...query.visibility.ids]);
+    const keys = candidates ? candidates.filter((key) => visible.has(key)) : [...visible];
+    return keys.length <= MAX_KEY_WALKS ? keys : undefined;
   }
 
   /** The rows of the listed bundles, each bundle in D2 order. */

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { AccessService, type Caller } from '../../authorization/src/index.js';
-import { decodeCursor, encodeCursor } from '../../common/src/index.js';
+import { decodeCursor, encodeCursor, isCalendarDate } from '../../common/src/index.js';
 import { bundleTaskId, requestFromRows } from './bundle.mapper.js';
 import { ClarificationError } from './clarification.errors.js';
 import { ClarificationService } from './clarification.service.js';
@@ -11,7 +11,8 @@ export const DEFAULT_PENDING_LIMIT = 50;
 export const MAX_PENDING_LIMIT = 200;
 
 const RFC3339 = /^\d{4}-\d{2}-\d{2}[Tt ]\d{2}:\d{2}:\d{2}(\.\d+)?([Zz]|[+-]\d{2}:\d{2})$/;
-const SCAN_KEY = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{6}Z$/;
+/** D3: the known question statuses; any other stored value is reported as pending, as the reference does. */
+const KNOWN_STATUSES: readonly string[] = ['pending', 'answered', 'rejected', 'cancelled', 'expired'];
 
 export interface PendingListInput {
   workspace_id?: string;
@@ -52,18 +53,20 @@ function pageSize(limit: number | undefined): number {
 
 function parseCreatedSince(value: string | undefined): Date | undefined {
   if (value === undefined || value === '') return undefined;
-  const parsed = RFC3339.test(value) ? new Date(value) : undefined;
+  const parsed = RFC3339.test(value) && isCalendarDate(value) ? new Date(value) : undefined;
   if (!parsed || Number.isNaN(parsed.getTime())) throw ClarificationError.validation('created_since must be an RFC3339 timestamp');
   return parsed;
 }
 
-function parseCursor(value: string | undefined): { scanKey: string; pendingId: string } | undefined {
+function parseCursor(value: string | undefined): { at: string; pendingId: string } | undefined {
   if (value === undefined || value === '') return undefined;
-  const keys = decodeCursor(value, 2);
-  if (!keys || !SCAN_KEY.test(keys[0] as string) || Number.isNaN(Date.parse(keys[0] as string))) {
-    throw ClarificationError.validation('cursor is invalid');
-  }
-  return { scanKey: keys[0] as string, pendingId: keys[1] as string };
+  const position = decodeCursor(value);
+  if (!position) throw ClarificationError.validation('cursor is invalid');
+  return { at: position.at, pendingId: position.id };
+}
+
+function reportedStatus(status: unknown): string {
+  return typeof status === 'string' && KNOWN_STATUSES.includes(status) ? status : 'pending';
 }
 
 /** L4/L4a: every field present, strings never null, status of an absent key reported as pending. */
@@ -81,7 +84,7 @@ function bundleView(rows: BundleRow[], head: { pending_id: string; task_id: stri
       question_id: question.id,
       title: question.title,
       prompt: question.prompt,
-      status: (rows[index]?.metadata.status as string | undefined) || 'pending',
+      status: reportedStatus(rows[index]?.metadata.status),
       options: question.options,
     })),
   };
@@ -98,7 +101,7 @@ export class PendingListService {
 
   /** One bundle in the list's shape, whatever its state; a foreign id is the same not-found as a missing one. */
   async describe(caller: Caller, pendingId: string): Promise<PendingBundleView> {
-    const rows = await this.clarifications.authorizeBundle(caller, pendingId);
+    const { rows } = await this.clarifications.authorizeBundle(caller, pendingId);
     const first = rows[0] as BundleRow;
     return bundleView(rows, { pending_id: pendingId, task_id: bundleTaskId(rows), session_id: first.task_session_id }, Date.now());
   }
@@ -124,7 +127,7 @@ export class PendingListService {
     return {
       bundles,
       count: bundles.length,
-      next_cursor: heads.length > limit && last ? encodeCursor([last.scan_key, last.pending_id]) : '',
+      next_cursor: heads.length > limit && last ? encodeCursor({ at: last.scan_key, id: last.pending_id }) : '',
     };
   }
 }

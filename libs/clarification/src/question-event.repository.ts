@@ -13,52 +13,74 @@ export interface QuestionEventRow {
   created_at: Date;
 }
 
-export interface NewQuestionEvent {
-  type: string;
-  pendingId: string;
-  sessionId: string;
-  taskId: string;
-  payload: Record<string, unknown>;
+export interface SettledEvents {
+  events: QuestionEventRow[];
+  /** Events are committed beyond the settled horizon: read again shortly. */
+  unsettled: boolean;
 }
 
-/** Serializes event appends so ids become visible in commit order (a reader never skips one). */
-const APPEND_LOCK = 0x51_45_56_54;
+/**
+ * An event's position is `txid · 2^16 + n`: the id of the transaction that wrote it (pg_current_xact_id)
+ * and its ordinal within that transaction. Every transaction whose id is below the snapshot's xmin has
+ * finished, so the events below `xmin · 2^16` are settled — none can appear there any more — and a
+ * reader that only ever reads below that horizon, in position order, never skips an event and never
+ * reads one twice, with no lock on the write path. (2^16 events per transaction; xid8 below 2^47.)
+ */
+const POSITION_SPAN = 65536;
+const TXID = `pg_current_xact_id()::text::bigint`;
+const HORIZON = `pg_snapshot_xmin(pg_current_snapshot())::text::bigint * ${POSITION_SPAN}`;
+const EVENT_COLUMNS = `id::text AS id, type, pending_id, session_id, task_id, workspace_id, payload, created_at`;
+
+/**
+ * An INSERT of the events `sourceSql` yields — columns (type, pending_id, session_id, task_id, payload)
+ * — positioned after any event this transaction already wrote. Use it as a data-modifying CTE (or a
+ * statement) inside the transaction of the change the events report, at most once per statement.
+ */
+export function insertEventsSql(sourceSql: string): string {
+  return `INSERT INTO question_events (id, type, pending_id, session_id, task_id, workspace_id, payload)
+    SELECT position.base + source.n, source.type, source.pending_id, source.session_id, source.task_id,
+           COALESCE((SELECT event_t.workspace_id FROM tasks event_t WHERE event_t.id = source.task_id), ''), source.payload
+      FROM (SELECT row_number() OVER () AS n, raw.* FROM (${sourceSql}) raw) source,
+           (SELECT COALESCE(MAX(mine.id), ${TXID} * ${POSITION_SPAN} - 1) AS base FROM question_events mine
+             WHERE mine.id >= ${TXID} * ${POSITION_SPAN} AND mine.id < (${TXID} + 1) * ${POSITION_SPAN}) position
+    RETURNING id`;
+}
 
 @Injectable()
 export class QuestionEventRepository {
   constructor(private readonly dataSource: DataSource) {}
 
-  append(event: NewQuestionEvent): Promise<QuestionEventRow> {
-    return inTransaction(this.dataSource, async (manager) => {
-      await manager.query(`SELECT pg_advisory_xact_lock($1)`, [APPEND_LOCK]);
-      return (await queryRow<QuestionEventRow>(
-        manager,
-        `INSERT INTO question_events (type, pending_id, session_id, task_id, workspace_id, payload)
-         VALUES ($1, $2, $3, $4, COALESCE((SELECT workspace_id FROM tasks WHERE id = $4), ''), $5::jsonb)
-         RETURNING id::text, type, pending_id, session_id, task_id, workspace_id, payload, created_at`,
-        [event.type, event.pendingId, event.sessionId, event.taskId, JSON.stringify(event.payload)],
-      )) as QuestionEventRow;
-    });
-  }
-
-  /** Events after `afterId`, oldest first, optionally of one workspace. */
-  listAfter(afterId: string, workspaceId: string | undefined, limit: number): Promise<QuestionEventRow[]> {
-    return queryRows<QuestionEventRow>(
+  /** Settled events after `afterId`, in position order, optionally of one workspace. */
+  async listSettledAfter(afterId: string, workspaceId: string | undefined, limit: number): Promise<SettledEvents> {
+    const rows = await queryRows<QuestionEventRow & { unsettled: boolean; present: boolean }>(
       this.dataSource,
-      `SELECT id::text, type, pending_id, session_id, task_id, workspace_id, payload, created_at
-         FROM question_events
-        WHERE id > $1::bigint AND ($2::text IS NULL OR workspace_id = $2)
-        ORDER BY id LIMIT $3`,
+      `WITH horizon AS (SELECT ${HORIZON} AS position)
+       SELECT e.*, e.id IS NOT NULL AS present,
+              EXISTS (SELECT 1 FROM question_events later, horizon WHERE later.id >= horizon.position) AS unsettled
+         FROM horizon
+         LEFT JOIN LATERAL (
+           SELECT ${EVENT_COLUMNS} FROM question_events
+            WHERE id > $1::bigint AND id < horizon.position AND ($2::text IS NULL OR workspace_id = $2)
+            ORDER BY id LIMIT $3) e ON true`,
       [afterId, workspaceId ?? null, limit],
     );
+    const unsettled = rows[0]?.unsettled ?? false;
+    const events = rows
+      .filter((row) => row.present)
+      .map(({ unsettled: _unsettled, present: _present, ...event }) => event);
+    return { events, unsettled };
   }
 
-  async latestId(): Promise<string> {
-    const row = await queryRow<{ id: string }>(this.dataSource, `SELECT COALESCE(MAX(id), 0)::text AS id FROM question_events`);
-    return row?.id ?? '0';
+  /** The position every settled event is at or below (where a subscriber without a cursor starts). */
+  async settledHead(): Promise<string> {
+    const row = await queryRow<{ head: string }>(
+      this.dataSource,
+      `SELECT COALESCE((SELECT MAX(id) FROM question_events WHERE id < ${HORIZON}), 0)::text AS head`,
+    );
+    return row?.head ?? '0';
   }
 
-  /** The highest id retention has deleted: a cursor below it has missed events for good. */
+  /** The highest position retention has deleted: a cursor below it has missed events for good. */
   async prunedThrough(): Promise<string> {
     const row = await queryRow<{ pruned_through: string }>(
       this.dataSource,
@@ -67,21 +89,20 @@ export class QuestionEventRepository {
     return row?.pruned_through ?? '0';
   }
 
-  /** Deletes events older than the cutoff and raises the watermark to the last id deleted. */
+  /** Deletes settled events older than the cutoff and raises the watermark to the last one deleted. */
   prune(olderThan: Date): Promise<number> {
     return inTransaction(this.dataSource, async (manager) => {
-      const deleted = await queryRows<{ id: string }>(
+      const deleted = await queryRows<{ last: string | null; count: string }>(
         manager,
-        `DELETE FROM question_events WHERE created_at < $1 RETURNING id::text`,
+        `WITH gone AS (DELETE FROM question_events WHERE created_at < $1 AND id < ${HORIZON} RETURNING id)
+         SELECT MAX(id)::text AS last, COUNT(*)::text AS count FROM gone`,
         [olderThan],
       );
-      if (deleted.length > 0) {
-        await manager.query(
-          `UPDATE question_event_retention SET pruned_through = GREATEST(pruned_through, $1::bigint) WHERE id = 1`,
-          [deleted.reduce((max, row) => (BigInt(row.id) > BigInt(max) ? row.id : max), '0')],
-        );
+      const last = deleted[0]?.last;
+      if (last) {
+        await manager.query(`UPDATE question_event_retention SET pruned_through = GREATEST(pruned_through, $1::bigint) WHERE id = 1`, [last]);
       }
-      return deleted.length;
+      return Number(deleted[0]?.count ?? 0);
     });
   }
 }

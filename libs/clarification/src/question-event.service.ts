@@ -1,7 +1,8 @@
 import { EventEmitter } from 'node:events';
 import { Injectable, Logger, type OnApplicationShutdown, type OnModuleInit } from '@nestjs/common';
 import { AccessService, type Caller } from '../../authorization/src/index.js';
-import { type ClarificationEventPayload, EventBus, type ParleyEventName } from '../../common/src/index.js';
+import { DatabaseListener } from '../../persistence/src/index.js';
+import { BUNDLE_CHANNEL } from './bundle-signal.js';
 import { ClarificationError } from './clarification.errors.js';
 import { type QuestionEventRow, QuestionEventRepository } from './question-event.repository.js';
 
@@ -18,141 +19,132 @@ export enum QuestionEventType {
 /** Events are kept this long; a cursor older than what was pruned must re-list. */
 export const QUESTION_EVENT_RETENTION_MS = 7 * 24 * 3_600_000;
 const PRUNE_EVERY_MS = 10 * 60_000;
-/** How often the shared poller looks for events appended by other replicas. */
+/** A fallback poll, for events whose NOTIFY was missed. */
 const POLL_EVERY_MS = 1_000;
+/** How soon to look again when committed events wait behind a transaction still in progress. */
+const UNSETTLED_RETRY_MS = 15;
 const BATCH = 100;
 
-type RecordedEvent = Extract<
-  ParleyEventName,
-  | 'clarification.requested'
-  | 'clarification.primary_answered'
-  | 'clarification.stale_dismissed'
-  | 'clarification.cancelled'
-  | 'clarification.expired'
-  | 'clarification.superseded'
-  | 'clarification.detached'
->;
-
-function typeOf(event: RecordedEvent, payload: ClarificationEventPayload): QuestionEventType {
-  switch (event) {
-    case 'clarification.requested':
-      return QuestionEventType.ASKED;
-    case 'clarification.primary_answered':
-      return (payload.response as { rejected?: boolean } | undefined)?.rejected ? QuestionEventType.REJECTED : QuestionEventType.ANSWERED;
-    case 'clarification.stale_dismissed':
-      return QuestionEventType.REJECTED;
-    case 'clarification.cancelled':
-      return QuestionEventType.CANCELLED;
-    case 'clarification.expired':
-      return QuestionEventType.EXPIRED;
-    case 'clarification.superseded':
-      return QuestionEventType.SUPERSEDED;
-    case 'clarification.detached':
-      return QuestionEventType.DETACHED;
-    default: {
-      const unhandled: never = event;
-      throw new Error(`unrecorded event ${String(unhandled)}`);
-    }
-  }
-}
-
-const RECORDED: RecordedEvent[] = [
-  'clarification.requested',
-  'clarification.primary_answered',
-  'clarification.stale_dismissed',
-  'clarification.cancelled',
-  'clarification.expired',
-  'clarification.superseded',
-  'clarification.detached',
-];
-
 /**
- * The durable question-event feed: bus events are appended in order to `question_events`; a
- * subscriber's stream replays everything after its cursor, then follows live appends (its own
- * replica's at once, other replicas' through a shared poller), checking access per event.
+ * The durable question-event feed. Events are written by the transactions that make the changes they
+ * report (so an event exists exactly when its change committed); this process follows the feed below
+ * its settled horizon (see QuestionEventRepository) — woken by the NOTIFY those transactions send, with
+ * a fallback poll — and hands each batch to the open subscriber streams, which replay from their own
+ * cursor until they catch up, then take live batches. Access is checked once per batch per stream.
  */
 @Injectable()
 export class QuestionEventService implements OnModuleInit, OnApplicationShutdown {
   private readonly logger = new Logger('QuestionEvents');
-  private readonly appended = new EventEmitter();
-  private appending: Promise<unknown> = Promise.resolve();
-  private unsubscribe: (() => void)[] = [];
-  private timers: NodeJS.Timeout[] = [];
-  private latestSeen = '0';
+  private readonly live = new EventEmitter();
   private readonly openStreams = new Set<QuestionEventStream>();
+  private timers: NodeJS.Timeout[] = [];
+  private head = '0';
+  private polling: Promise<void> | undefined;
+  private pollAgain = false;
+  private retry: NodeJS.Timeout | undefined;
 
   constructor(
     private readonly events: QuestionEventRepository,
-    private readonly bus: EventBus,
     private readonly access: AccessService,
+    private readonly listener: DatabaseListener,
   ) {
-    this.appended.setMaxListeners(0);
+    this.live.setMaxListeners(0);
   }
 
   async onModuleInit(): Promise<void> {
-    this.unsubscribe = RECORDED.map((name) => this.bus.subscribe(name, (payload) => this.record(name, payload)));
-    this.latestSeen = await this.events.latestId();
+    this.head = await this.events.settledHead();
     await this.events.prune(new Date(Date.now() - QUESTION_EVENT_RETENTION_MS));
+    this.listener.listen(BUNDLE_CHANNEL, () => this.poll());
+    this.listener.onReconnect(() => this.poll());
     this.timers = [
-      setInterval(() => void this.pollForeignAppends(), POLL_EVERY_MS),
+      setInterval(() => this.poll(), POLL_EVERY_MS),
       setInterval(() => void this.events.prune(new Date(Date.now() - QUESTION_EVENT_RETENTION_MS)).catch(() => undefined), PRUNE_EVERY_MS),
     ];
     this.timers.forEach((timer) => timer.unref());
   }
 
   async onApplicationShutdown(): Promise<void> {
-    this.unsubscribe.forEach((stop) => stop());
     this.timers.forEach((timer) => clearInterval(timer));
-    await this.appending;
+    clearTimeout(this.retry);
+    await this.polling;
     await Promise.all([...this.openStreams].map((stream) => stream.return()));
   }
 
-  /** Resolves once every event published so far is durable (for tests and orderly shutdown). */
-  flushed(): Promise<unknown> {
-    return this.appending;
+  /** Resolves once every event committed so far has been read and handed to the streams. */
+  async flushed(): Promise<void> {
+    for (;;) {
+      this.poll();
+      await this.polling;
+      const { events, unsettled } = await this.events.listSettledAfter(this.head, undefined, 1);
+      if (events.length === 0 && !unsettled) return;
+      await new Promise((resolve) => setTimeout(resolve, UNSETTLED_RETRY_MS));
+    }
   }
 
-  private record(name: RecordedEvent, payload: ClarificationEventPayload): void {
-    const { pending_id: pendingId, session_id: sessionId, task_id: taskId, ...rest } = payload;
-    this.appending = this.appending
-      .then(() => this.events.append({ type: typeOf(name, payload), pendingId, sessionId, taskId, payload: rest }))
-      .then((row) => this.noteLatest(row.id))
-      .catch((error: unknown) => this.logger.error({ msg: 'question event not recorded', pending_id: pendingId, err: String(error) }));
+  /** Reads what settled after the head (one reader per process) and hands it to the live streams. */
+  private poll(): void {
+    if (this.polling) {
+      this.pollAgain = true;
+      return;
+    }
+    this.polling = this.readNew()
+      .catch((error: unknown) => this.logger.warn({ msg: 'event feed not read', err: String(error) }))
+      .finally(() => {
+        this.polling = undefined;
+        if (this.pollAgain) {
+          this.pollAgain = false;
+          this.poll();
+        }
+      });
   }
 
-  private noteLatest(id: string): void {
-    if (BigInt(id) <= BigInt(this.latestSeen)) return;
-    this.latestSeen = id;
-    this.appended.emit('wake');
-  }
-
-  private async pollForeignAppends(): Promise<void> {
-    try {
-      this.noteLatest(await this.events.latestId());
-    } catch {
-      // the database is unreachable for a moment: streams keep their position and retry
+  private async readNew(): Promise<void> {
+    for (;;) {
+      const { events, unsettled } = await this.events.listSettledAfter(this.head, undefined, BATCH);
+      if (events.length > 0) {
+        this.head = (events[events.length - 1] as QuestionEventRow).id;
+        this.live.emit('batch', events);
+      }
+      if (events.length === BATCH) continue;
+      if (unsettled && !this.retry) {
+        this.retry = setTimeout(() => {
+          this.retry = undefined;
+          this.poll();
+        }, UNSETTLED_RETRY_MS);
+        this.retry.unref();
+      }
+      return;
     }
   }
 
   /**
-   * Every event after `after` the caller may see, then live ones (only live ones without a
-   * cursor). A cursor older than the retention watermark is refused: the caller must re-list.
+   * Every event after `after` the caller may see, then live ones (only live ones without a cursor).
+   * A cursor older than the retention watermark is refused: the caller must re-list.
    */
   async open(caller: Caller, options: { workspaceId?: string; after?: string }): Promise<AsyncIterableIterator<QuestionEventRow>> {
     const start = await this.startingPoint(options.after);
-    const stream = new QuestionEventStream(start, options.workspaceId || undefined, {
-      fetch: (after, workspaceId) => this.events.listAfter(after, workspaceId, BATCH),
-      visible: (event) => this.access.authorizeTaskAccess(caller, event.task_id),
-      wakes: this.appended,
+    const workspaceId = options.workspaceId || undefined;
+    const stream = new QuestionEventStream(start, {
+      replay: async (after) => (await this.events.listSettledAfter(after, workspaceId, BATCH)).events,
+      head: () => this.head,
+      visible: (batch) => this.visibleTo(caller, batch),
+      inScope: (event) => workspaceId === undefined || event.workspace_id === workspaceId,
+      live: this.live,
       closed: () => this.openStreams.delete(stream),
     });
     this.openStreams.add(stream);
     return stream;
   }
 
+  /** The events of a batch the caller may see: one set-based access check per batch. */
+  private async visibleTo(caller: Caller, batch: QuestionEventRow[]): Promise<QuestionEventRow[]> {
+    const allowed = await this.access.accessibleTaskIds(caller, [...new Set(batch.map((event) => event.task_id))]);
+    return batch.filter((event) => allowed.has(event.task_id));
+  }
+
   private async startingPoint(after: string | undefined): Promise<string> {
-    if (after === undefined || after === '') return this.events.latestId();
-    if (!/^\d{1,18}$/.test(after)) throw ClarificationError.validation('after must be an event id');
+    if (after === undefined || after === '') return this.head;
+    if (!/^\d{1,19}$/.test(after) || BigInt(after) > 2n ** 63n - 1n) throw ClarificationError.validation('after must be an event id');
     if (BigInt(after) < BigInt(await this.events.prunedThrough())) {
       throw ClarificationError.validation('after is older than the event retention; re-list pending questions and subscribe without after');
     }
@@ -161,23 +153,35 @@ export class QuestionEventService implements OnModuleInit, OnApplicationShutdown
 }
 
 interface StreamSource {
-  fetch(after: string, workspaceId: string | undefined): Promise<QuestionEventRow[]>;
-  visible(event: QuestionEventRow): Promise<boolean>;
-  wakes: EventEmitter;
+  replay(after: string): Promise<QuestionEventRow[]>;
+  head(): string;
+  visible(batch: QuestionEventRow[]): Promise<QuestionEventRow[]>;
+  inScope(event: QuestionEventRow): boolean;
+  live: EventEmitter;
   closed(): void;
 }
 
-/** One subscriber's cursor over the feed; `return()` ends it at once, even while it waits. */
+/**
+ * One subscriber's cursor over the feed: replays from its cursor until it reaches the process's head,
+ * then takes the live batches (queued while it is busy). `return()` ends it at once, even while it waits.
+ */
 class QuestionEventStream implements AsyncIterableIterator<QuestionEventRow> {
   private readonly buffered: QuestionEventRow[] = [];
+  private readonly pendingBatches: QuestionEventRow[][] = [];
+  private replaying = true;
   private closed = false;
-  private wakeWaiter: (() => void) | undefined;
+  private wake: (() => void) | undefined;
+  private readonly onBatch = (batch: QuestionEventRow[]) => {
+    this.pendingBatches.push(batch);
+    this.wake?.();
+  };
 
   constructor(
     private last: string,
-    private readonly workspaceId: string | undefined,
     private readonly source: StreamSource,
-  ) {}
+  ) {
+    source.live.on('batch', this.onBatch);
+  }
 
   [Symbol.asyncIterator](): AsyncIterableIterator<QuestionEventRow> {
     return this;
@@ -187,33 +191,40 @@ class QuestionEventStream implements AsyncIterableIterator<QuestionEventRow> {
     while (!this.closed) {
       const event = this.buffered.shift();
       if (event) return { value: event, done: false };
-      const wake = this.nextWake();
-      const batch = await this.source.fetch(this.last, this.workspaceId);
-      for (const row of batch) {
-        this.last = row.id;
-        if (await this.source.visible(row)) this.buffered.push(row);
-      }
-      if (batch.length < BATCH && this.buffered.length === 0) await wake;
+      if (this.replaying) await this.replayBatch();
+      else if (this.pendingBatches.length > 0) await this.accept(this.pendingBatches.shift() as QuestionEventRow[]);
+      else await new Promise<void>((resolve) => (this.wake = resolve));
+      this.wake = undefined;
     }
     return { value: undefined, done: true };
   }
 
   async return(): Promise<IteratorResult<QuestionEventRow>> {
     this.closed = true;
-    this.wakeWaiter?.();
+    this.source.live.off('batch', this.onBatch);
+    this.wake?.();
     this.source.closed();
     return { value: undefined, done: true };
   }
 
-  private nextWake(): Promise<void> {
-    return new Promise((resolve) => {
-      const done = () => {
-        this.source.wakes.off('wake', done);
-        this.wakeWaiter = undefined;
-        resolve();
-      };
-      this.wakeWaiter = done;
-      this.source.wakes.once('wake', done);
-    });
+  private async replayBatch(): Promise<void> {
+    if (BigInt(this.last) >= BigInt(this.source.head())) {
+      this.replaying = false;
+      return;
+    }
+    const batch = await this.source.replay(this.last);
+    if (batch.length === 0) {
+      this.replaying = false;
+      return;
+    }
+    await this.accept(batch, false);
+  }
+
+  /** Takes the events after the cursor (live batches may overlap what replay already read). */
+  private async accept(batch: QuestionEventRow[], filterScope = true): Promise<void> {
+    const fresh = batch.filter((event) => BigInt(event.id) > BigInt(this.last) && (!filterScope || this.source.inScope(event)));
+    const newest = batch[batch.length - 1];
+    if (newest && BigInt(newest.id) > BigInt(this.last)) this.last = newest.id;
+    if (fresh.length > 0) this.buffered.push(...(await this.source.visible(fresh)));
   }
 }

@@ -1,24 +1,39 @@
-import { Injectable, Logger } from '@nestjs/common';
+import { Inject, Injectable, Logger } from '@nestjs/common';
 import type { Caller } from '../../authorization/src/index.js';
+import { APP_CONFIG, type AppConfig } from '../../config/src/index.js';
 import { BundleRepository } from './bundle.repository.js';
-import { recordedAnswers, responseFor } from './bundle.mapper.js';
-import { ClarificationError, ClarificationErrorCode } from './clarification.errors.js';
+import { recordedAnswers } from './bundle.mapper.js';
+import { BundleSignals } from './bundle-signals.service.js';
+import { ClarificationError } from './clarification.errors.js';
 import { ClarificationService } from './clarification.service.js';
-import { type BundleRow, ClarificationStatus, type TerminalStatus } from './clarification.types.js';
+import { type BundleRow, ClarificationStatus } from './clarification.types.js';
 import { DeliveryService } from './delivery.service.js';
 import type { Resolution } from './resolution.envelope.js';
 import { type ResolutionInput, validateOutcome } from './resolution.validation.js';
+import { Settlement, settlementOf, winnerStatus } from './settlement.js';
 
-export type ResolutionSurface = 'rest' | 'mcp' | 'graphql' | 'command';
+export type ResolutionSurface = 'rest' | 'mcp' | 'graphql' | 'command' | 'web';
 
-function isTerminal(status: string | undefined): status is TerminalStatus {
-  return status === ClarificationStatus.Answered || status === ClarificationStatus.Rejected;
+/** How many times one call may try the claim (a rolled-back winner lets a waiting loser try again). */
+const MAX_CLAIM_ATTEMPTS = 3;
+const SETTLE_GRACE_MS = 2_000;
+
+/** R2/R2b: a winner's final answer, replayed to a loser (the reason is never stored ⇒ ""). */
+function replay(rows: readonly BundleRow[]): Resolution {
+  const status = winnerStatus(rows) as ClarificationStatus.Answered | ClarificationStatus.Rejected;
+  return {
+    claimed: false,
+    status,
+    response: { answers: recordedAnswers(rows), rejected: status === ClarificationStatus.Rejected, reject_reason: '' },
+  };
 }
 
 /**
- * ResolveBundle — the only way any surface resolves a bundle: resolve its task (M5) → authorize
- * (A1–A5, denial ⇒ not found) → validate (N6–N8b, L16) → normalize (N3a) → claim by delegation
- * (P1: no claim SQL here) → loser branch (R2) or winner delivery (R7).
+ * ResolveBundle — the only way any surface resolves a bundle: resolve its task (M5) and authorize
+ * (A1–A5, denial ⇒ not found) in one read → validate (N6–N8b, L16) → normalize (N3a) → claim by
+ * delegation (P1: no claim SQL here) → loser branch (R2) or winner delivery (R7). A loser is told a
+ * winner's answer only once it is final: while the winner's delivery is pending it waits for the
+ * outcome, and if the winner was rolled back its own attempt proceeds (and may win).
  */
 @Injectable()
 export class ResolveBundleService {
@@ -28,6 +43,8 @@ export class ResolveBundleService {
     private readonly clarifications: ClarificationService,
     private readonly bundles: BundleRepository,
     private readonly delivery: DeliveryService,
+    private readonly signals: BundleSignals,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
   async resolve(caller: Caller, pendingId: string, input: ResolutionInput, surface: ResolutionSurface): Promise<Resolution> {
@@ -43,41 +60,54 @@ export class ResolveBundleService {
   }
 
   private async resolveOnce(caller: Caller, pendingId: string, input: ResolutionInput): Promise<Resolution> {
-    const rows = await this.clarifications.authorizeBundle(caller, pendingId);
-    const outcome = validateOutcome(input, rows);
-    const responses = outcome.terminal === ClarificationStatus.Answered
-      ? new Map(outcome.answers.map((answer) => [answer.question_id, answer]))
-      : undefined;
-    let claim: { claimed: boolean; rows: BundleRow[] };
-    try {
-      claim = await this.bundles.completeActiveBundle(pendingId, outcome.terminal, responses);
-    } catch (error) {
-      this.logger.error({ msg: 'claim failed', pending_id: pendingId, err: String(error) });
-      throw new ClarificationError(ClarificationErrorCode.Internal, 'the clarification could not be resolved');
+    const bundle = await this.clarifications.authorizeBundle(caller, pendingId);
+    const outcome = validateOutcome(input, bundle.rows);
+    let rows = bundle.rows;
+    for (let attempts = 0; ; ) {
+      switch (settlementOf(rows)) {
+        case Settlement.Final:
+          return replay(rows);
+        case Settlement.Delivering:
+          ({ rows } = await this.readSettled(pendingId));
+          if (settlementOf(rows) === Settlement.Delivering) throw ClarificationError.inProgress();
+          break;
+        case Settlement.Open: {
+          if (attempts === MAX_CLAIM_ATTEMPTS) throw ClarificationError.inProgress();
+          attempts += 1;
+          const delivery = await this.delivery.claimAndDeliver({ rows, session: bundle.session, outcome });
+          if (delivery !== undefined) {
+            return {
+              claimed: true,
+              status: outcome.terminal,
+              response: { answers: outcome.answers, rejected: outcome.terminal === ClarificationStatus.Rejected, reject_reason: outcome.rejectReason },
+            };
+          }
+          // R2a: the loser's one re-read — made once the winner's delivery outcome is known.
+          const settled = await this.readSettled(pendingId);
+          rows = settled.rows;
+          if (settlementOf(rows) === Settlement.Delivering) throw ClarificationError.inProgress();
+          // No winner: the bundle is not active (409) — unless a winner was just rolled back, when this attempt proceeds.
+          if (settlementOf(rows) === Settlement.Open && !settled.reopened) throw ClarificationError.notActive();
+          break;
+        }
+      }
     }
-    if (!claim.claimed) return this.loserOutcome(pendingId);
-    const response = responseFor(pendingId, outcome.answers, outcome.terminal === ClarificationStatus.Rejected, outcome.rejectReason);
-    await this.delivery.deliverWinner(claim.rows, response);
-    return {
-      claimed: true,
-      status: outcome.terminal,
-      response: { answers: response.answers, rejected: response.rejected, reject_reason: response.reject_reason },
-    };
   }
 
-  /** R2/R2a/R2b: one re-read; a winner exists ⇒ its payload (reason never stored ⇒ ""); none ⇒ 409. */
-  private async loserOutcome(pendingId: string): Promise<Resolution> {
+  /**
+   * Reads the bundle; while a winner's delivery is pending, waits (bounded) for its outcome and reads
+   * once more. `reopened`: a pending delivery was seen and then rolled back.
+   */
+  private async readSettled(pendingId: string): Promise<{ rows: BundleRow[]; reopened: boolean }> {
+    const bound = Math.max(this.config.resumeTimeoutMs, this.config.deliveryConfirmTimeoutMs) + SETTLE_GRACE_MS;
+    const change = this.signals.nextChange(pendingId, bound);
     const rows = await this.bundles.findBundle(pendingId);
-    const status = rows.map((row) => row.metadata.status).find(isTerminal);
-    if (!status) throw ClarificationError.notActive();
-    return {
-      claimed: false,
-      status,
-      response: {
-        answers: recordedAnswers(rows),
-        rejected: status === ClarificationStatus.Rejected,
-        reject_reason: '',
-      },
-    };
+    if (settlementOf(rows) !== Settlement.Delivering) {
+      change.cancel();
+      return { rows, reopened: false };
+    }
+    await change.changed;
+    const settled = await this.bundles.findBundle(pendingId);
+    return { rows: settled, reopened: settlementOf(settled) === Settlement.Open };
   }
 }

@@ -6,12 +6,17 @@ export interface ResumePayload {
   session_id: string;
   task_id: string;
   pending_id: string;
+  /** The successor turn: also the hand-off's `Idempotency-Key`, the same on every re-send. */
   turn_id: string;
   prompt: string;
   response: ClarificationResponse;
 }
 
-/** Hands a resume prompt to the agent's orchestrator: accepted only on a 2xx within the bound. */
+/**
+ * Hands a resume prompt to the agent's orchestrator: accepted only on a 2xx within the bound. A
+ * hand-off interrupted by a crash is sent again with the same `Idempotency-Key` (the successor turn
+ * id), so a receiver that deduplicates on it resumes the agent once.
+ */
 @Injectable()
 export class ResumeDispatcher {
   private readonly logger = new Logger('ResumeDispatcher');
@@ -27,7 +32,7 @@ export class ResumeDispatcher {
     try {
       const response = await fetch(url, {
         method: 'POST',
-        headers: { 'content-type': 'application/json' },
+        headers: { 'content-type': 'application/json', 'idempotency-key': payload.turn_id },
         body: JSON.stringify(payload),
         signal: AbortSignal.timeout(this.config.resumeTimeoutMs),
       });

@@ -1,11 +1,14 @@
 import { type BeforeApplicationShutdown, Injectable } from '@nestjs/common';
-import type { ClarificationRequest, ClarificationResponse } from './clarification.types.js';
+import type { ClarificationResponse } from './clarification.types.js';
 
 export enum WaitFailure {
   Cancelled = 'cancelled',
+  Expired = 'expired',
+  Superseded = 'superseded',
+  Detached = 'detached',
   TimedOut = 'timed_out',
-  Abandoned = 'abandoned',
   Aborted = 'aborted',
+  ShuttingDown = 'shutting_down',
 }
 
 export class WaitError extends Error {
@@ -14,188 +17,168 @@ export class WaitError extends Error {
   }
 }
 
+/**
+ * Who waits: the session's agent (its in-session ask, or a /wait with its agent token — or anyone
+ * while auth is disabled) consumes the answer, so a delivery to it must be confirmed; an observer is
+ * only told the final outcome and never counts as delivery.
+ */
+export enum WaiterRole {
+  Agent = 'agent',
+  Observer = 'observer',
+}
+
 export enum DeliveryOutcome {
-  NoWaiter = 'no_waiter',
   Delivered = 'delivered',
-  Abandoned = 'abandoned',
+  NoWaiter = 'no_waiter',
+  Failed = 'failed',
 }
 
-/** What a waiter is offered: the response, handed over only once `confirm()` has succeeded. */
-export interface Delivery {
-  response: ClarificationResponse;
-  /** Runs the durable finalize (once for all waiters); rejects when the delivery was abandoned. */
-  confirm(): Promise<void>;
-}
-
-export interface Waiter {
-  offer(delivery: Delivery): void;
-  reject(error: WaitError): void;
-}
-
-/** Told when a bundle gains its first live waiter here and when it has none left. */
+/** Told when a bundle gains its first live agent waiter here and when it has none left. */
 export interface WaiterPresence {
   occupied(pendingId: string): void;
   vacated(pendingId: string): void;
 }
 
-interface Entry {
-  request: ClarificationRequest;
-  waiters: Set<Waiter>;
-  expiry: NodeJS.Timeout;
+export interface WaitOptions {
+  role: WaiterRole;
+  timeoutMs: number;
+  signal?: AbortSignal;
+}
+
+/** One blocked caller: a promise's settle functions, its bound, and whether a delivery is being confirmed. */
+class Waiter {
+  confirming = false;
+  overdue = false;
+  timer: NodeJS.Timeout | undefined;
+
+  constructor(
+    readonly role: WaiterRole,
+    private readonly resolve: (response: ClarificationResponse) => void,
+    private readonly reject: (error: WaitError) => void,
+    private readonly release: (waiter: Waiter) => void,
+  ) {}
+
+  succeed(response: ClarificationResponse): void {
+    this.release(this);
+    this.resolve(response);
+  }
+
+  fail(reason: WaitFailure): void {
+    this.release(this);
+    this.reject(new WaitError(reason));
+  }
+
+  /** The wait bound passed: ends the wait — unless a delivery is being confirmed, which decides instead. */
+  expire(): void {
+    if (this.confirming) this.overdue = true;
+    else this.fail(WaitFailure.TimedOut);
+  }
 }
 
 /**
- * The per-process store of live clarification entries and the agents blocked on them. Several
- * waiters may wait on one bundle; one delivery wakes all of them; a cancel wakes all with an error.
- * Nothing here is the authority on a bundle's state: the durable rows are.
+ * The per-process registry of callers blocked on a bundle (an agent's ask, REST long polls). It holds
+ * no bundle data — the durable rows are the authority — only who waits, so a blocked caller costs a
+ * few small objects and one timer. Several waiters may wait on one bundle; one delivery wakes them all.
  */
 @Injectable()
 export class WaiterStore implements BeforeApplicationShutdown {
-  private readonly entries = new Map<string, Entry>();
+  private readonly waiting = new Map<string, Set<Waiter>>();
   private presence: WaiterPresence | undefined;
-
-  constructor(private readonly entryTtlMs: number) {}
-
-  /** Registers (or keeps) the live entry of a bundle; it expires, cancelling its waiters, after the TTL. */
-  register(request: ClarificationRequest): void {
-    if (this.entries.has(request.pending_id)) return;
-    const expiry = setTimeout(() => this.cancel(request.pending_id, WaitFailure.TimedOut), this.entryTtlMs);
-    expiry.unref();
-    this.entries.set(request.pending_id, { request, waiters: new Set(), expiry });
-  }
 
   observePresence(presence: WaiterPresence): void {
     this.presence = presence;
   }
 
-  get(pendingId: string): ClarificationRequest | undefined {
-    return this.entries.get(pendingId)?.request;
-  }
-
-  waiterCount(pendingId: string): number {
-    return this.entries.get(pendingId)?.waiters.size ?? 0;
-  }
-
-  pendingIdsOfSession(sessionId: string): string[] {
-    return [...this.entries.values()].filter((entry) => entry.request.session_id === sessionId).map((entry) => entry.request.pending_id);
-  }
-
-  /** Adds a waiter to a live entry; returns false when the bundle has no live entry. */
-  attach(pendingId: string, waiter: Waiter): boolean {
-    const entry = this.entries.get(pendingId);
-    if (!entry) return false;
-    entry.waiters.add(waiter);
-    if (entry.waiters.size === 1) this.presence?.occupied(pendingId);
-    return true;
-  }
-
-  detach(pendingId: string, waiter: Waiter): void {
-    const entry = this.entries.get(pendingId);
-    if (entry?.waiters.delete(waiter) && entry.waiters.size === 0) this.presence?.vacated(pendingId);
-  }
-
-  /** Blocks until the bundle is delivered (resolves) or cancelled, timed out or aborted (rejects). */
-  wait(pendingId: string, options: { timeoutMs: number; signal?: AbortSignal }): Promise<ClarificationResponse> {
+  /** Blocks until the bundle's answer reaches this waiter (resolves) or the wait ends (rejects with WaitError). */
+  wait(pendingId: string, options: WaitOptions): Promise<ClarificationResponse> {
     return new Promise<ClarificationResponse>((resolve, reject) => {
-      let settled = false;
-      const finish = (action: () => void) => {
-        if (settled) return;
-        settled = true;
-        clearTimeout(timer);
+      const onAbort = () => waiter.fail(WaitFailure.Aborted);
+      const waiter = new Waiter(options.role, resolve, reject, (done) => {
+        clearTimeout(done.timer);
         options.signal?.removeEventListener('abort', onAbort);
-        this.detach(pendingId, waiter);
-        action();
-      };
-      const waiter: Waiter = {
-        // Once offered, the wait bound no longer applies: the confirmation (finalize) records the
-        // answer as delivered, so a timeout firing while it runs would lose a confirmed answer.
-        offer: (delivery) => {
-          clearTimeout(timer);
-          delivery.confirm().then(
-            () => finish(() => resolve(delivery.response)),
-            (error: unknown) => finish(() => reject(error instanceof WaitError ? error : new WaitError(WaitFailure.Abandoned))),
-          );
-        },
-        reject: (error) => finish(() => reject(error)),
-      };
-      const onAbort = () => waiter.reject(new WaitError(WaitFailure.Aborted));
-      const timer = setTimeout(() => waiter.reject(new WaitError(WaitFailure.TimedOut)), options.timeoutMs);
-      if (!this.attach(pendingId, waiter)) waiter.reject(new WaitError(WaitFailure.Cancelled));
-      else if (options.signal?.aborted) onAbort();
-      else options.signal?.addEventListener('abort', onAbort, { once: true });
+        this.remove(pendingId, done);
+      });
+      if (options.signal?.aborted) {
+        reject(new WaitError(WaitFailure.Aborted));
+        return;
+      }
+      this.add(pendingId, waiter);
+      waiter.timer = setTimeout(() => waiter.expire(), options.timeoutMs);
+      options.signal?.addEventListener('abort', onAbort, { once: true });
     });
   }
 
+  hasAgent(pendingId: string): boolean {
+    return [...(this.waiting.get(pendingId) ?? [])].some((waiter) => waiter.role === WaiterRole.Agent);
+  }
+
+  waiterCount(pendingId: string): number {
+    return this.waiting.get(pendingId)?.size ?? 0;
+  }
+
+  /** The bundles someone waits on here (re-checked after the database connection came back). */
+  pendingIds(): string[] {
+    return [...this.waiting.keys()];
+  }
+
   /**
-   * Delivery with confirmation: when live waiters exist, `finalize` (the durable confirmation) runs
-   * exactly once before any waiter is handed the response. If it has not started within
-   * `confirmWithinMs`, the delivery is abandoned and every waiter gets an error instead.
+   * Delivery with confirmation: `confirm` (the durable finalize) runs once before any agent waiter is
+   * handed the response. When it fails, the agents keep waiting (the claim is rolled back, so the
+   * bundle is pending again and a later answer reaches them), unless their bound passed meanwhile.
    */
-  async deliver(
-    pendingId: string,
-    response: ClarificationResponse,
-    finalize: () => Promise<void>,
-    confirmWithinMs: number,
-  ): Promise<DeliveryOutcome> {
-    const entry = this.entries.get(pendingId);
-    if (!entry || entry.waiters.size === 0) {
-      this.remove(pendingId);
-      return DeliveryOutcome.NoWaiter;
+  async offer(pendingId: string, response: ClarificationResponse, confirm: () => Promise<void>): Promise<DeliveryOutcome> {
+    const agents = [...(this.waiting.get(pendingId) ?? [])].filter((waiter) => waiter.role === WaiterRole.Agent);
+    if (agents.length === 0) return DeliveryOutcome.NoWaiter;
+    agents.forEach((waiter) => (waiter.confirming = true));
+    try {
+      await confirm();
+    } catch {
+      for (const waiter of agents) {
+        waiter.confirming = false;
+        if (waiter.overdue) waiter.fail(WaitFailure.TimedOut);
+      }
+      return DeliveryOutcome.Failed;
     }
-    const waiters = [...entry.waiters];
-    this.remove(pendingId);
-    let confirmation: Promise<void> | undefined;
-    let abandoned = false;
-    let markStarted!: () => void;
-    const started = new Promise<'started'>((resolve) => (markStarted = () => resolve('started')));
-    const confirm = () => {
-      if (abandoned) return Promise.reject(new WaitError(WaitFailure.Abandoned));
-      markStarted();
-      return (confirmation ??= finalize());
-    };
-    waiters.forEach((waiter) => waiter.offer({ response, confirm }));
-    let timer: NodeJS.Timeout | undefined;
-    const deadline = new Promise<'late'>((resolve) => (timer = setTimeout(() => resolve('late'), confirmWithinMs)));
-    const first = await Promise.race([started, deadline]);
-    clearTimeout(timer);
-    if (first === 'late' && confirmation === undefined) {
-      abandoned = true;
-      waiters.forEach((waiter) => waiter.reject(new WaitError(WaitFailure.Abandoned)));
-      return DeliveryOutcome.Abandoned;
-    }
-    await confirmation;
+    agents.forEach((waiter) => waiter.succeed(response));
     return DeliveryOutcome.Delivered;
   }
 
-  /** Closes the bundle's entry and wakes its waiters with an error; false when there was no live entry. */
-  cancel(pendingId: string, reason: WaitFailure = WaitFailure.Cancelled): boolean {
-    const entry = this.entries.get(pendingId);
-    if (!entry) return false;
-    this.remove(pendingId);
-    [...entry.waiters].forEach((waiter) => waiter.reject(new WaitError(reason)));
-    return true;
+  /** The answer is final: every remaining waiter of the bundle (observers, late agents) is told it. */
+  settle(pendingId: string, response: ClarificationResponse): void {
+    for (const waiter of [...(this.waiting.get(pendingId) ?? [])]) if (!waiter.confirming) waiter.succeed(response);
   }
 
-  cancelSession(sessionId: string): string[] {
-    const pendingIds = this.pendingIdsOfSession(sessionId);
-    pendingIds.forEach((pendingId) => this.cancel(pendingId));
-    return pendingIds;
-  }
-
-  private remove(pendingId: string): void {
-    const entry = this.entries.get(pendingId);
-    if (!entry) return;
-    clearTimeout(entry.expiry);
-    this.entries.delete(pendingId);
-    if (entry.waiters.size > 0) this.presence?.vacated(pendingId);
+  /** The bundle is no longer active: its waiters (or only its agents) end with `reason`. */
+  close(pendingId: string, reason: WaitFailure, role?: WaiterRole): void {
+    for (const waiter of [...(this.waiting.get(pendingId) ?? [])]) {
+      if (!waiter.confirming && (role === undefined || waiter.role === role)) waiter.fail(reason);
+    }
   }
 
   /**
-   * Drain: wakes every waiter (504 / tool error) *before* the HTTP server closes. Nest closes the
-   * server before `onApplicationShutdown`, and the server waits for in-flight requests, so draining
-   * any later would hold the shutdown for as long as the longest wait bound.
+   * Drain: wakes every waiter *before* the HTTP server closes. Nest closes the server before
+   * `onApplicationShutdown`, and the server waits for in-flight requests, so draining any later would
+   * hold the shutdown for as long as the longest wait bound.
    */
   beforeApplicationShutdown(): void {
-    for (const pendingId of [...this.entries.keys()]) this.cancel(pendingId);
+    for (const pendingId of this.pendingIds()) this.close(pendingId, WaitFailure.ShuttingDown);
+  }
+
+  private add(pendingId: string, waiter: Waiter): void {
+    let waiters = this.waiting.get(pendingId);
+    if (!waiters) {
+      waiters = new Set();
+      this.waiting.set(pendingId, waiters);
+    }
+    const firstAgent = waiter.role === WaiterRole.Agent && !this.hasAgent(pendingId);
+    waiters.add(waiter);
+    if (firstAgent) this.presence?.occupied(pendingId);
+  }
+
+  private remove(pendingId: string, waiter: Waiter): void {
+    const waiters = this.waiting.get(pendingId);
+    if (!waiters?.delete(waiter)) return;
+    if (waiters.size === 0) this.waiting.delete(pendingId);
+    if (waiter.role === WaiterRole.Agent && !this.hasAgent(pendingId)) this.presence?.vacated(pendingId);
   }
 }

@@ -1,5 +1,6 @@
 import { ArgumentsHost, Catch, ExceptionFilter, HttpException, Logger } from '@nestjs/common';
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import { DATABASE_UNAVAILABLE_MESSAGE, isDatabaseUnavailable } from './database-unavailable.js';
 import { DomainError } from './domain-error.js';
 
 /** The challenge every 401 carries (RFC 6750: bearer tokens; the session cookie holds the same token). */
@@ -36,9 +37,13 @@ export function toErrorResponse(exception: unknown, requestId: string, logger: L
   }
   if (exception instanceof HttpException) {
     const status = exception.getStatus();
-    if (status < 500) return { status, body: { error: messageOf(exception) } };
+    if (status < 500 || status === 503) return { status, body: { error: messageOf(exception) } };
   } else if (isClientFastifyError(exception)) {
     return { status: exception.statusCode ?? 400, body: { error: exception.message } };
+  }
+  if (isDatabaseUnavailable(exception)) {
+    logger.warn({ msg: 'database unavailable', request_id: requestId, err: describe(exception).message });
+    return { status: 503, body: { error: DATABASE_UNAVAILABLE_MESSAGE, request_id: requestId } };
   }
   logger.error({ msg: 'internal error', request_id: requestId, err: describe(exception) });
   return { status: 500, body: { error: 'internal error', request_id: requestId } };
@@ -65,6 +70,7 @@ export class HttpErrorFilter implements ExceptionFilter {
     const { status, body } = toErrorResponse(exception, String(request.id), this.logger);
     // RFC 9110 §15.5.2: a 401 names the scheme the client should authenticate with.
     if (status === 401) void reply.header('www-authenticate', BEARER_CHALLENGE);
+    if (status === 503) void reply.header('retry-after', '2');
     void reply.status(status).send(body);
   }
 }

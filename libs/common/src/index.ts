@@ -6,3 +6,5 @@ export * from './keyset-cursor.js';
 export * from './event-bus.js';
 export * from './event-bus.module.js';
 export * from './uniform-errors.adapter.js';
+export * from './database-unavailable.js';
+export * from './fault-point.js';

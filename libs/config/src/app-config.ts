@@ -24,6 +24,18 @@ export interface AppConfig {
   resumeTimeoutMs: number;
   /** Bound on a live waiter confirming a delivery before it is abandoned. */
   deliveryConfirmTimeoutMs: number;
+  /** Connections the pool may open. */
+  dbPoolSize: number;
+  /** Bound on opening a database connection; beyond it the request fails with 503. */
+  dbConnectTimeoutMs: number;
+  /** Bound on one SQL statement (server side, and client side for a database that stopped answering). */
+  dbStatementTimeoutMs: number;
+  /** A transaction left idle this long is ended by PostgreSQL (its locks released). */
+  dbIdleInTransactionTimeoutMs: number;
+  /** How long a process's lease on the deliveries it owns lasts without a heartbeat. */
+  leaseTtlMs: number;
+  /** How often a process renews its lease (and sweeps deliveries whose owner's lease expired). */
+  leaseHeartbeatMs: number;
 }
 
 export class ConfigError extends Error {
@@ -95,6 +107,15 @@ function readAdminToken(env: Env): string | undefined {
   return raw;
 }
 
+function readLease(env: Env): { leaseTtlMs: number; leaseHeartbeatMs: number } {
+  const leaseTtlMs = readInteger(env, 'LEASE_TTL_MS', 30_000, 1_000, HOUR);
+  const leaseHeartbeatMs = readInteger(env, 'LEASE_HEARTBEAT_MS', 5_000, 100, HOUR);
+  if (leaseHeartbeatMs * 2 > leaseTtlMs) {
+    throw new ConfigError('LEASE_HEARTBEAT_MS', `must be at most half of LEASE_TTL_MS (${leaseTtlMs})`);
+  }
+  return { leaseTtlMs, leaseHeartbeatMs };
+}
+
 export function loadConfig(env: Env = process.env): AppConfig {
   return {
     port: readInteger(env, 'PORT', 3000, 0, 65535),
@@ -111,5 +132,10 @@ export function loadConfig(env: Env = process.env): AppConfig {
     resumeWebhookUrl: readHttpUrl(env, 'RESUME_WEBHOOK_URL'),
     resumeTimeoutMs: readInteger(env, 'RESUME_TIMEOUT_MS', 30_000, 1, HOUR),
     deliveryConfirmTimeoutMs: readInteger(env, 'DELIVERY_CONFIRM_TIMEOUT_MS', 5_000, 1, HOUR),
+    dbPoolSize: readInteger(env, 'DB_POOL_SIZE', 20, 2, 1000),
+    dbConnectTimeoutMs: readInteger(env, 'DB_CONNECT_TIMEOUT_MS', 3_000, 100, 10 * 60_000),
+    dbStatementTimeoutMs: readInteger(env, 'DB_STATEMENT_TIMEOUT_MS', 15_000, 100, HOUR),
+    dbIdleInTransactionTimeoutMs: readInteger(env, 'DB_IDLE_IN_TRANSACTION_TIMEOUT_MS', 15_000, 100, HOUR),
+    ...readLease(env),
   };
 }

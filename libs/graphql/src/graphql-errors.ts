@@ -1,6 +1,7 @@
 import mercurius from 'mercurius';
 import { AuthorizationError, AuthorizationErrorCode } from '../../authorization/src/index.js';
 import { ClarificationError, ClarificationErrorCode } from '../../clarification/src/index.js';
+import { DATABASE_UNAVAILABLE_MESSAGE, isDatabaseUnavailable } from '../../common/src/index.js';
 import { TasksError, TasksErrorCode } from '../../tasks/src/index.js';
 
 export enum GraphqlErrorCode {
@@ -8,6 +9,8 @@ export enum GraphqlErrorCode {
   NotFound = 'NOT_FOUND',
   Conflict = 'CONFLICT',
   Unauthenticated = 'UNAUTHENTICATED',
+  /** The database is unreachable, or a winner's delivery is not settled yet: retry shortly. */
+  Unavailable = 'SERVICE_UNAVAILABLE',
   Internal = 'INTERNAL',
 }
 
@@ -19,8 +22,11 @@ function clarificationCode(code: ClarificationErrorCode): GraphqlErrorCode {
       return GraphqlErrorCode.BadUserInput;
     case ClarificationErrorCode.NotActive:
     case ClarificationErrorCode.SessionEnded:
+    case ClarificationErrorCode.TaskArchived:
     case ClarificationErrorCode.WaitEnded:
       return GraphqlErrorCode.Conflict;
+    case ClarificationErrorCode.InProgress:
+      return GraphqlErrorCode.Unavailable;
     case ClarificationErrorCode.DeliveryFailed:
     case ClarificationErrorCode.Internal:
       return GraphqlErrorCode.Internal;
@@ -74,6 +80,9 @@ export function toGraphqlError(error: unknown): Error {
   if (error instanceof AuthorizationError) {
     const code = authorizationCode(error.code);
     return new mercurius.ErrorWithProps(error.message, { code }, code === GraphqlErrorCode.Unauthenticated ? 401 : 200);
+  }
+  if (isDatabaseUnavailable(error)) {
+    return new mercurius.ErrorWithProps(DATABASE_UNAVAILABLE_MESSAGE, { code: GraphqlErrorCode.Unavailable }, 503);
   }
   return new mercurius.ErrorWithProps('internal error', { code: GraphqlErrorCode.Internal });
 }

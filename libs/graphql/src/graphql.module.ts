@@ -4,12 +4,12 @@ import { MercuriusDriver, type MercuriusDriverConfig } from '@nestjs/mercurius';
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { type DocumentNode, type ExecutionResult, GraphQLError, type GraphQLSchema, specifiedRules, validate } from 'graphql';
 import mercurius, { type MercuriusContext } from 'mercurius';
-import { bearerCredential, IdentityService } from '../../authorization/src/index.js';
+import { AuthorizationError, bearerCredential, IdentityService } from '../../authorization/src/index.js';
 import { ClarificationModule } from '../../clarification/src/index.js';
 import { BEARER_CHALLENGE } from '../../common/src/index.js';
 import { TasksModule } from '../../tasks/src/index.js';
 import type { GraphqlContext } from './graphql-caller.js';
-import { GraphqlErrorCode } from './graphql-errors.js';
+import { GraphqlErrorCode, toGraphqlError } from './graphql-errors.js';
 import { maxFieldsRule } from './query-cost.rule.js';
 import { RESOLVERS } from './schema-printer.js';
 
@@ -48,7 +48,16 @@ function graphqlRouteErrorHandler(error: FastifyError, _request: FastifyRequest,
 }
 
 function graphqlOptions(identity: IdentityService): MercuriusDriverConfig {
-  const callerOf = (credential: string | undefined) => identity.resolveCaller(credential).catch(() => undefined);
+  // A bad or missing credential leaves the caller unknown (fields then answer UNAUTHENTICATED); any
+  // other failure — the database being unreachable — is reported as what it is, never as a 401.
+  const callerOf = async (credential: string | undefined) => {
+    try {
+      return await identity.resolveCaller(credential);
+    } catch (error) {
+      if (error instanceof AuthorizationError) return undefined;
+      throw toGraphqlError(error);
+    }
+  };
   return {
     autoSchemaFile: true,
     sortSchema: true,

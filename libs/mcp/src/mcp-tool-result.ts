@@ -1,10 +1,13 @@
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { ClarificationError, ClarificationErrorCode } from '../../clarification/src/index.js';
+import { DATABASE_UNAVAILABLE_MESSAGE, isDatabaseUnavailable } from '../../common/src/index.js';
 
 export enum McpErrorCode {
   NotFound = 'NOT_FOUND',
   ValidationError = 'VALIDATION_ERROR',
   Conflict = 'CONFLICT',
+  /** The database is unreachable, or a winner's delivery is not settled yet: retry shortly. */
+  Unavailable = 'UNAVAILABLE',
   InternalError = 'INTERNAL_ERROR',
 }
 
@@ -17,8 +20,11 @@ export function mcpCodeFor(code: ClarificationErrorCode): McpErrorCode {
       return McpErrorCode.ValidationError;
     case ClarificationErrorCode.NotActive:
     case ClarificationErrorCode.SessionEnded:
+    case ClarificationErrorCode.TaskArchived:
     case ClarificationErrorCode.WaitEnded:
       return McpErrorCode.Conflict;
+    case ClarificationErrorCode.InProgress:
+      return McpErrorCode.Unavailable;
     case ClarificationErrorCode.DeliveryFailed:
     case ClarificationErrorCode.Internal:
       return McpErrorCode.InternalError;
@@ -40,5 +46,6 @@ export function toolError(code: McpErrorCode, message: string): CallToolResult {
 /** Typed errors become tool errors carrying their code; anything else is an internal error. */
 export function toolErrorFrom(error: unknown): CallToolResult {
   if (error instanceof ClarificationError) return toolError(mcpCodeFor(error.code), error.message);
+  if (isDatabaseUnavailable(error)) return toolError(McpErrorCode.Unavailable, DATABASE_UNAVAILABLE_MESSAGE);
   return toolError(McpErrorCode.InternalError, 'internal error');
 }

@@ -1,17 +1,43 @@
 import { Logger } from '@nestjs/common';
+import pg from 'pg';
 import type { DataSource } from 'typeorm';
-import { createDataSource } from './data-source.factory.js';
+import { createDataSource, DEFAULT_POOL_OPTIONS, type PoolOptions } from './data-source.factory.js';
 import { EmbeddedDatabase } from './embedded-database.js';
 
-export interface DatabaseOptions {
+export interface DatabaseOptions extends Partial<PoolOptions> {
   databaseUrl: string | undefined;
   dataDir: string;
+}
+
+/** Serializes migrations across every process starting on the same database (replicas, CLI). */
+const MIGRATION_LOCK = 0x50_41_52_4c;
+
+/**
+ * Runs the pending migrations while holding a session-level advisory lock on a dedicated connection
+ * (no statement timeout: the lock waits for another process's migrations), so concurrent start-ups on
+ * an empty database apply them once instead of racing on the catalog.
+ */
+async function migrateExclusively(url: string): Promise<string[]> {
+  const lock = new pg.Client({ connectionString: url, application_name: 'parley-migrations' });
+  const migrations = createDataSource(url, { ...DEFAULT_POOL_OPTIONS, poolSize: 2, statementTimeoutMs: 0, idleInTransactionTimeoutMs: 0 });
+  await lock.connect();
+  try {
+    await lock.query('SELECT pg_advisory_lock($1)', [MIGRATION_LOCK]);
+    await migrations.initialize();
+    const applied = await migrations.runMigrations({ transaction: 'each' });
+    return applied.map((migration) => migration.name);
+  } finally {
+    if (migrations.isInitialized) await migrations.destroy();
+    await lock.end().catch(() => undefined);
+  }
 }
 
 /** The database connection of one process: PostgreSQL at DATABASE_URL, or the embedded one. */
 export class Database {
   private constructor(
     readonly dataSource: DataSource,
+    readonly url: string,
+    readonly poolOptions: PoolOptions,
     private readonly embedded: EmbeddedDatabase | undefined,
   ) {}
 
@@ -20,18 +46,25 @@ export class Database {
     const embedded = options.databaseUrl
       ? undefined
       : await EmbeddedDatabase.start(options.dataDir, (message) => logger.debug(message.trim()));
-    const dataSource = createDataSource(options.databaseUrl ?? (embedded as EmbeddedDatabase).url);
+    const url = options.databaseUrl ?? (embedded as EmbeddedDatabase).url;
+    const poolOptions: PoolOptions = {
+      poolSize: options.poolSize ?? DEFAULT_POOL_OPTIONS.poolSize,
+      connectTimeoutMs: options.connectTimeoutMs ?? DEFAULT_POOL_OPTIONS.connectTimeoutMs,
+      statementTimeoutMs: options.statementTimeoutMs ?? DEFAULT_POOL_OPTIONS.statementTimeoutMs,
+      idleInTransactionTimeoutMs: options.idleInTransactionTimeoutMs ?? DEFAULT_POOL_OPTIONS.idleInTransactionTimeoutMs,
+    };
+    const dataSource = createDataSource(url, poolOptions);
     try {
+      const applied = await migrateExclusively(url);
+      if (applied.length > 0) logger.log(`applied migrations: ${applied.join(', ')}`);
       await dataSource.initialize();
-      const applied = await dataSource.runMigrations({ transaction: 'each' });
-      if (applied.length > 0) logger.log(`applied migrations: ${applied.map((m) => m.name).join(', ')}`);
     } catch (error) {
       if (dataSource.isInitialized) await dataSource.destroy();
       await embedded?.stop();
       throw error;
     }
     logger.log(embedded ? `embedded PostgreSQL under ${options.dataDir}` : 'PostgreSQL at DATABASE_URL');
-    return new Database(dataSource, embedded);
+    return new Database(dataSource, url, poolOptions, embedded);
   }
 
   async close(): Promise<void> {

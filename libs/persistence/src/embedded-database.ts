@@ -59,7 +59,11 @@ export class EmbeddedDatabase {
 
   private constructor(readonly url: string) {}
 
-  static async start(dataDir: string, log: (message: string) => void = () => undefined): Promise<EmbeddedDatabase> {
+  static async start(
+    dataDir: string,
+    log: (message: string) => void = () => undefined,
+    options: { port?: number } = {},
+  ): Promise<EmbeddedDatabase> {
     await mkdir(dataDir, { recursive: true, mode: 0o755 });
     const clusterDir = path.join(dataDir, 'pg');
     const { password } = await readCredentials(path.join(dataDir, 'credentials.json'));
@@ -69,7 +73,7 @@ export class EmbeddedDatabase {
     const sharedPort = await runningPostmasterPort(clusterDir);
     if (sharedPort !== undefined) return new EmbeddedDatabase(urlFor(sharedPort));
 
-    const port = await freePort();
+    const port = options.port ?? (await freePort());
     const runningAsRoot = userInfo().uid === 0;
     const server = new EmbeddedPostgres({
       databaseDir: clusterDir,

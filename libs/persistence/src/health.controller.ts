@@ -1,20 +1,27 @@
 import { Controller, Get, HttpCode, ServiceUnavailableException } from '@nestjs/common';
 import { Public } from '../../common/src/index.js';
+import { DatabaseListener } from './database-listener.js';
 import { HealthRepository } from './health.repository.js';
 
 @Public()
 @Controller()
 export class HealthController {
-  constructor(private readonly health: HealthRepository) {}
+  constructor(
+    private readonly health: HealthRepository,
+    private readonly listener: DatabaseListener,
+  ) {}
 
+  /** Liveness: answers without touching the database, whatever its state. */
   @Get('healthz')
   @HttpCode(200)
   live(): { status: string } {
     return { status: 'ok' };
   }
 
+  /** Readiness: the database answers; a known outage answers 503 at once. */
   @Get('readyz')
   async ready(): Promise<{ status: string }> {
+    if (!this.listener.isReachable) throw new ServiceUnavailableException('database unreachable');
     try {
       await this.health.ping();
     } catch {

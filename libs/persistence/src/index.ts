@@ -4,3 +4,6 @@ export * from './embedded-database.js';
 export * from './persistence.module.js';
 export * from './transaction.js';
 export * from './query-rows.js';
+export * from './database-listener.js';
+export * from './process-lease.js';
+export * from './process-lease.repository.js';

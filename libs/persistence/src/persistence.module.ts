@@ -2,22 +2,41 @@ import { Global, Inject, Module, OnApplicationShutdown } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { APP_CONFIG, type AppConfig } from '../../config/src/index.js';
 import { Database } from './database.js';
+import { DatabaseListener } from './database-listener.js';
 import { HealthController } from './health.controller.js';
 import { HealthRepository } from './health.repository.js';
+import { ProcessLease } from './process-lease.js';
+import { ProcessLeaseRepository } from './process-lease.repository.js';
 
 @Global()
 @Module({
   controllers: [HealthController],
   providers: [
     HealthRepository,
+    DatabaseListener,
+    ProcessLeaseRepository,
+    {
+      provide: ProcessLease,
+      inject: [ProcessLeaseRepository, APP_CONFIG],
+      useFactory: (leases: ProcessLeaseRepository, config: AppConfig) =>
+        new ProcessLease(leases, { ttlMs: config.leaseTtlMs, heartbeatMs: config.leaseHeartbeatMs }),
+    },
     {
       provide: Database,
       inject: [APP_CONFIG],
-      useFactory: (config: AppConfig) => Database.open(config),
+      useFactory: (config: AppConfig) =>
+        Database.open({
+          databaseUrl: config.databaseUrl,
+          dataDir: config.dataDir,
+          poolSize: config.dbPoolSize,
+          connectTimeoutMs: config.dbConnectTimeoutMs,
+          statementTimeoutMs: config.dbStatementTimeoutMs,
+          idleInTransactionTimeoutMs: config.dbIdleInTransactionTimeoutMs,
+        }),
     },
     { provide: DataSource, inject: [Database], useFactory: (database: Database) => database.dataSource },
   ],
-  exports: [DataSource],
+  exports: [DataSource, Database, DatabaseListener, ProcessLease],
 })
 export class PersistenceModule implements OnApplicationShutdown {
   constructor(@Inject(Database) private readonly database: Database) {}

@@ -9,6 +9,10 @@ const TURN_COLUMNS = 'id, task_session_id, task_id, started_at, completed_at, me
 const MESSAGE_COLUMNS = `id, task_session_id, task_id, turn_id, author_type, type, content, requests_input, metadata,
   created_at, updated_at, to_char(created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') AS created_at_key`;
 
+export interface LockedSession extends SessionRow {
+  task_archived: boolean;
+}
+
 export interface MessagePageQuery {
   sessionId: string;
   limit: number;
@@ -32,17 +36,30 @@ export class SessionRepository {
     return queryRow<SessionRow>(executor, `SELECT ${SESSION_COLUMNS} FROM task_sessions WHERE id = $1`, [id]);
   }
 
-  /** Locks the session row for the rest of the transaction (serializes its lifecycle changes). */
-  lockById(id: string, executor: SqlExecutor): Promise<SessionRow | undefined> {
-    return queryRow<SessionRow>(executor, `SELECT ${SESSION_COLUMNS} FROM task_sessions WHERE id = $1 FOR UPDATE`, [id]);
+  /**
+   * Serializes every change of the session's clarification lifecycle for the rest of the transaction:
+   * the session's advisory lock (the one the claim takes), then its row. Returns the session and
+   * whether its task is archived.
+   */
+  async lockById(id: string, executor: SqlExecutor): Promise<LockedSession | undefined> {
+    await executor.query(`SELECT pg_advisory_xact_lock(hashtextextended($1, 0))`, [id]);
+    return queryRow<LockedSession>(
+      executor,
+      `SELECT ${SESSION_COLUMNS.split(', ').map((column) => `s.${column}`).join(', ')}, t.archived_at IS NOT NULL AS task_archived
+         FROM task_sessions s LEFT JOIN tasks t ON t.id = s.task_id WHERE s.id = $1 FOR UPDATE OF s`,
+      [id],
+    );
   }
 
-  lockByTaskId(taskId: string, executor: SqlExecutor): Promise<SessionRow[]> {
-    return queryRows<SessionRow>(
-      executor,
-      `SELECT ${SESSION_COLUMNS} FROM task_sessions WHERE task_id = $1 ORDER BY id FOR UPDATE`,
-      [taskId],
-    );
+  /** Locks every session of the task the same way, in id order. */
+  async lockByTaskId(taskId: string, executor: SqlExecutor): Promise<SessionRow[]> {
+    const ids = await queryRows<{ id: string }>(executor, `SELECT id FROM task_sessions WHERE task_id = $1 ORDER BY id`, [taskId]);
+    const sessions: SessionRow[] = [];
+    for (const { id } of ids) {
+      const session = await this.lockById(id, executor);
+      if (session) sessions.push(session);
+    }
+    return sessions;
   }
 
   async updateState(id: string, state: SessionState, executor: SqlExecutor = this.dataSource): Promise<SessionRow> {

@@ -13,18 +13,6 @@ import type { MessageRow, SessionRow, TurnRow } from './tasks.rows.js';
 
 export const DEFAULT_MESSAGE_PAGE = 50;
 
-const TIMESTAMP_KEY = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{6}Z$/;
-
-/**
- * A real UTC instant PostgreSQL accepts. Date.parse rolls impossible dates over (Feb 30 ⇒ Mar 1) and
- * accepts year 0, both of which PostgreSQL rejects (a 500), so the date must survive a round trip.
- */
-function isTimestampKey(value: string): boolean {
-  if (!TIMESTAMP_KEY.test(value) || value.startsWith('0000')) return false;
-  const time = Date.parse(value);
-  return !Number.isNaN(time) && new Date(time).toISOString().slice(0, 23) === value.slice(0, 23);
-}
-
 export interface CreatedSession {
   session: SessionRow;
   agentToken: string;
@@ -46,7 +34,8 @@ export class SessionService {
 
   create(taskId: string, resumeUrl: string | undefined): Promise<CreatedSession> {
     return inTransaction(this.dataSource, async (manager) => {
-      const task = await this.tasks.findById(taskId, manager);
+      // Shares the task's row lock with archive: a session is never created on a task being archived.
+      const task = await this.tasks.lockForNewSession(taskId, manager);
       if (!task) throw TasksError.taskNotFound();
       if (task.archived_at) throw new TasksError(TasksErrorCode.TaskArchived, 'task is archived');
       const agentToken = generateToken(SESSION_AGENT_TOKEN_PREFIX);
@@ -116,15 +105,15 @@ export class SessionService {
     const pageSize = limit ?? DEFAULT_MESSAGE_PAGE;
     let after: { createdAt: string; id: string } | undefined;
     if (cursor !== undefined) {
-      const keys = decodeCursor(cursor, 2);
-      if (!keys || !isTimestampKey(keys[0] as string)) throw TasksError.invalidArgument('cursor is invalid');
-      after = { createdAt: keys[0] as string, id: keys[1] as string };
+      const position = decodeCursor(cursor);
+      if (!position) throw TasksError.invalidArgument('cursor is invalid');
+      after = { createdAt: position.at, id: position.id };
     }
     await this.get(sessionId);
     const rows = await this.sessions.listMessages({ sessionId, limit: pageSize + 1, after });
     const messages = rows.slice(0, pageSize);
     const last = messages[messages.length - 1];
-    const nextCursor = rows.length > pageSize && last ? encodeCursor([last.created_at_key, last.id]) : '';
+    const nextCursor = rows.length > pageSize && last ? encodeCursor({ at: last.created_at_key, id: last.id }) : '';
     return { messages, nextCursor };
   }
 }

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { taskVisibilityCondition, type WorkspaceVisibility } from '../../authorization/src/index.js';
-import { sessionHasActiveBundle } from '../../clarification/src/activeness.repository.js';
+import { sessionHasActiveBundle } from '../../clarification/src/activeness.sql.js';
 import { queryRow, type SqlExecutor } from '../../persistence/src/index.js';
 import type { TaskRow } from './tasks.rows.js';
 
@@ -39,6 +39,10 @@ export class TaskRepository {
 
   findById(id: string, executor: SqlExecutor = this.dataSource): Promise<TaskRow | undefined> {
     return queryRow<TaskRow>(executor, `SELECT ${PROJECTED_COLUMNS.join(', ')} FROM tasks t WHERE t.id = $1`, [id]);
+  }
+
+  lockForNewSession(id: string, executor: SqlExecutor): Promise<Pick<TaskRow, 'id' | 'archived_at'> | undefined> {
+    return queryRow(executor, `SELECT id, archived_at FROM tasks WHERE id = $1 FOR SHARE`, [id]);
   }
 
   list(filter: TaskListFilter): Promise<TaskRow[]> {

@@ -27,7 +27,7 @@ export class WorkspaceRepository {
       .addOrderBy('w.id', 'ASC');
     if (!visibility.all) {
       if (visibility.ids.length === 0) return Promise.resolve([]);
-      query.where('w.id IN (:...ids)', { ids: [...visibility.ids] });
+      query.where('w.id = ANY(CAST(:ids AS text[]))', { ids: [...visibility.ids] });
     }
     return query.getRawMany<WorkspaceRow>();
   }

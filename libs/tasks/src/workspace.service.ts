@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
-import { AccessService, type Caller, callerScope } from '../../authorization/src/index.js';
+import { AccessService, type Caller, callerReach } from '../../authorization/src/index.js';
 import { TasksError } from './tasks.errors.js';
 import type { WorkspaceRow } from './tasks.rows.js';
 import { WorkspaceRepository } from './workspace.repository.js';
@@ -14,7 +14,9 @@ export class WorkspaceService {
 
   /** A user owns what they create; only an unscoped caller may name another owner (or none). */
   create(caller: Caller, name: string, ownerId: string | undefined): Promise<WorkspaceRow> {
-    const userId = callerScope(caller);
+    const reach = callerReach(caller);
+    if (reach.kind === 'session') throw TasksError.invalidArgument('a session agent cannot create workspaces');
+    const userId = reach.kind === 'user' ? reach.userId : undefined;
     if (userId !== undefined && ownerId !== undefined && ownerId !== userId) {
       throw TasksError.invalidArgument('owner_id may name another user only when the caller is an admin');
     }

@@ -1,12 +1,14 @@
 /**
  * The one activeness rule of baseline-semantics.md, as SQL fragments. Every consumer — the claim,
- * restore, detach, expire, the pending-clarification guard, the task pending-action projection and
- * the pending list — builds its query from these helpers; none restates the rule by hand.
+ * restore, detach, expire, the pending-clarification guard, the task pending-action projection, the
+ * bundle index behind the pending list — builds its query from these helpers; none restates the rule
+ * by hand. This module has no imports on purpose: migrations use it too.
  *
  * Each helper takes the SQL alias of the row it talks about and returns a boolean expression.
  */
 
 export const CLARIFICATION_REQUEST = 'clarification_request';
+/** The terminal session states (tasks' session-state.ts TERMINAL_SESSION_STATES), as a SQL list. */
 const TERMINAL_SESSION_STATES_SQL = `('COMPLETED', 'FAILED', 'CANCELLED')`;
 
 /**
@@ -47,6 +49,11 @@ export function currentPendingRow(messageAlias: string): string {
   return `(${onCurrentTurn(messageAlias)} AND ${pendingStatus(messageAlias)})`;
 }
 
+/** The session of the row is not terminal. */
+export function liveSessionOf(messageAlias: string): string {
+  return `EXISTS (SELECT 1 FROM task_sessions active_s
+                 WHERE active_s.id = ${messageAlias}.task_session_id AND ${nonTerminalSession('active_s')})`;
+}
 
 /** Every row sharing the row's pending_id is a clarification row of the same session and turn. */
 export function wellFormedBundle(messageAlias: string): string {
@@ -64,14 +71,55 @@ export function wellFormedBundle(messageAlias: string): string {
  * refuse (malformed, spec R2) is never shown as pending.
  */
 export function activeRow(messageAlias: string): string {
-  return `(${currentPendingRow(messageAlias)}
-    AND EXISTS (SELECT 1 FROM task_sessions active_s
-                 WHERE active_s.id = ${messageAlias}.task_session_id AND ${nonTerminalSession('active_s')})
-    AND ${wellFormedBundle(messageAlias)})`;
+  return `(${currentPendingRow(messageAlias)} AND ${liveSessionOf(messageAlias)} AND ${wellFormedBundle(messageAlias)})`;
 }
 
 /** The session has an active bundle (the workflow guard and the pending-action projection). */
 export function sessionHasActiveBundle(sessionIdExpression: string): string {
   return `EXISTS (SELECT 1 FROM task_session_messages guard_m
     WHERE guard_m.task_session_id = ${sessionIdExpression} AND ${activeRow('guard_m')})`;
+}
+
+/** The bundle named by the pending-id expression is active. */
+export function bundleIsActive(pendingIdExpression: string): string {
+  return `EXISTS (SELECT 1 FROM task_session_messages bundle_m
+    WHERE bundle_m.metadata->>'pending_id' = ${pendingIdExpression} AND ${activeRow('bundle_m')})`;
+}
+
+/**
+ * The bundle index (`clarification_bundles`): one row per bundle, derived from its message rows —
+ * session, M5 task, D1 `created_at` (the earliest of all its rows), the visibility key ('' when every
+ * caller may see the task: no workspace, or one that does not exist) and `active` by the rule above.
+ * `pendingIdsSql` is a query returning the `pending_id`s to derive. The index is what the pending list
+ * walks; every transaction that changes activeness keeps it in step (tests compare it with the rule).
+ */
+export function bundleIndexRowsSql(pendingIdsSql: string): string {
+  return `SELECT b.pending_id,
+        (array_agg(b.task_session_id ORDER BY b.created_at, b.id))[1] AS session_id,
+        COALESCE((array_agg(COALESCE(NULLIF(b.task_id, ''), s.task_id, '') ORDER BY b.created_at, b.id))[1], '') AS task_id,
+        MIN(b.created_at) AS created_at,
+        bool_or(${activeRow('b')}) AS active
+      FROM (SELECT m.*, m.metadata->>'pending_id' AS pending_id FROM task_session_messages m
+             WHERE m.type = '${CLARIFICATION_REQUEST}' AND m.metadata->>'pending_id' IN (${pendingIdsSql})) b
+      LEFT JOIN task_sessions s ON s.id = b.task_session_id
+     GROUP BY b.pending_id`;
+}
+
+/** The visibility key of a task alias: '' when the task names no workspace or a missing one. */
+export function visibilityKey(taskAlias: string): string {
+  return `CASE WHEN ${taskAlias}.workspace_id = ''
+      OR NOT EXISTS (SELECT 1 FROM workspaces key_w WHERE key_w.id = ${taskAlias}.workspace_id)
+    THEN '' ELSE ${taskAlias}.workspace_id END`;
+}
+
+/** Upserts the index rows of the bundles `pendingIdsSql` returns; RETURNING each row written. */
+export function upsertBundleIndexSql(pendingIdsSql: string): string {
+  return `INSERT INTO clarification_bundles (pending_id, session_id, task_id, visibility_key, created_at, active)
+    SELECT derived.pending_id, derived.session_id, derived.task_id, COALESCE((SELECT ${visibilityKey('key_t')}
+             FROM tasks key_t WHERE key_t.id = derived.task_id), ''), derived.created_at, derived.active
+      FROM (${bundleIndexRowsSql(pendingIdsSql)}) derived
+    ON CONFLICT (pending_id) DO UPDATE SET active = EXCLUDED.active, created_at = EXCLUDED.created_at
+      WHERE clarification_bundles.active IS DISTINCT FROM EXCLUDED.active
+         OR clarification_bundles.created_at IS DISTINCT FROM EXCLUDED.created_at
+    RETURNING pending_id, active`;
 }

@@ -1,0 +1,136 @@
+import { type BeforeApplicationShutdown, Inject, Injectable, Logger, type OnModuleInit } from '@nestjs/common';
+import pg from 'pg';
+import { connectionSettings } from './data-source.factory.js';
+import { Database } from './database.js';
+
+type Handler = (payload: string) => void;
+
+const MIN_BACKOFF_MS = 100;
+const MAX_BACKOFF_MS = 2_000;
+/** How often the connection is probed; a database that stopped answering is noticed within ~2 probes. */
+const PROBE_EVERY_MS = 2_000;
+const PROBE_TIMEOUT_MS = 1_500;
+const CHANNEL = /^[a-z_]+$/;
+
+/**
+ * The one LISTEN connection of the process, and its view of whether the database is reachable.
+ * Consumers register channels and are told when the connection came back (so they re-read what a
+ * missed NOTIFY would have told them). One reconnect loop with capped exponential backoff and jitter;
+ * never more than one connection.
+ */
+@Injectable()
+export class DatabaseListener implements OnModuleInit, BeforeApplicationShutdown {
+  private readonly logger = new Logger('DatabaseListener');
+  private readonly handlers = new Map<string, Set<Handler>>();
+  private readonly reconnected = new Set<() => void>();
+  private client: pg.Client | undefined;
+  private reachable = false;
+  private attempt = 0;
+  private retryTimer: NodeJS.Timeout | undefined;
+  private probeTimer: NodeJS.Timeout | undefined;
+  private closing = false;
+
+  constructor(@Inject(Database) private readonly database: Database) {}
+
+  /** False from a lost connection until it is back: requests that need the database fail fast meanwhile. */
+  get isReachable(): boolean {
+    return this.reachable;
+  }
+
+  async onModuleInit(): Promise<void> {
+    await this.connect();
+  }
+
+  async beforeApplicationShutdown(): Promise<void> {
+    this.closing = true;
+    clearTimeout(this.retryTimer);
+    clearInterval(this.probeTimer);
+    const client = this.client;
+    this.client = undefined;
+    await client?.end().catch(() => undefined);
+  }
+
+  /** Calls `handler` with each NOTIFY payload on `channel`; the returned function stops it. */
+  listen(channel: string, handler: Handler): () => void {
+    if (!CHANNEL.test(channel)) throw new Error(`invalid channel name ${channel}`);
+    let handlers = this.handlers.get(channel);
+    if (!handlers) {
+      handlers = new Set();
+      this.handlers.set(channel, handlers);
+      if (this.client && this.reachable) this.client.query(`LISTEN ${channel}`).catch((error: unknown) => this.lost(this.client, error));
+    }
+    handlers.add(handler);
+    return () => handlers.delete(handler);
+  }
+
+  /** Calls `handler` each time the connection is re-established after a loss. */
+  onReconnect(handler: () => void): () => void {
+    this.reconnected.add(handler);
+    return () => this.reconnected.delete(handler);
+  }
+
+  private async connect(): Promise<void> {
+    const client = new pg.Client({ connectionString: this.database.url, ...connectionSettings(this.database.poolOptions), application_name: 'parley-listener' });
+    client.on('notification', (message) => this.dispatch(message.channel, message.payload ?? ''));
+    client.on('error', (error) => this.lost(client, error));
+    client.on('end', () => this.lost(client, new Error('connection ended')));
+    this.client = client;
+    await client.connect();
+    for (const channel of this.handlers.keys()) await client.query(`LISTEN ${channel}`);
+    if (this.client !== client) return;
+    const recovering = this.attempt > 0;
+    this.reachable = true;
+    this.attempt = 0;
+    clearInterval(this.probeTimer);
+    this.probeTimer = setInterval(
+      () => void client.query({ text: 'SELECT 1', query_timeout: PROBE_TIMEOUT_MS } as pg.QueryConfig).catch((error: unknown) => this.lost(client, error)),
+      PROBE_EVERY_MS,
+    );
+    this.probeTimer.unref();
+    if (recovering) {
+      this.logger.log({ msg: 'database reachable again' });
+      for (const handler of this.reconnected) this.safely(handler);
+    }
+  }
+
+  private dispatch(channel: string, payload: string): void {
+    for (const handler of this.handlers.get(channel) ?? []) this.safely(() => handler(payload));
+  }
+
+  /** One loss per client: the client is dropped and exactly one reconnect is scheduled. */
+  private lost(client: pg.Client | undefined, error: unknown): void {
+    if (!client || client !== this.client || this.closing) return;
+    this.client = undefined;
+    this.reachable = false;
+    clearInterval(this.probeTimer);
+    client.removeAllListeners('notification');
+    client.on('error', () => undefined);
+    void client.end().catch(() => undefined);
+    if (this.attempt === 0) this.logger.warn({ msg: 'database connection lost', err: String(error) });
+    this.scheduleReconnect();
+  }
+
+  private scheduleReconnect(): void {
+    if (this.closing || this.retryTimer) return;
+    const backoff = Math.min(MAX_BACKOFF_MS, MIN_BACKOFF_MS * 2 ** this.attempt);
+    this.attempt += 1;
+    this.retryTimer = setTimeout(() => {
+      this.retryTimer = undefined;
+      if (this.closing) return;
+      this.connect().catch((error: unknown) => {
+        const failed = this.client;
+        if (failed) this.lost(failed, error);
+        else this.scheduleReconnect();
+      });
+    }, backoff / 2 + Math.random() * (backoff / 2));
+    this.retryTimer.unref();
+  }
+
+  private safely(work: () => void): void {
+    try {
+      work();
+    } catch (error) {
+      this.logger.error({ msg: 'listener handler failed', err: String(error) });
+    }
+  }
+}

@@ -1,0 +1,89 @@
+import { DataSource, type EntityManager } from 'typeorm';
+import {
+  type Answer,
+  BundleRepository,
+  bundleTaskId,
+  type ClaimedRow,
+  type ClaimPlan,
+  ClaimRepository,
+  type TerminalStatus,
+} from '../../libs/clarification/src/index.js';
+import type { TestApp } from './app.js';
+import { type Db, syncBundleIndex } from './bundles.js';
+
+/** The delivery owner the claim-only tests record (no live process holds its lease). */
+export const TEST_OWNER = 'test-claimer';
+
+/** Lease timings long enough that no periodic sweep runs during a test of the claim alone. */
+export const QUIET_LEASE = { leaseTtlMs: 3_600_000, leaseHeartbeatMs: 1_800_000 };
+
+/**
+ * The claim primitive (baseline "completeActiveBundle") on its own, the way the baseline states it:
+ * the claimed rows are marked as awaiting delivery, owned by TEST_OWNER; nothing is delivered.
+ */
+export function claimer(t: TestApp) {
+  const claims = t.app.get(ClaimRepository);
+  const bundles = t.app.get(BundleRepository);
+  return {
+    async completeActiveBundle(
+      pendingId: string,
+      terminal: TerminalStatus,
+      responses: ReadonlyMap<string, Answer> | undefined,
+      plan: ClaimPlan = { kind: 'deliver', owner: TEST_OWNER },
+    ): Promise<{ claimed: boolean; rows: ClaimedRow[] }> {
+      const rows = await bundles.findBundle(pendingId);
+      const first = rows[0];
+      if (!first) return { claimed: false, rows: [] };
+      const result = await claims.completeActiveBundle(
+        {
+          pendingId,
+          sessionId: first.task_session_id,
+          sessionTaskId: first.session_task_id ?? '',
+          bundleTaskId: bundleTaskId(rows),
+          terminal,
+          responses,
+        },
+        TEST_OWNER,
+        () => plan,
+      );
+      return { claimed: result.claimed, rows: result.rows };
+    },
+
+    /** Rolls TEST_OWNER's undelivered claim back (what a failed delivery does). */
+    async rollBack(pendingId: string): Promise<{ rolledBack: boolean; active: boolean }> {
+      const sessionId = (await bundles.findBundle(pendingId))[0]?.task_session_id ?? '';
+      const result = await claims.abandon(pendingId, TEST_OWNER, sessionId, (manager, pendingIds) =>
+        bundles.refreshSessionIndex(sessionId, pendingIds, manager),
+      );
+      return { rolledBack: result.rolledBack, active: result.active };
+    },
+
+    /** Confirms TEST_OWNER's claim as delivered (what a live waiter's confirmation does). */
+    async finalize(pendingId: string): Promise<boolean> {
+      const rows = await bundles.findBundle(pendingId);
+      const first = rows[0];
+      if (!first) return false;
+      return claims.finalize(pendingId, TEST_OWNER, first.task_session_id, bundleTaskId(rows), { type: 'ANSWERED', payload: {} });
+    },
+  };
+}
+
+/** Runs `work` in one transaction of the app's data source (for repository methods that need one). */
+export function inAppTransaction<T>(t: TestApp, work: (manager: EntityManager) => Promise<T>): Promise<T> {
+  return t.app.get(DataSource).transaction(work);
+}
+
+/** A reserved successor turn as a resume once wrote it (legacy data): not authoritative until attempted. */
+export async function reserveSuccessor(db: Db, sessionId: string, taskId: string, turnId: string, pendingId: string): Promise<void> {
+  await db.query(
+    `INSERT INTO task_session_turns (id, task_session_id, task_id, metadata)
+     VALUES ($1, $2, $3, jsonb_build_object('prompt_dispatch_pending', true, 'resume_of', $4::text))`,
+    [turnId, sessionId, taskId, pendingId],
+  );
+  await syncBundleIndex(db);
+}
+
+export async function markDispatchAttempted(db: Db, turnId: string): Promise<void> {
+  await db.query(`UPDATE task_session_turns SET metadata = metadata || '{"prompt_dispatch_attempted": true}'::jsonb WHERE id = $1`, [turnId]);
+  await syncBundleIndex(db);
+}
