@@ -1,14 +1,9 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import request from 'supertest';
-import {
-  BundleRepository,
-  ClarificationStatus,
-  DeliveryService,
-  responseFor,
-  WinnerDelivery,
-} from '../libs/clarification/src/index.js';
+import { WinnerDelivery } from '../libs/clarification/src/index.js';
 import { startApp, type TestApp } from './support/app.js';
+import { claimAndDeliver } from './support/claim.js';
 import { createRunningSession, TWO_QUESTIONS } from './support/fixtures.js';
 import { eventually } from './support/eventually.js';
 
@@ -54,14 +49,8 @@ describe('ask_user_question_kandev on /mcp/session (baseline "Delivery after a w
       { question_id: 'db', selected_options: ['pg'], custom_text: '' },
       { question_id: 'q2', selected_options: [], custom_text: 'tomorrow' },
     ];
-    const claim = await t.app.get(BundleRepository).completeActiveBundle(
-      pendingId,
-      ClarificationStatus.Answered,
-      new Map(answers.map((answer) => [answer.question_id, answer])),
-    );
-    expect(claim.claimed).toBe(true);
-    const delivery = await t.app.get(DeliveryService).deliverWinner(claim.rows, responseFor(pendingId, answers, false, ''));
-    expect(delivery).toBe(WinnerDelivery.LiveWaiter);
+    const won = await claimAndDeliver(t, pendingId, { answers });
+    expect(won?.delivery).toBe(WinnerDelivery.LiveWaiter);
 
     const result = await call;
     expect(result.isError).toBeFalsy();

@@ -6,11 +6,11 @@ import {
   type Answer,
   BundleRepository,
   ClarificationStatus,
-  DeliveryService,
-  responseFor,
+  WinnerDelivery,
   WaiterStore,
 } from '../libs/clarification/src/index.js';
 import { startApp, type TestApp } from './support/app.js';
+import { claimAndDeliver as winAndDeliver, claimer } from './support/claim.js';
 import { createRunningSession, type SessionFixture, TWO_QUESTIONS } from './support/fixtures.js';
 
 /**
@@ -137,7 +137,7 @@ describe('clarification REST surface', () => {
   }
 
   const claim = (pendingId: string) =>
-    t.app.get(BundleRepository).completeActiveBundle(pendingId, ClarificationStatus.Answered, new Map(ANSWERS.map((a) => [a.question_id, a])));
+    claimer(t).completeActiveBundle(pendingId, ClarificationStatus.Answered, new Map(ANSWERS.map((a) => [a.question_id, a])));
 
   /** The task as raw JSON, read through GET /tasks/:id and through the list. */
   async function projection(taskId: string) {
@@ -194,7 +194,7 @@ describe('clarification REST surface', () => {
       expect(await sessionState(fixture.sessionId)).toBe('WAITING_FOR_INPUT');
 
       const got = await api().get(`/api/v1/clarification/${pendingId}`).expect(200);
-      expect(Object.keys(got.body).sort()).toEqual(['context', 'created_at', 'pending_id', 'questions', 'session_id', 'task_id']);
+      expect(Object.keys(got.body).sort()).toEqual(['context', 'created_at', 'pending_id', 'questions', 'response', 'session_id', 'status', 'task_id']);
       const firstCreated = rows.map((row) => row.created_at.getTime()).reduce((a, b) => Math.min(a, b));
       expect(got.body).toEqual({
         pending_id: pendingId,
@@ -203,6 +203,8 @@ describe('clarification REST surface', () => {
         questions: NORMALIZED,
         context: 'setting up',
         created_at: new Date(firstCreated).toISOString(),
+        status: 'pending',
+        response: null,
       });
       expect(got.body.created_at).toMatch(ISO);
     });
@@ -363,37 +365,41 @@ describe('clarification REST surface', () => {
       expect(res.body).toEqual({ error: 'clarification request not found' });
     });
 
-    it('GET /:id serves the live entry; after a restart it is 404 until a waiter brings the entry back (spec A7, R6)', async () => {
+    it('GET /:id reads the durable rows on any instance, after a restart too: status, then the winner\'s response once final (issue 9 §4, A7)', async () => {
       const fixture = await createRunningSession(t);
       const pendingId = await ask(fixture, TWO_QUESTIONS, { context: 'restart me' });
-      const live = (await api().get(`/api/v1/clarification/${pendingId}`).expect(200)).body;
+      const live = (await api().get(`/api/v1/clarification/${pendingId}`).expect(200)).body as Record<string, unknown>;
+      expect(live).toMatchObject({ pending_id: pendingId, status: 'pending', response: null, context: 'restart me' });
 
       const restarted = await startApp({ databaseUrl: t.databaseUrl });
       try {
         const other = () => request(restarted.baseUrl);
-        expect(restarted.app.get(WaiterStore).get(pendingId)).toBeUndefined();
-        // A7: authorized, durable rows exist, but the in-memory entry is gone ⇒ 404.
-        expect((await other().get(`/api/v1/clarification/${pendingId}`).expect(404)).body).toEqual({
-          error: 'clarification request not found',
-        });
-        expect(restarted.app.get(WaiterStore).get(pendingId)).toBeUndefined();
-        // The bundle is still active (R6): a long poll rebuilds the entry from the rows and waits.
-        const { result: wait } = await startWait(restarted, pendingId);
         expect((await other().get(`/api/v1/clarification/${pendingId}`).expect(200)).body).toEqual(live);
-        const claimed = await restarted.app
-          .get(BundleRepository)
-          .completeActiveBundle(pendingId, ClarificationStatus.Answered, new Map(ANSWERS.map((a) => [a.question_id, a])));
-        expect(claimed.claimed).toBe(true);
-        const response = responseFor(pendingId, ANSWERS, false, '');
-        await restarted.app.get(DeliveryService).deliverWinner(claimed.rows, response);
-        expect(await wait).toMatchObject({ status: 200, body: response });
-        // Answered: no longer active and the delivery took the entry away ⇒ 404.
-        expect((await other().get(`/api/v1/clarification/${pendingId}`).expect(404)).body).toEqual({
-          error: 'clarification request not found',
+        // The bundle is still active (R6): a long poll on the restarted instance waits and gets the answer.
+        const { result: wait } = await startWait(restarted, pendingId);
+        const won = await winAndDeliver(restarted, pendingId, { answers: ANSWERS });
+        expect(won?.delivery).toBe(WinnerDelivery.LiveWaiter);
+        expect(await wait).toMatchObject({ status: 200, body: won!.response });
+        const answered = (await other().get(`/api/v1/clarification/${pendingId}`).expect(200)).body as Record<string, unknown>;
+        expect(answered).toEqual({
+          ...live,
+          status: 'answered',
+          response: { answers: ANSWERS, rejected: false, reject_reason: '' },
         });
+        // And the same on the first instance, which never saw the answer happen.
+        expect((await api().get(`/api/v1/clarification/${pendingId}`).expect(200)).body).toEqual(answered);
       } finally {
         await restarted.close();
       }
+    });
+
+    it('GET /:id/wait of a bundle already answered returns the winner\'s response at once (issue 9 §4)', async () => {
+      const fixture = await createRunningSession(t);
+      const pendingId = await ask(fixture);
+      const won = await winAndDeliver(t, pendingId, { answers: ANSWERS });
+      expect(won?.delivery).toBe(WinnerDelivery.Resumed);
+      const res = await api().get(`/api/v1/clarification/${pendingId}/wait`).expect(200);
+      expect(res.body).toEqual({ pending_id: pendingId, answers: ANSWERS, rejected: false, reject_reason: '', responded_at: expect.any(String) });
     });
   });
 
@@ -413,10 +419,10 @@ describe('clarification REST surface', () => {
       const { result: wait } = await startWait(short, pendingId);
       const result = await wait;
       expect(result.status).toBe(504);
-      expect(result.body).toEqual({ error: 'clarification wait ended: timed_out' });
+      expect(result.body).toEqual({ error: 'clarification wait timed out; the question is still pending — wait again' });
       expect(result.elapsedMs).toBeGreaterThanOrEqual(200);
       expect(short.app.get(WaiterStore).waiterCount(pendingId)).toBe(0);
-      expect(short.app.get(WaiterStore).get(pendingId)).toBeDefined();
+      expect(await short.app.get(BundleRepository).isBundleActive(pendingId)).toBe(true);
       const { rows } = await short.db.query(`SELECT metadata->>'status' AS status FROM task_session_messages WHERE metadata->>'pending_id' = $1`, [pendingId]);
       expect(rows).toEqual([{ status: 'pending' }, { status: 'pending' }]);
     });
@@ -435,14 +441,14 @@ describe('clarification REST surface', () => {
       const closed = draining.close().then(() => Date.now() - started);
       const result = await wait;
       expect(result.status).toBe(504);
-      expect(result.body).toEqual({ error: 'clarification wait ended: cancelled' });
+      expect(result.body).toEqual({ error: 'clarification wait ended: the server is shutting down — wait again' });
       expect(result.elapsedMs).toBeLessThan(2_000);
       expect(await closed).toBeLessThan(2_000);
     });
   });
 
   describe('cancel', () => {
-    it('needs a live entry: wakes the waiters with 504, marks the pending rows cancelled; again ⇒ 404', async () => {
+    it('cancels an active bundle: wakes the waiters with 504, marks the pending rows cancelled; again ⇒ 409 not active', async () => {
       const fixture = await createRunningSession(t);
       const pendingId = await ask(fixture);
       const cancelled: ParleyEvents['clarification.cancelled'][] = [];
@@ -454,14 +460,16 @@ describe('clarification REST surface', () => {
         expect(res.body).toEqual({ success: true });
         for (const result of await Promise.all([first, second])) {
           expect(result.status).toBe(504);
-          expect(result.body).toEqual({ error: 'clarification wait ended: cancelled' });
+          expect(result.body).toEqual({ error: 'clarification wait ended: the question was cancelled' });
         }
         const rows = await rowsOf(pendingId);
         expect(rows.map((row) => row.metadata.status)).toEqual(['cancelled', 'cancelled']);
         expect(cancelled).toEqual([{ pending_id: pendingId, session_id: fixture.sessionId, task_id: fixture.taskId }]);
 
-        expect((await api().post(`/api/v1/clarification/${pendingId}/cancel`).expect(404)).body).toEqual({ error: 'clarification request not found' });
-        expect((await api().get(`/api/v1/clarification/${pendingId}`).expect(404)).body).toEqual({ error: 'clarification request not found' });
+        const notActive = { error: 'clarification request is no longer active' };
+        expect((await api().post(`/api/v1/clarification/${pendingId}/cancel`).expect(409)).body).toEqual(notActive);
+        expect((await api().get(`/api/v1/clarification/${pendingId}`).expect(200)).body).toMatchObject({ status: 'cancelled', response: null });
+        expect((await api().get(`/api/v1/clarification/${pendingId}/wait`).expect(409)).body).toEqual(notActive);
         expect((await claim(pendingId)).claimed).toBe(false);
         expect(await rowsOf(pendingId)).toEqual(rows);
       } finally {
@@ -469,19 +477,20 @@ describe('clarification REST surface', () => {
       }
     });
 
-    it('unknown bundle ⇒ 404; an active bundle without a live entry (after a restart) ⇒ 404 and nothing written', async () => {
+    it('unknown bundle ⇒ 404; an active bundle cancels on any instance, after a restart too (issue 9 §4)', async () => {
       expect((await api().post(`/api/v1/clarification/${randomUUID()}/cancel`).expect(404)).body).toEqual({ error: 'clarification request not found' });
       const fixture = await createRunningSession(t);
       const pendingId = await ask(fixture);
-      const rows = await rowsOf(pendingId);
+      const { result: wait } = await startWait(t, pendingId);
       const restarted = await startApp({ databaseUrl: t.databaseUrl });
       try {
-        const res = await request(restarted.baseUrl).post(`/api/v1/clarification/${pendingId}/cancel`).expect(404);
-        expect(res.body).toEqual({ error: 'clarification request not found' });
+        await request(restarted.baseUrl).post(`/api/v1/clarification/${pendingId}/cancel`).expect(200);
       } finally {
         await restarted.close();
       }
-      expect(await rowsOf(pendingId)).toEqual(rows);
+      // The waiter held by the other instance is woken through the database's signal.
+      expect(await wait).toMatchObject({ status: 504, body: { error: 'clarification wait ended: the question was cancelled' } });
+      expect((await rowsOf(pendingId)).map((row) => row.metadata.status)).toEqual(['cancelled', 'cancelled']);
     });
   });
 
@@ -493,12 +502,12 @@ describe('clarification REST surface', () => {
       await api().patch(`/api/v1/sessions/${fixture.sessionId}`).send({ state }).expect(200);
       const result = await wait;
       expect(result.status).toBe(504);
-      expect(result.body).toEqual({ error: 'clarification wait ended: cancelled' });
+      expect(result.body).toEqual({ error: 'clarification wait ended: the question expired' });
       const rows = await rowsOf(pendingId);
       expect(rows.map((row) => row.metadata.status)).toEqual(['expired', 'expired']);
       rows.forEach((row) => expect(row.metadata).not.toHaveProperty('agent_disconnected'));
       expect((await claim(pendingId)).claimed).toBe(false);
-      expect((await api().get(`/api/v1/clarification/${pendingId}`).expect(404)).body).toEqual({ error: 'clarification request not found' });
+      expect((await api().get(`/api/v1/clarification/${pendingId}`).expect(200)).body).toMatchObject({ status: 'expired', response: null });
       expect(await projection(fixture.taskId)).toEqual({ task: null, primary: null });
     });
 
@@ -515,7 +524,7 @@ describe('clarification REST surface', () => {
       await api().post(`/api/v1/tasks/${fixture.taskId}/archive`).expect(200);
       for (const result of await Promise.all(waits)) {
         expect(result.status).toBe(504);
-        expect(result.body).toEqual({ error: 'clarification wait ended: cancelled' });
+        expect(result.body).toEqual({ error: 'clarification wait ended: the question expired' });
       }
       expect((await rowsOf(a)).map((row) => row.metadata.status)).toEqual(['expired', 'expired']);
       expect((await rowsOf(b)).map((row) => row.metadata.status)).toEqual(['expired']);
@@ -523,7 +532,7 @@ describe('clarification REST surface', () => {
       expect(await projection(fixture.taskId)).toEqual({ task: null, primary: null });
     });
 
-    it('a new turn ⇒ the older bundle is superseded: rows untouched, waiters woken, not claimable, not readable', async () => {
+    it('a new turn ⇒ the older bundle is superseded: rows untouched, waiters woken, not claimable, reported inactive', async () => {
       const fixture = await createRunningSession(t);
       const pendingId = await ask(fixture);
       const rowsBefore = await rowsOf(pendingId);
@@ -531,10 +540,10 @@ describe('clarification REST surface', () => {
       await api().post(`/api/v1/sessions/${fixture.sessionId}/turns`).expect(201);
       const result = await wait;
       expect(result.status).toBe(504);
-      expect(result.body).toEqual({ error: 'clarification wait ended: cancelled' });
+      expect(result.body).toEqual({ error: 'clarification wait ended: the question was superseded by a newer turn' });
       expect(await rowsOf(pendingId)).toEqual(rowsBefore);
       expect((await claim(pendingId)).claimed).toBe(false);
-      expect((await api().get(`/api/v1/clarification/${pendingId}`).expect(404)).body).toEqual({ error: 'clarification request not found' });
+      expect((await api().get(`/api/v1/clarification/${pendingId}`).expect(200)).body).toMatchObject({ status: 'inactive', response: null });
       expect(await projection(fixture.taskId)).toEqual({ task: null, primary: null });
       // The same questions on the new turn are a new bundle (the old one is not pending any more).
       const again = await ask(fixture);
@@ -549,7 +558,7 @@ describe('clarification REST surface', () => {
       await api().post(`/api/v1/sessions/${fixture.sessionId}/turns/${fixture.turnId}/complete`).expect(200);
       const result = await wait;
       expect(result.status).toBe(504);
-      expect(result.body).toEqual({ error: 'clarification wait ended: cancelled' });
+      expect(result.body).toEqual({ error: 'clarification wait ended: the agent was detached; the question stays pending' });
       const rows = await rowsOf(pendingId);
       expect(rows.map((row) => [row.metadata.status, row.metadata.agent_disconnected])).toEqual([
         ['pending', true],
@@ -561,8 +570,7 @@ describe('clarification REST surface', () => {
 
       expect(await projection(fixture.taskId)).toEqual({ task: 'clarification', primary: 'clarification' });
       expect(await t.app.get(BundleRepository).isBundleActive(pendingId)).toBe(true);
-      // The live entry went with the woken waiters (A7: GET reads the live entry only).
-      expect(t.app.get(WaiterStore).get(pendingId)).toBeUndefined();
+      expect((await api().get(`/api/v1/clarification/${pendingId}`).expect(200)).body).toMatchObject({ status: 'pending' });
       const claimed = await claim(pendingId);
       expect(claimed.claimed).toBe(true);
       expect(claimed.rows.map((row) => row.metadata.agent_disconnected)).toEqual([true, true]);
@@ -576,7 +584,7 @@ describe('clarification REST surface', () => {
       expect(rows.map((row) => row.turn_id)).toEqual([newer.body.id, newer.body.id]);
       await api().post(`/api/v1/sessions/${fixture.sessionId}/turns/${fixture.turnId}/complete`).expect(200);
       expect(await rowsOf(pendingId)).toEqual(rows);
-      expect(t.app.get(WaiterStore).get(pendingId)).toBeDefined();
+      expect(await t.app.get(BundleRepository).isBundleActive(pendingId)).toBe(true);
     });
   });
 
@@ -597,8 +605,7 @@ describe('clarification REST surface', () => {
       expect(await projection(fixture.taskId)).toEqual({ task: 'clarification', primary: 'clarification' });
 
       // Answer the older session's bundle: only the primary one still blocks.
-      const claimed = await claim(first);
-      await t.app.get(DeliveryService).deliverWinner(claimed.rows, responseFor(first, ANSWERS, false, ''));
+      expect((await winAndDeliver(t, first, { answers: ANSWERS }))?.delivery).toBe(WinnerDelivery.Resumed);
       expect(await projection(fixture.taskId)).toEqual({ task: 'clarification', primary: 'clarification' });
 
       await api().post(`/api/v1/clarification/${second}/cancel`).expect(200);

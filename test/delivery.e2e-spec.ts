@@ -10,12 +10,12 @@ import {
   ClarificationErrorCode,
   type ClarificationResponse,
   ClarificationStatus,
-  DeliveryService,
   responseFor,
   WaiterStore,
   WinnerDelivery,
 } from '../libs/clarification/src/index.js';
 import { startApp, type TestApp } from './support/app.js';
+import { claimAndDeliver as winAndDeliver, claimer, type Outcome } from './support/claim.js';
 import { createRunningSession, type SessionFixture, TWO_QUESTIONS } from './support/fixtures.js';
 import { eventually } from './support/eventually.js';
 
@@ -115,19 +115,17 @@ describe('winner delivery and resume', () => {
     return res.body.pending_id as string;
   }
 
-  async function claim(pendingId: string, outcome: { answers: Answer[] } | { rejected: true }) {
-    const bundles = t.app.get(BundleRepository);
-    return 'answers' in outcome
-      ? bundles.completeActiveBundle(pendingId, ClarificationStatus.Answered, new Map(outcome.answers.map((a) => [a.question_id, a])))
-      : bundles.completeActiveBundle(pendingId, ClarificationStatus.Rejected, undefined);
-  }
-
-  async function claimAndDeliver(pendingId: string, outcome: { answers: Answer[] } | { rejected: true; reason: string }) {
-    const claimed = await claim(pendingId, 'answers' in outcome ? outcome : { rejected: true });
-    expect(claimed.claimed).toBe(true);
-    const response =
-      'answers' in outcome ? responseFor(pendingId, outcome.answers, false, '') : responseFor(pendingId, [], true, outcome.reason);
-    return { delivery: t.app.get(DeliveryService).deliverWinner(claimed.rows, response), response };
+  /** The winner's claim and delivery; `delivery` settles with how it was delivered (or its error). */
+  async function claimAndDeliver(pendingId: string, outcome: Outcome) {
+    const delivery = winAndDeliver(t, pendingId, outcome).then((won) => {
+      if (!won) throw new Error(`the claim of ${pendingId} was lost`);
+      return won.delivery;
+    });
+    const response = {
+      ...('answers' in outcome ? responseFor(pendingId, outcome.answers, false, '') : responseFor(pendingId, [], true, outcome.reason)),
+      responded_at: expect.any(String) as unknown as string,
+    };
+    return { delivery, response };
   }
 
   async function rowsOf(pendingId: string): Promise<{ id: string; turn_id: string; metadata: Record<string, unknown> }[]> {
@@ -208,8 +206,10 @@ describe('winner delivery and resume', () => {
         reject_reason: '',
         responded_at: response.responded_at,
       };
-      expect(response.responded_at).toMatch(ISO);
-      for (const result of await Promise.all(waits)) expect(result).toEqual({ status: 200, body: expected });
+      for (const result of await Promise.all(waits)) {
+        expect(result).toEqual({ status: 200, body: expected });
+        expect((result.body as { responded_at: string }).responded_at).toMatch(ISO);
+      }
 
       const rows = await rowsOf(pendingId);
       expect(rows.map((row) => row.metadata.status)).toEqual(['answered', 'answered']);
@@ -228,7 +228,7 @@ describe('winner delivery and resume', () => {
       );
       expect(messageUpdates.length).toBeGreaterThanOrEqual(1);
       // The claim is single-use: a second claim finds nothing to claim.
-      expect((await claim(pendingId, { answers: ANSWERS })).claimed).toBe(false);
+      expect((await claimer(t).completeActiveBundle(pendingId, ClarificationStatus.Answered, new Map(ANSWERS.map((a) => [a.question_id, a])))).claimed).toBe(false);
     });
 
     it('a rejection reaches a live waiter as the response (primary_answered, not stale_dismissed)', async () => {
@@ -323,7 +323,7 @@ describe('winner delivery and resume', () => {
       expect(queued).toEqual([]);
 
       // Exactly once: the bundle cannot be claimed again, and nothing else reaches the webhook.
-      expect((await claim(pendingId, { answers: ANSWERS })).claimed).toBe(false);
+      expect((await claimer(t).completeActiveBundle(pendingId, ClarificationStatus.Answered, new Map(ANSWERS.map((a) => [a.question_id, a])))).claimed).toBe(false);
       await new Promise((resolve) => setTimeout(resolve, 100));
       expect(hook.posts).toHaveLength(1);
     });
@@ -439,7 +439,7 @@ describe('winner delivery and resume', () => {
       rows.forEach((row) => expect(row.metadata).not.toHaveProperty('response_delivery_pending'));
       expect(await sessionState(fixture.sessionId)).toBe('RUNNING');
       expect(eventsNamed('clarification.primary_answered', pendingId)).toHaveLength(1);
-      expect((await claim(pendingId, { answers })).claimed).toBe(false);
+      expect((await claimer(t).completeActiveBundle(pendingId, ClarificationStatus.Answered, new Map(answers.map((a) => [a.question_id, a])))).claimed).toBe(false);
       const { rows: count } = await t.db.query(`SELECT count(*)::int AS n FROM task_session_messages WHERE type = 'resume_prompt' AND metadata->>'resume_of' = $1`, [pendingId]);
       expect(count).toEqual([{ n: 1 }]);
     });
@@ -468,11 +468,8 @@ describe('winner delivery and resume', () => {
           .send({ session_id: fixture.sessionId, questions: TWO_QUESTIONS })
           .expect(200);
         const pendingId = res.body.pending_id as string;
-        const claimed = await other.app
-          .get(BundleRepository)
-          .completeActiveBundle(pendingId, ClarificationStatus.Answered, new Map(ANSWERS.map((a) => [a.question_id, a])));
-        const delivery = await other.app.get(DeliveryService).deliverWinner(claimed.rows, responseFor(pendingId, ANSWERS, false, ''));
-        results.push({ pendingId, delivery });
+        const won = await winAndDeliver(other, pendingId, { answers: ANSWERS });
+        results.push({ pendingId, delivery: won!.delivery });
       }
       expect(results.map((result) => result.delivery)).toEqual([WinnerDelivery.Resumed, WinnerDelivery.Resumed]);
       expect(hook.posts.map((post) => [post.body.session_id, post.body.pending_id])).toEqual([[plain.sessionId, results[0]!.pendingId]]);
@@ -483,6 +480,6 @@ describe('winner delivery and resume', () => {
   });
 
   it('an unknown pending id cannot be claimed', async () => {
-    expect(await claim(randomUUID(), { answers: ANSWERS })).toEqual({ claimed: false, rows: [] });
+    expect(await claimer(t).completeActiveBundle(randomUUID(), ClarificationStatus.Answered, new Map())).toEqual({ claimed: false, rows: [] });
   });
 });

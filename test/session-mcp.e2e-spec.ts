@@ -2,15 +2,8 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport, StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import request from 'supertest';
-import {
-  type Answer,
-  BundleRepository,
-  ClarificationStatus,
-  DeliveryService,
-  responseFor,
-  WaiterStore,
-  WinnerDelivery,
-} from '../libs/clarification/src/index.js';
+import { type Answer, BundleRepository, WaiterStore, WinnerDelivery, type WinnerResult } from '../libs/clarification/src/index.js';
+import { claimAndDeliver } from './support/claim.js';
 import { startApp, TEST_ADMIN_TOKEN, type TestApp } from './support/app.js';
 import { createRunningSession, type SessionFixture, TWO_QUESTIONS } from './support/fixtures.js';
 import { eventually } from './support/eventually.js';
@@ -89,13 +82,10 @@ async function sessionState(t: TestApp, sessionId: string, bearer?: string): Pro
 }
 
 /** Claims the bundle as answered and delivers it; returns how the winner delivered it. */
-async function answer(t: TestApp, pendingId: string): Promise<{ delivery: WinnerDelivery; response: ReturnType<typeof responseFor> }> {
-  const claim = await t.app
-    .get(BundleRepository)
-    .completeActiveBundle(pendingId, ClarificationStatus.Answered, new Map(ANSWERS.map((a) => [a.question_id, a])));
-  expect(claim.claimed).toBe(true);
-  const response = responseFor(pendingId, ANSWERS, false, '');
-  return { delivery: await t.app.get(DeliveryService).deliverWinner(claim.rows, response), response };
+async function answer(t: TestApp, pendingId: string): Promise<WinnerResult> {
+  const won = await claimAndDeliver(t, pendingId, { answers: ANSWERS });
+  if (!won) throw new Error(`the claim of ${pendingId} was lost`);
+  return won;
 }
 
 describe('/mcp/session (in-session MCP surface)', () => {

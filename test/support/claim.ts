@@ -6,8 +6,13 @@ import {
   type ClaimedRow,
   type ClaimPlan,
   ClaimRepository,
+  ClarificationService,
+  DeliveryService,
   type TerminalStatus,
+  validateOutcome,
+  type WinnerResult,
 } from '../../libs/clarification/src/index.js';
+import { SYNTHETIC_CALLER } from '../../libs/authorization/src/index.js';
 import type { TestApp } from './app.js';
 import { type Db, syncBundleIndex } from './bundles.js';
 
@@ -66,6 +71,18 @@ export function claimer(t: TestApp) {
       return claims.finalize(pendingId, TEST_OWNER, first.task_session_id, bundleTaskId(rows), { type: 'ANSWERED', payload: {} });
     },
   };
+}
+
+export type Outcome = { answers: Answer[] } | { rejected: true; reason: string };
+
+/**
+ * What a winning ResolveBundle does after validation, called directly: the claim, then the winner's
+ * delivery. Resolves with how it was delivered and the response it carried; undefined when lost.
+ */
+export async function claimAndDeliver(t: TestApp, pendingId: string, outcome: Outcome): Promise<WinnerResult | undefined> {
+  const bundle = await t.app.get(ClarificationService).authorizeBundle(SYNTHETIC_CALLER, pendingId);
+  const input = 'answers' in outcome ? { answers: outcome.answers } : { rejected: true, reject_reason: outcome.reason };
+  return t.app.get(DeliveryService).claimAndDeliver({ rows: bundle.rows, session: bundle.session, outcome: validateOutcome(input, bundle.rows) });
 }
 
 /** Runs `work` in one transaction of the app's data source (for repository methods that need one). */

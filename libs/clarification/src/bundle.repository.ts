@@ -249,7 +249,7 @@ export class BundleRepository {
 
   /**
    * One statement: `rowsSql` (a data-modifying or plain query yielding id, task_session_id,
-   * pending_id) picks the rows; their bundles get `event` and — unless detached, which leaves a
+   * pending_id) picks the rows (the effects' count is selected so the NOTIFY CTE is not pruned); their bundles get `event` and — unless detached, which leaves a
    * bundle active — leave the index; `signal` goes to those bundles, or to those `signalledSql` yields.
    */
   private async closeRows(
@@ -276,7 +276,7 @@ export class BundleRepository {
        events AS (${insertEventsSql(`SELECT '${event}'::text AS type, pending_id, session_id, task_id, '{}'::jsonb AS payload FROM bundles`)}),
        signalled AS (${signalledSql}),
        signals AS (${notifyBundlesSql('SELECT pending_id FROM signalled', signal)})
-       SELECT b.pending_id, b.session_id, b.task_id, b.message_ids
+       SELECT b.pending_id, b.session_id, b.task_id, b.message_ids, effects.written
          FROM (SELECT s.pending_id, COALESCE(b.session_id, '') AS session_id, COALESCE(b.task_id, '') AS task_id,
                       COALESCE(b.message_ids, ARRAY[]::text[]) AS message_ids
                  FROM signalled s LEFT JOIN bundles b ON b.pending_id = s.pending_id

@@ -102,7 +102,7 @@ export class ClaimRepository {
     });
   }
 
-  private claimRows(manager: EntityManager, request: ClaimRequest, plan: ClaimPlan): Promise<ClaimedRow[]> {
+  private async claimRows(manager: EntityManager, request: ClaimRequest, plan: ClaimPlan): Promise<ClaimedRow[]> {
     const final = plan.kind === 'final';
     const successor = plan.kind === 'deliver' ? undefined : plan.successor;
     const owner = plan.kind === 'final' ? null : plan.owner;
@@ -113,7 +113,7 @@ export class ClaimRepository {
         ? JSON.stringify({ pending_id: request.pendingId, kind: 'deliver', owner })
         : null;
     const responses = Object.fromEntries(request.responses ?? new Map<string, Answer>());
-    return queryRows<ClaimedRow>(
+    const rows = await queryRows<ClaimedRow & { written?: unknown }>(
       manager,
       `WITH claimed AS (
          UPDATE task_session_messages m
@@ -159,7 +159,7 @@ export class ClaimRepository {
        effects AS (
          SELECT (SELECT COUNT(*) FROM indexed) + (SELECT COUNT(*) FROM prompt) + (SELECT COUNT(*) FROM handoff)
               + (SELECT COUNT(*) FROM running) + (SELECT COUNT(*) FROM events) + (SELECT COUNT(*) FROM signals) AS written)
-       SELECT c.id, c.metadata FROM claimed c, effects`,
+       SELECT c.id, c.metadata, effects.written FROM claimed c, effects`,
       [
         request.pendingId,
         request.terminal,
@@ -179,6 +179,7 @@ export class ClaimRepository {
         signal,
       ],
     );
+    return rows.map(({ id, metadata }) => ({ id, metadata }));
   }
 
   /**

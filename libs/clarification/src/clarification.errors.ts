@@ -26,8 +26,8 @@ export class ClarificationError extends DomainError<ClarificationErrorCode> {
       ClarificationErrorCode.InProgress,
       "another answer won and is being delivered; its outcome is not known yet — retry to learn it",
     );
-  static sessionEnded = () => new ClarificationError(ClarificationErrorCode.SessionEnded, 'the session has ended; it cannot ask questions');
-  static taskArchived = () => new ClarificationError(ClarificationErrorCode.TaskArchived, 'the task is archived; it cannot ask questions');
+  static sessionEnded = (state: string) => new ClarificationError(ClarificationErrorCode.SessionEnded, `session has ended (${state})`);
+  static taskArchived = () => new ClarificationError(ClarificationErrorCode.TaskArchived, 'task is archived');
 
   get httpStatus(): number {
     switch (this.code) {

@@ -100,7 +100,7 @@ export class ClarificationService implements OnModuleInit {
       if (input.taskId && input.taskId !== session.task_id) {
         throw ClarificationError.validation("task_id does not match the session's task");
       }
-      if (isTerminalSessionState(session.state)) throw ClarificationError.sessionEnded();
+      if (isTerminalSessionState(session.state)) throw ClarificationError.sessionEnded(session.state);
       if (session.task_archived) throw ClarificationError.taskArchived();
       const identical = (await this.bundles.findActiveBundlesOfSession(session.id, manager))
         .map(requestFromRows)
@@ -223,11 +223,15 @@ export class ClarificationService implements OnModuleInit {
    * answer, or no longer active) — after attaching, and after the database connection came back.
    */
   async recheck(pendingId: string): Promise<void> {
-    const rows = await this.bundles.findBundle(pendingId).catch(() => undefined);
-    if (!rows || rows.length === 0) return;
-    const state = await this.stateOf(rows);
-    if (state.status === 'answered' || state.status === 'rejected') this.waiters.settle(pendingId, recordedResponse(rows));
-    else if (state.status !== 'pending' && state.status !== 'delivering') this.waiters.close(pendingId, closedReason(state.status));
+    try {
+      const rows = await this.bundles.findBundle(pendingId);
+      if (rows.length === 0) return;
+      const state = await this.stateOf(rows);
+      if (state.status === 'answered' || state.status === 'rejected') this.waiters.settle(pendingId, recordedResponse(rows));
+      else if (state.status !== 'pending' && state.status !== 'delivering') this.waiters.close(pendingId, closedReason(state.status));
+    } catch {
+      // The database is away (or closing): the waiters keep waiting; the reconnect re-checks them.
+    }
   }
 
   /** Cancel (not a claim), on any replica: the active bundle's rows become cancelled and every waiter wakes. */

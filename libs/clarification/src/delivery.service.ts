@@ -47,6 +47,12 @@ function targetOf(rows: readonly BundleRow[]): Target {
   return { request: requestFromRows(rows), messageIds: rows.map((row) => row.id) };
 }
 
+/** How the winner's answer reached the agent, and the response it carried. */
+export interface WinnerResult {
+  delivery: WinnerDelivery;
+  response: ClarificationResponse;
+}
+
 /** Extra time a winner gives another replica to report the outcome of a delivery handed to it. */
 const REMOTE_GRACE_MS = 1_000;
 
@@ -94,7 +100,7 @@ export class DeliveryService implements OnModuleInit {
   }
 
   /** Claims the bundle and, when the claim is won, delivers the answer; `undefined` when it was lost. */
-  async claimAndDeliver(attempt: WinningAttempt): Promise<WinnerDelivery | undefined> {
+  async claimAndDeliver(attempt: WinningAttempt): Promise<WinnerResult | undefined> {
     const target = targetOf(attempt.rows);
     const { request } = target;
     const { outcome, session } = attempt;
@@ -127,7 +133,7 @@ export class DeliveryService implements OnModuleInit {
         throw new ClarificationError(ClarificationErrorCode.Internal, 'the clarification could not be resolved');
       }
       await faultPoint('claim.committed');
-      return await this.carryOut(plan as ClaimPlan, target, response, session, webhook);
+      return { delivery: await this.carryOut(plan as ClaimPlan, target, response, session, webhook), response };
     } finally {
       this.inFlight.delete(pendingId);
     }

@@ -74,8 +74,8 @@ export class ResolveBundleService {
         case Settlement.Open: {
           if (attempts === MAX_CLAIM_ATTEMPTS) throw ClarificationError.inProgress();
           attempts += 1;
-          const delivery = await this.delivery.claimAndDeliver({ rows, session: bundle.session, outcome });
-          if (delivery !== undefined) {
+          const won = await this.delivery.claimAndDeliver({ rows, session: bundle.session, outcome });
+          if (won !== undefined) {
             return {
               claimed: true,
               status: outcome.terminal,
