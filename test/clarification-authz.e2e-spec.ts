@@ -167,8 +167,7 @@ describe.each(['enabled', 'disabled'] as const)('clarification :id endpoints wit
       if (scoped) {
         expectIndistinguishable(foreign, fabricated, fixture);
         expect(await sessionSnapshot(fixture.sessionId)).toEqual(before);
-        expect(t.app.get(WaiterStore).get(pendingId)).toBeDefined();
-        // Cancel needs a live entry (A9): the owner's cancel succeeding proves the foreign one left it alive.
+        // The owner's cancel succeeding proves the foreign one left the bundle active.
         const owner = await call(t.baseUrl, 'post', `/api/v1/clarification/${pendingId}/cancel`, alice);
         expect(owner.status).toBe(200);
         expect(owner.body).toEqual({ success: true });
@@ -230,18 +229,20 @@ describe.each(['enabled', 'disabled'] as const)('clarification :id endpoints wit
   });
 
   describe('A7: authorization before the in-memory read; authorized behaviour otherwise unchanged', () => {
-    it('GET /:id of an answered bundle (entry removed by the delivery) ⇒ 404 for the owner; /wait ⇒ 504', async () => {
+    it('GET /:id of an answered bundle ⇒ the bundle with the winner\'s response for the owner; /wait ⇒ that response at once; both 404 for a foreign caller', async () => {
       const { fixture, pendingId } = await bundleOf();
       expect((await respond(pendingId, alice, { answers: ANSWERS })).body.claimed).toBe(true);
-      expect(t.app.get(WaiterStore).get(pendingId)).toBeUndefined();
       const get = await call(t.baseUrl, 'get', `/api/v1/clarification/${pendingId}`, alice);
-      expect(get.status).toBe(404);
-      expect(get.text).toBe(NOT_FOUND_TEXT);
+      expect(get.status).toBe(200);
+      expect(get.body).toMatchObject({ pending_id: pendingId, status: 'answered', response: { answers: ANSWERS, rejected: false, reject_reason: '' } });
       const wait = await call(t.baseUrl, 'get', `/api/v1/clarification/${pendingId}/wait`, alice);
-      expect(wait.status).toBe(504);
+      expect(wait.status).toBe(200);
+      expect(wait.body).toMatchObject({ pending_id: pendingId, answers: ANSWERS, rejected: false });
       if (scoped) {
-        const fabricated = await call(t.baseUrl, 'get', `/api/v1/clarification/${randomUUID()}/wait`, bob);
-        expectIndistinguishable(await call(t.baseUrl, 'get', `/api/v1/clarification/${pendingId}/wait`, bob), fabricated, fixture);
+        for (const suffix of ['', '/wait']) {
+          const fabricated = await call(t.baseUrl, 'get', `/api/v1/clarification/${randomUUID()}${suffix}`, bob);
+          expectIndistinguishable(await call(t.baseUrl, 'get', `/api/v1/clarification/${pendingId}${suffix}`, bob), fabricated, fixture);
+        }
       }
     });
 
@@ -254,33 +255,25 @@ describe.each(['enabled', 'disabled'] as const)('clarification :id endpoints wit
       expect(Object.keys(JSON.parse(wait.text) as Json)).toEqual(['error']);
     });
 
-    it('an instance whose in-memory entry is gone (second app on the same database): GET /:id and cancel 404, /wait re-attaches', async () => {
+    it('another instance (a second app on the same database) reads, waits on and cancels the bundle from its rows alone (issue 9 §4)', async () => {
       const { fixture, pendingId } = await bundleOf();
       const other = await startApp({ databaseUrl: t.databaseUrl, config: { authMode: mode, waitTimeoutMs: WAIT_TIMEOUT_MS } });
       try {
-        expect(other.app.get(WaiterStore).get(pendingId)).toBeUndefined();
-        // Cancel keeps requiring a live entry (A9): 404 for the authorized owner, rows untouched.
-        const cancel = await call(other.baseUrl, 'post', `/api/v1/clarification/${pendingId}/cancel`, alice);
-        expect(cancel.status).toBe(404);
-        expect(cancel.text).toBe(NOT_FOUND_TEXT);
-        expect((await bundleRows(pendingId)).map((row) => row.metadata.status)).toEqual(['pending', 'pending']);
         if (scoped) {
-          const fabricated = await call(other.baseUrl, 'get', `/api/v1/clarification/${randomUUID()}`, bob);
-          expectIndistinguishable(await call(other.baseUrl, 'get', `/api/v1/clarification/${pendingId}`, bob), fabricated, fixture);
-          expect(other.app.get(WaiterStore).get(pendingId)).toBeUndefined();
+          for (const [, method, path, body] of ENDPOINTS) {
+            const fabricated = await call(other.baseUrl, method, path(randomUUID()), bob, body);
+            expectIndistinguishable(await call(other.baseUrl, method, path(pendingId), bob, body), fabricated, fixture);
+          }
         }
-        // A7: for an authorized caller, GET /:id reads the in-memory entry only — 404 once it is gone.
         const get = await call(other.baseUrl, 'get', `/api/v1/clarification/${pendingId}`, alice);
-        expect(get.status).toBe(404);
-        expect(get.text).toBe(NOT_FOUND_TEXT);
-        expect(other.app.get(WaiterStore).get(pendingId)).toBeUndefined();
-        // /wait on a still-active bundle re-creates the entry, so a restarted agent can wait again (504 on timeout).
+        expect(get.status).toBe(200);
+        expect(get.body).toMatchObject({ pending_id: pendingId, session_id: fixture.sessionId, task_id: fixture.taskId, status: 'pending', response: null });
+        expect((get.body as { questions: { id: string }[] }).questions.map((q) => q.id)).toEqual(['db', 'q2']);
         const wait = await call(other.baseUrl, 'get', `/api/v1/clarification/${pendingId}/wait`, alice);
         expect(wait.status).toBe(504);
-        const again = await call(other.baseUrl, 'get', `/api/v1/clarification/${pendingId}`, alice);
-        expect(again.status).toBe(200);
-        expect(again.body).toMatchObject({ pending_id: pendingId, session_id: fixture.sessionId, task_id: fixture.taskId });
-        expect((again.body as { questions: { id: string }[] }).questions.map((q) => q.id)).toEqual(['db', 'q2']);
+        const cancel = await call(other.baseUrl, 'post', `/api/v1/clarification/${pendingId}/cancel`, alice);
+        expect(cancel.status).toBe(200);
+        expect((await bundleRows(pendingId)).map((row) => row.metadata.status)).toEqual(['cancelled', 'cancelled']);
       } finally {
         await other.close();
       }
@@ -334,8 +327,8 @@ describe.each(['enabled', 'disabled'] as const)('clarification :id endpoints wit
       expect(answer.status).toBe(409);
       expect(answer.body).toEqual(NOT_ACTIVE);
       const again = await call(t.baseUrl, 'post', `/api/v1/clarification/${pendingId}/cancel`, alice);
-      expect(again.status).toBe(404);
-      expect(again.text).toBe(NOT_FOUND_TEXT);
+      expect(again.status).toBe(409);
+      expect(again.body).toEqual(NOT_ACTIVE);
     });
   });
 

@@ -96,14 +96,14 @@ describe('R3: REST respond vs MCP answer_question_kandev racing on one bundle', 
   });
 
   /** A fresh running session of the owner with one TWO_QUESTIONS bundle. */
-  async function freshBundle(): Promise<{ sessionId: string; pendingId: string }> {
+  async function freshBundle(): Promise<{ sessionId: string; pendingId: string; agentToken: string }> {
     const fixture = await createRunningSession(t, { bearer: owner.token });
     const asked = await request(t.baseUrl)
       .post('/api/v1/clarification/request')
       .set('authorization', `Bearer ${owner.token}`)
       .send({ session_id: fixture.sessionId, questions: TWO_QUESTIONS })
       .expect(200);
-    return { sessionId: fixture.sessionId, pendingId: asked.body.pending_id as string };
+    return { sessionId: fixture.sessionId, pendingId: asked.body.pending_id as string, agentToken: fixture.agentToken };
   }
 
   /**
@@ -215,10 +215,11 @@ describe('R3: REST respond vs MCP answer_question_kandev racing on one bundle', 
   it(`${WAITER_ROUNDS} rounds with a live agent waiter (GET /:id/wait): exactly one delivery wakes it with the winner's answer, nothing is resumed`, async () => {
     const waiters = t.app.get(WaiterStore);
     for (let round = 0; round < WAITER_ROUNDS; round += 1) {
-      const { sessionId, pendingId } = await freshBundle();
+      const { sessionId, pendingId, agentToken } = await freshBundle();
       const woken: unknown[] = [];
+      // The session's agent waits (its agent token): its wait consumes the answer (issue 9 §1c).
       const wait = fetch(`${t.baseUrl}/api/v1/clarification/${pendingId}/wait`, {
-        headers: { authorization: `Bearer ${owner.token}` },
+        headers: { authorization: `Bearer ${agentToken}` },
       }).then(async (response) => {
         const body = (await response.json()) as Record<string, unknown>;
         woken.push(body);

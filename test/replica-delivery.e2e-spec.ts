@@ -36,7 +36,7 @@ describe('cross-replica delivery (LISTEN/NOTIFY)', () => {
       return rows[0]?.pending_id as string | undefined;
     });
   const presence = async (pendingId: string) =>
-    (await a.db.query(`SELECT replica_id FROM clarification_waiters WHERE pending_id = $1`, [pendingId])).rows.length;
+    (await a.db.query(`SELECT process_id FROM clarification_waiters WHERE pending_id = $1`, [pendingId])).rows.length;
   const resumePrompts = async (sessionId: string) =>
     (await a.db.query(`SELECT 1 FROM task_session_messages WHERE task_session_id = $1 AND type = 'resume_prompt'`, [sessionId])).rows.length;
 
@@ -70,6 +70,7 @@ describe('cross-replica delivery (LISTEN/NOTIFY)', () => {
     const fixture = await createRunningSession(a);
     const ask = await request(a.baseUrl).post('/api/v1/clarification/request').send({ session_id: fixture.sessionId, questions: TWO_QUESTIONS }).expect(200);
     const pendingId = ask.body.pending_id as string;
+    // Auth is disabled: a long poll stands for the agent (its wait consumes the answer).
     const waiting = request(b.baseUrl).get(`/api/v1/clarification/${pendingId}/wait`);
     const waited = waiting.then((res) => res);
     await eventually(async () => ((await presence(pendingId)) === 1 ? true : undefined));
@@ -79,11 +80,25 @@ describe('cross-replica delivery (LISTEN/NOTIFY)', () => {
     expect(woken.body).toMatchObject({ pending_id: pendingId, answers: [], rejected: true, reject_reason: 'not now' });
   });
 
-  it('presence left by a replica that does not answer costs the bound, then the agent is resumed (nothing lost)', async () => {
+  it('presence of a process whose lease expired is ignored: the agent is resumed at once', async () => {
     const fixture = await createRunningSession(a);
     const ask = await request(a.baseUrl).post('/api/v1/clarification/request').send({ session_id: fixture.sessionId, questions: TWO_QUESTIONS }).expect(200);
     const pendingId = ask.body.pending_id as string;
-    await a.db.query(`INSERT INTO clarification_waiters (pending_id, replica_id) VALUES ($1, $2)`, [pendingId, `gone-${randomUUID()}`]);
+    const dead = `gone-${randomUUID()}`;
+    await a.db.query(`INSERT INTO parley_processes (id, expires_at) VALUES ($1, clock_timestamp() - interval '1 second')`, [dead]);
+    await a.db.query(`INSERT INTO clarification_waiters (pending_id, process_id) VALUES ($1, $2)`, [pendingId, dead]);
+    const res = await request(b.baseUrl).post(`/api/v1/clarification/${pendingId}/respond`).send({ answers: ANSWERS, rejected: false }).expect(200);
+    expect(res.body).toMatchObject({ claimed: true, status: 'answered' });
+    expect(await resumePrompts(fixture.sessionId)).toBe(1);
+  });
+
+  it('presence of a live process that never takes the hand-off costs the bound, then the winner resumes the agent itself (nothing lost)', async () => {
+    const fixture = await createRunningSession(a);
+    const ask = await request(a.baseUrl).post('/api/v1/clarification/request').send({ session_id: fixture.sessionId, questions: TWO_QUESTIONS }).expect(200);
+    const pendingId = ask.body.pending_id as string;
+    const silent = `silent-${randomUUID()}`;
+    await a.db.query(`INSERT INTO parley_processes (id, expires_at) VALUES ($1, clock_timestamp() + interval '1 hour')`, [silent]);
+    await a.db.query(`INSERT INTO clarification_waiters (pending_id, process_id) VALUES ($1, $2)`, [pendingId, silent]);
     const started = Date.now();
     const res = await request(b.baseUrl).post(`/api/v1/clarification/${pendingId}/respond`).send({ answers: ANSWERS, rejected: false }).expect(200);
     expect(res.body).toMatchObject({ claimed: true, status: 'answered' });

@@ -758,7 +758,7 @@ describe('POST /api/v1/clarification/:id/respond (spec R1–R12, N3a–N8d, L16)
 
         second = await startApp({ databaseUrl });
         const db = second.db;
-        expect(second.app.get(WaiterStore).get(pendingId)).toBeUndefined();
+        expect(second.app.get(WaiterStore).waiterCount(pendingId)).toBe(0);
         const url = `/api/v1/clarification/${pendingId}/respond`;
         const winner = await request(second.baseUrl).post(url).send({ answers: ANSWERS });
         expect(winner.status).toBe(200);

@@ -11,7 +11,8 @@ const ROOT = process.cwd();
 const CLARIFICATION_SRC = path.join(ROOT, 'libs/clarification/src');
 const RESOLVER = path.join(CLARIFICATION_SRC, 'resolve-bundle.service.ts');
 const VALIDATION = path.join(CLARIFICATION_SRC, 'resolution.validation.ts');
-const REPOSITORY = path.join(CLARIFICATION_SRC, 'bundle.repository.ts');
+const REPOSITORY = path.join(CLARIFICATION_SRC, 'claim.repository.ts');
+const DELIVERY = path.join(CLARIFICATION_SRC, 'delivery.service.ts');
 
 /** Every regular file under `dir`, recursively (paths absolute). */
 function filesUnder(dir: string): string[] {
@@ -65,20 +66,28 @@ describe('P1: one claim mechanism (structure)', () => {
       }
     });
 
-    it('resolve-bundle.service.ts delegates to completeActiveBundle exactly once', () => {
+    it('resolve-bundle.service.ts reaches the claim through the winner\'s delivery path exactly once', () => {
       const source = readFileSync(RESOLVER, 'utf8');
-      expect(occurrences(source, 'completeActiveBundle(')).toBe(1);
-      expect(source).toMatch(/this\.bundles\.completeActiveBundle\(/);
+      expect(occurrences(source, 'claimAndDeliver(')).toBe(1);
+      expect(source).toMatch(/this\.delivery\.claimAndDeliver\(/);
+      expect(occurrences(source, 'completeActiveBundle(')).toBe(0);
     });
 
-    it('completeActiveBundle( appears under libs/ only in its definition and in the resolver', () => {
+    it('completeActiveBundle( appears under libs/ only in its definition and in the one delivery path that calls it', () => {
       const sources = filesUnder(path.join(ROOT, 'libs')).filter((file) => /\.(ts|js|mjs|cjs)$/.test(file));
       expect(sources).toContain(REPOSITORY);
       const users = sources.filter((file) => readFileSync(file, 'utf8').includes('completeActiveBundle(')).sort();
-      expect(users).toEqual([REPOSITORY, RESOLVER].sort());
+      expect(users).toEqual([REPOSITORY, DELIVERY].sort());
       const repository = readFileSync(REPOSITORY, 'utf8');
       expect(occurrences(repository, 'completeActiveBundle(')).toBe(1);
-      expect(repository).toMatch(/^\s+completeActiveBundle\(\s*$/m);
+      expect(repository).toMatch(/^\s+completeActiveBundle\(request: ClaimRequest/m);
+      expect(occurrences(readFileSync(DELIVERY, 'utf8'), 'completeActiveBundle(')).toBe(1);
+    });
+
+    it('claimAndDeliver( is called only by ResolveBundle (every surface resolves through it)', () => {
+      const sources = filesUnder(path.join(ROOT, 'libs')).filter((file) => /\.ts$/.test(file));
+      const callers = sources.filter((file) => /\.claimAndDeliver\(/.test(readFileSync(file, 'utf8')));
+      expect(callers).toEqual([RESOLVER]);
     });
   });
 });

@@ -9,8 +9,9 @@
  * exactly one delivery to a live waiter.
  */
 import request from 'supertest';
-import { QuestionEventService } from '../libs/clarification/src/index.js';
+import { QuestionEventService, WaiterStore } from '../libs/clarification/src/index.js';
 import { startApp, TEST_ADMIN_TOKEN, type TestApp } from './support/app.js';
+import { eventually } from './support/eventually.js';
 import { createRunningSession, TWO_QUESTIONS } from './support/fixtures.js';
 import { gql } from './support/graphql.js';
 import { connectMcp, type McpConnection } from './support/mcp.js';
@@ -110,14 +111,14 @@ describe('R3 across GraphQL, REST and MCP: one winner per bundle', () => {
     await t.close();
   });
 
-  async function freshBundle(): Promise<{ sessionId: string; pendingId: string }> {
+  async function freshBundle(): Promise<{ sessionId: string; pendingId: string; agentToken: string }> {
     const fixture = await createRunningSession(t, { bearer: token });
     const res = await request(t.baseUrl)
       .post('/api/v1/clarification/request')
       .set('authorization', `Bearer ${token}`)
       .send({ session_id: fixture.sessionId, questions: TWO_QUESTIONS })
       .expect(200);
-    return { sessionId: fixture.sessionId, pendingId: res.body.pending_id as string };
+    return { sessionId: fixture.sessionId, pendingId: res.body.pending_id as string, agentToken: fixture.agentToken };
   }
 
   /** Submits through one surface and returns its envelope (a non-success is a test failure). */
@@ -195,7 +196,7 @@ describe('R3 across GraphQL, REST and MCP: one winner per bundle', () => {
    * two; `rejecter`, when set, declines instead of answering; `waiter` adds a live long-poll waiter.
    */
   async function round(options: { round: number; lead: Surface; headStartMs: number; rejecter?: Surface; waiter: boolean }): Promise<void> {
-    const { pendingId } = await freshBundle();
+    const { pendingId, agentToken } = await freshBundle();
     const submissions = Object.fromEntries(
       SURFACES.map((surface) => [
         surface,
@@ -203,10 +204,11 @@ describe('R3 across GraphQL, REST and MCP: one winner per bundle', () => {
       ]),
     ) as Record<Surface, Submission>;
 
+    // The live waiter is the session's agent (its agent token): its wait consumes the answer (issue 9 §1c).
     const waiter = options.waiter
-      ? request(t.baseUrl).get(`/api/v1/clarification/${pendingId}/wait`).set('authorization', `Bearer ${token}`).then((res) => res)
+      ? request(t.baseUrl).get(`/api/v1/clarification/${pendingId}/wait`).set('authorization', `Bearer ${agentToken}`).then((res) => res)
       : undefined;
-    if (waiter) await sleep(50);
+    if (waiter) await eventually(async () => (t.app.get(WaiterStore).waiterCount(pendingId) === 1 ? true : undefined));
 
     const results = await Promise.all(
       SURFACES.map(async (surface) => {

@@ -39,7 +39,8 @@ export class BundleSignals implements OnModuleInit {
   }
 
   dispatch(signal: BundleSignal): void {
-    const watchers = this.watchers.get(signal.pending_id);
+    // A hand-off to another process is no change of the bundle's fate: its watchers wait on.
+    const watchers = signal.kind === 'deliver' ? undefined : this.watchers.get(signal.pending_id);
     if (watchers) {
       this.watchers.delete(signal.pending_id);
       watchers.forEach((wake) => wake());

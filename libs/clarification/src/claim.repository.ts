@@ -267,6 +267,57 @@ export class ClaimRepository {
     });
   }
 
+  /**
+   * A claim this process owns turns into a resume after all (the replica holding the agent's wait
+   * never took the hand-off): the successor turn is created — superseding the session's other
+   * bundles — and, with a queued prompt, the answer is final in the same transaction.
+   */
+  resumeInstead(
+    target: { pendingId: string; owner: string; sessionId: string; sessionTaskId: string; bundleTaskId: string },
+    successor: Successor,
+    event: EventRecord,
+  ): Promise<boolean> {
+    return inTransaction(this.dataSource, async (manager) => {
+      await manager.query(`SELECT pg_advisory_xact_lock(hashtextextended($1, 0))`, [target.sessionId]);
+      const owned = await queryRow(
+        manager,
+        `SELECT 1 FROM task_session_messages WHERE metadata->>'pending_id' = $1 AND metadata->>'delivery_owner' = $2
+            AND metadata->>'response_delivery_pending' = 'true' LIMIT 1`,
+        [target.pendingId, target.owner],
+      );
+      if (!owned) return false;
+      await manager.query(
+        `WITH successor AS (
+           INSERT INTO task_session_turns (id, task_session_id, task_id, metadata)
+           VALUES ($1, $2, $3, jsonb_build_object('prompt_dispatch_pending', true, 'prompt_dispatch_attempted', true, 'resume_of', $4::text))
+           RETURNING id),
+         superseded AS (
+           UPDATE clarification_bundles SET active = false
+            WHERE session_id = $2 AND active AND pending_id <> $4 AND EXISTS (SELECT 1 FROM successor)
+           RETURNING pending_id, session_id, task_id),
+         handoff AS (DELETE FROM clarification_handoffs WHERE pending_id = $4 RETURNING pending_id),
+         events AS (${insertEventsSql(`SELECT 'SUPERSEDED'::text AS type, pending_id, session_id, task_id, '{}'::jsonb AS payload FROM superseded`)}),
+         signals AS (${notifyBundlesSql('SELECT pending_id FROM superseded', 'superseded')})
+         SELECT (SELECT COUNT(*) FROM handoff) + (SELECT COUNT(*) FROM events) + (SELECT COUNT(*) FROM signals) AS written`,
+        [successor.turnId, target.sessionId, target.sessionTaskId, target.pendingId],
+      );
+      if (!successor.queuedPrompt) return true;
+      await manager.query(
+        `INSERT INTO task_session_messages (id, task_session_id, task_id, turn_id, author_type, type, content, metadata)
+         VALUES ($1, $2, $3, $4, 'system', 'resume_prompt', $5, $6::jsonb)`,
+        [
+          successor.queuedPrompt.messageId,
+          target.sessionId,
+          target.sessionTaskId,
+          successor.turnId,
+          successor.queuedPrompt.content,
+          JSON.stringify(successor.queuedPrompt.metadata),
+        ],
+      );
+      return this.finalize(target.pendingId, target.owner, target.sessionId, target.bundleTaskId, event, manager);
+    });
+  }
+
   /** Moves an undelivered claim from `from` (a process whose lease expired, or null) to `to`; false if gone. */
   async takeOver(pendingId: string, from: string | null, to: string): Promise<boolean> {
     const rows = await queryRows<{ id: string }>(

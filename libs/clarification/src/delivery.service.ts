@@ -181,7 +181,7 @@ export class DeliveryService implements OnModuleInit {
       }
       case 'deliver':
         if (plan.owner === this.lease.id) return this.deliverHere(target, response);
-        return this.awaitRemoteDelivery(target.request.pending_id);
+        return this.awaitRemoteDelivery(plan.owner, target, response, session, webhook);
       case 'resume':
         return this.resumeThroughWebhook(target, response, plan.successor.turnId, webhook as string, session);
     }
@@ -212,8 +212,19 @@ export class DeliveryService implements OnModuleInit {
     );
   }
 
-  /** Another replica holds the agent's wait and was handed the answer: report what became of it. */
-  private async awaitRemoteDelivery(pendingId: string): Promise<WinnerDelivery> {
+  /**
+   * Another replica holds the agent's wait and was handed the answer: report what became of it. If it
+   * did not take the hand-off within the bound, the winner takes the claim back and resumes the agent
+   * itself (nothing waits on a replica that does not answer).
+   */
+  private async awaitRemoteDelivery(
+    remote: string,
+    target: Target,
+    response: ClarificationResponse,
+    session: BundleSession,
+    webhook: string | undefined,
+  ): Promise<WinnerDelivery> {
+    const pendingId = target.request.pending_id;
     const change = this.signals.nextChange(pendingId, this.config.deliveryConfirmTimeoutMs + REMOTE_GRACE_MS);
     let rows = await this.bundles.findBundle(pendingId);
     if (settlementOf(rows) === Settlement.Delivering) {
@@ -226,7 +237,9 @@ export class DeliveryService implements OnModuleInit {
       case Settlement.Final:
         return WinnerDelivery.LiveWaiter;
       case Settlement.Delivering:
-        throw ClarificationError.inProgress();
+        if (!(await this.claims.takeOver(pendingId, remote, this.lease.id))) throw ClarificationError.inProgress();
+        this.logger.warn({ msg: 'hand-off not taken in time; resuming the agent instead', pending_id: pendingId, replica: remote });
+        return this.resumeInstead(target, response, session, webhook);
       case Settlement.Open:
         if (await this.bundles.isBundleActive(pendingId)) {
           throw new ClarificationError(
@@ -236,6 +249,31 @@ export class DeliveryService implements OnModuleInit {
         }
         throw ClarificationError.notActive();
     }
+  }
+
+  /** A claim this process owns becomes a resume: through the webhook, or a queued prompt. */
+  private async resumeInstead(target: Target, response: ClarificationResponse, session: BundleSession, webhook: string | undefined): Promise<WinnerDelivery> {
+    const { request } = target;
+    const turnId = randomUUID();
+    const queued = webhook
+      ? undefined
+      : { messageId: randomUUID(), content: resumePrompt(request, response), metadata: { resume_of: request.pending_id, response } };
+    const delivery = response.rejected ? WinnerDelivery.StaleDismissed : WinnerDelivery.Resumed;
+    if (response.rejected) {
+      const finalized = await this.claims.finalize(request.pending_id, this.lease.id, request.session_id, request.task_id, eventFor(response, delivery));
+      if (!finalized) throw ClarificationError.inProgress();
+      this.announceFinal(target, response, delivery);
+      return delivery;
+    }
+    const resumed = await this.claims.resumeInstead(
+      { pendingId: request.pending_id, owner: this.lease.id, sessionId: request.session_id, sessionTaskId: session.task_id, bundleTaskId: request.task_id },
+      { turnId, ...(queued ? { queuedPrompt: queued } : {}) },
+      eventFor(response, delivery),
+    );
+    if (!resumed) throw ClarificationError.inProgress();
+    if (webhook) return this.resumeThroughWebhook(target, response, turnId, webhook, session);
+    this.announceFinal(target, response, delivery);
+    return delivery;
   }
 
   /** Exactly one resume through the webhook: accepted ⇒ final; refused or timed out ⇒ rolled back. */
