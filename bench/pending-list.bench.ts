@@ -105,9 +105,9 @@ async function walk(client: ListClient, pages: number): Promise<string> {
 
 function after(cursor: string): PendingListQuery['after'] {
   if (cursor === '') return undefined;
-  const keys = decodeCursor(cursor, 2);
-  if (!keys) throw new Error('undecodable cursor');
-  return { scanKey: keys[0] as string, pendingId: keys[1] as string };
+  const position = decodeCursor(cursor);
+  if (!position) throw new Error('undecodable cursor');
+  return { at: position.at, pendingId: position.id };
 }
 
 async function headsStatement(set: Dataset, visibility: WorkspaceVisibility, cursor: string): Promise<Statement> {
