@@ -6,3 +6,4 @@ export * from './keyset-cursor.js';
 export * from './event-bus.js';
 export * from './event-bus.module.js';
 export * from './uniform-errors.adapter.js';
+export * from './list-size.js';

@@ -1,6 +1,7 @@
 import mercurius from 'mercurius';
 import { AuthorizationError, AuthorizationErrorCode } from '../../authorization/src/index.js';
 import { ClarificationError, ClarificationErrorCode } from '../../clarification/src/index.js';
+import { RateLimitError } from '../../rate-limit/src/index.js';
 import { TasksError, TasksErrorCode } from '../../tasks/src/index.js';
 
 export enum GraphqlErrorCode {
@@ -8,6 +9,7 @@ export enum GraphqlErrorCode {
   NotFound = 'NOT_FOUND',
   Conflict = 'CONFLICT',
   Unauthenticated = 'UNAUTHENTICATED',
+  RateLimited = 'RATE_LIMITED',
   Internal = 'INTERNAL',
 }
 
@@ -74,6 +76,9 @@ export function toGraphqlError(error: unknown): Error {
   if (error instanceof AuthorizationError) {
     const code = authorizationCode(error.code);
     return new mercurius.ErrorWithProps(error.message, { code }, code === GraphqlErrorCode.Unauthenticated ? 401 : 200);
+  }
+  if (error instanceof RateLimitError) {
+    return new mercurius.ErrorWithProps(error.message, { code: GraphqlErrorCode.RateLimited, retryAfterSeconds: error.decision.resetSeconds }, 429);
   }
   return new mercurius.ErrorWithProps('internal error', { code: GraphqlErrorCode.Internal });
 }

@@ -3,6 +3,8 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { AuthorizationError, bearerCredential, IdentityService } from '../../authorization/src/index.js';
 import { AgentAskService } from '../../clarification/src/index.js';
 import { Public } from '../../common/src/index.js';
+import { sessionAgentKey } from '../../rate-limit/src/index.js';
+import { McpAdmission } from './mcp-admission.js';
 import { methodNotAllowed, serveMcpRequest } from './mcp-http.js';
 import { InFlightMcpRequests } from './mcp-in-flight.js';
 import { createToolServer } from './mcp-tool-server.js';
@@ -19,6 +21,7 @@ export class SessionMcpController {
   constructor(
     private readonly identity: IdentityService,
     private readonly asks: AgentAskService,
+    private readonly admission: McpAdmission,
   ) {}
 
   @Post()
@@ -26,6 +29,7 @@ export class SessionMcpController {
     const credential = bearerCredential(request);
     const agent = credential ? await this.identity.authenticateSessionAgent(credential) : undefined;
     if (!agent) throw AuthorizationError.unauthenticated('a session agent token is required');
+    if (!(await this.admission.admit(request.body, sessionAgentKey(agent.sessionId), reply))) return;
     const server = createToolServer('parley-session', sessionTools(agent, this.asks), { requestId: String(request.id), logger: this.logger });
     await serveMcpRequest(server, request, reply, { requests: this.inFlight, caller: agent.sessionId });
   }
