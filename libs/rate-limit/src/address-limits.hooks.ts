@@ -42,6 +42,8 @@ export class AddressLimitsHooks implements OnModuleInit {
   ) {}
 
   onModuleInit(): void {
+    // An application context without an HTTP server (the CLI) has nothing to guard.
+    if (!this.adapterHost.httpAdapter) return;
     const fastify = this.adapterHost.httpAdapter.getInstance<FastifyInstance>();
     fastify.addHook('onRequest', async (request, reply) => {
       if (request.method === 'POST' && request.routeOptions.url === SIGN_IN_ROUTE) {
