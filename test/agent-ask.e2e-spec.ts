@@ -54,7 +54,8 @@ describe('ask_user_question_kandev on /mcp/session (baseline "Delivery after a w
 
     const result = await call;
     expect(result.isError).toBeFalsy();
-    expect(result.structuredContent).toMatchObject({ pending_id: pendingId, answers, rejected: false });
+    // The reference's frozen shape (mcp-ask-result.e2e-spec.ts covers it case by case).
+    expect(result.structuredContent).toEqual({ db: { selected_option: 'pg' }, q2: { custom_text: 'tomorrow' } });
     const { rows } = await t.db.query(
       `SELECT metadata FROM task_session_messages WHERE metadata->>'pending_id' = $1 ORDER BY (metadata->>'question_index')::int`,
       [pendingId],

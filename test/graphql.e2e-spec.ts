@@ -10,6 +10,7 @@ import type { GraphQLSchema } from 'graphql';
 import type pg from 'pg';
 import request from 'supertest';
 import { DataSource } from 'typeorm';
+import { loadConfig } from '../libs/config/src/index.js';
 import { buildSchemaSdl, printSortedSchema } from '../libs/graphql/src/index.js';
 import { startApp, TEST_ADMIN_TOKEN, type TestApp } from './support/app.js';
 import { createRunningSession, createUser, type SessionFixture, TWO_QUESTIONS } from './support/fixtures.js';
@@ -741,22 +742,51 @@ describe('the committed SDL, limits and GraphiQL', () => {
     }
   });
 
-  it('GraphiQL is served outside production and not in production', async () => {
-    expect((await request(t.baseUrl).get('/graphiql')).status).toBe(200);
-    const previous = process.env.NODE_ENV;
-    process.env.NODE_ENV = 'production';
-    let production: TestApp | undefined;
-    try {
-      production = await startApp();
-    } finally {
-      process.env.NODE_ENV = previous;
+  it('GraphiQL (auth disabled ⇒ on by default) is served with its assets from the installed packages, no CDN', async () => {
+    const page = await request(t.baseUrl).get('/graphiql').expect(200);
+    expect(page.headers['content-type']).toMatch(/^text\/html/);
+    const html = page.text;
+    expect(html).not.toMatch(/https?:\/\//);
+    expect(html).not.toMatch(/<script>/);
+    const assets = [...html.matchAll(/(?:src|href)="([^"]+)"/g)].map((match) => match[1] as string);
+    expect(assets).toEqual([
+      '/graphiql/assets/graphiql.min.css',
+      '/graphiql/assets/react.production.min.js',
+      '/graphiql/assets/react-dom.production.min.js',
+      '/graphiql/assets/graphiql.min.js',
+      '/graphiql/assets/init.js',
+    ]);
+    for (const asset of assets) {
+      const res = await request(t.baseUrl).get(asset).buffer(true).parse((response, done) => {
+        let length = 0;
+        response.on('data', (chunk: Buffer) => (length += chunk.length));
+        response.on('end', () => done(null, length));
+      });
+      expect({ asset, status: res.status, type: res.headers['content-type'] }).toEqual({
+        asset,
+        status: 200,
+        type: asset.endsWith('.css') ? 'text/css; charset=utf-8' : 'text/javascript; charset=utf-8',
+      });
+      expect(res.body).toBeGreaterThan(100);
     }
+    expect((await request(t.baseUrl).get('/graphiql/assets/package.json')).status).toBe(404);
+    expect((await request(t.baseUrl).get('/graphiql/assets/..%2F..%2Fpackage.json')).status).toBe(404);
+  });
+
+  it.each([
+    { label: 'auth enabled, GRAPHIQL unset ⇒ off', env: { AUTH_MODE: 'enabled' }, served: false },
+    { label: 'auth enabled, GRAPHIQL=true ⇒ on', env: { AUTH_MODE: 'enabled', GRAPHIQL: 'true' }, served: true },
+    { label: 'auth disabled, GRAPHIQL=false ⇒ off', env: { GRAPHIQL: 'false' }, served: false },
+  ])('GraphiQL follows the configuration: $label', async ({ env, served }) => {
+    const configured = loadConfig(env);
+    const other = await startApp({ config: { authMode: configured.authMode, graphql: configured.graphql } });
     try {
-      expect((await request(production.baseUrl).get('/graphiql')).status).toBe(404);
-      // The API itself is served.
-      expect((await gql(production, WORKSPACES)).status).toBe(200);
+      expect((await request(other.baseUrl).get('/graphiql')).status).toBe(served ? 200 : 404);
+      expect((await request(other.baseUrl).get('/graphiql/assets/graphiql.min.css')).status).toBe(served ? 200 : 404);
+      // The API itself is served either way.
+      expect((await gql(other, WORKSPACES, undefined, configured.authMode === 'enabled' ? TEST_ADMIN_TOKEN : undefined)).status).toBe(200);
     } finally {
-      await production.close();
+      await other.close();
     }
   });
 });

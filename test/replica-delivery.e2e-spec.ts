@@ -57,7 +57,8 @@ describe('cross-replica delivery (LISTEN/NOTIFY)', () => {
 
     const result = await call;
     expect(result.isError).toBeFalsy();
-    expect(result.structuredContent).toMatchObject({ pending_id: pendingId, answers: ANSWERS, rejected: false });
+    // The reference's frozen ask result (mcp-ask-result.e2e-spec.ts).
+    expect(result.structuredContent).toEqual({ db: { selected_option: 'pg' }, q2: { selected_option: 'q2_opt1', custom_text: 'now' } });
     expect(await resumePrompts(fixture.sessionId)).toBe(0);
     const { rows } = await a.db.query(`SELECT metadata FROM task_session_messages WHERE metadata->>'pending_id' = $1`, [pendingId]);
     rows.forEach((row) => expect(row.metadata).not.toHaveProperty('response_delivery_pending'));

@@ -22,6 +22,9 @@ const ANSWERS: Answer[] = [
   { question_id: 'q2', selected_options: ['q2_opt2'], custom_text: 'not today' },
 ];
 
+/** What the agent gets for ANSWERS: the reference's frozen shape (see mcp-ask-result.e2e-spec.ts). */
+const ASK_RESULT = { db: { selected_option: 'sqlite' }, q2: { selected_option: 'q2_opt2', custom_text: 'not today' } };
+
 interface SeenResponse {
   status: number;
   wwwAuthenticate: string | null;
@@ -145,11 +148,11 @@ describe('/mcp/session (in-session MCP surface)', () => {
         const call = client.callTool({ name: ASK, arguments: { questions: TWO_QUESTIONS } });
         const pendingId = await pendingIdOf(t, own.sessionId);
         await eventually(() => (t.app.get(WaiterStore).waiterCount(pendingId) === 1 ? true : undefined));
-        const { delivery, response } = await answer(t, pendingId);
+        const { delivery } = await answer(t, pendingId);
         expect(delivery).toBe(WinnerDelivery.LiveWaiter);
         const result = await call;
         expect(result.isError).toBeFalsy();
-        expect(result.structuredContent).toEqual(response);
+        expect(result.structuredContent).toEqual(ASK_RESULT);
       } finally {
         await client.close();
       }
@@ -189,12 +192,12 @@ describe('/mcp/session (in-session MCP surface)', () => {
           ['q2', 'pending', 'why'],
         ]);
 
-        const { delivery, response } = await answer(t, pendingId);
+        const { delivery } = await answer(t, pendingId);
         expect(delivery).toBe(WinnerDelivery.LiveWaiter);
         const result = await call;
         expect(result.isError).toBeFalsy();
-        expect(result.structuredContent).toEqual(response);
-        expect(JSON.parse((result.content as { text: string }[])[0]!.text)).toEqual(response);
+        expect(result.structuredContent).toEqual(ASK_RESULT);
+        expect(JSON.parse((result.content as { text: string }[])[0]!.text)).toEqual(ASK_RESULT);
         // Progress stops with the call.
         const count = progress.length;
         await new Promise((resolve) => setTimeout(resolve, 150));
@@ -267,9 +270,9 @@ describe('/mcp/session (in-session MCP surface)', () => {
 
         expect(t.app.get(WaiterStore).waiterCount(pendingA)).toBe(1);
         expect((await rowsOfSession(t, a.sessionId)).map((row) => row.metadata.agent_disconnected)).toEqual([undefined, undefined]);
-        const { delivery, response } = await answer(t, pendingA);
+        const { delivery } = await answer(t, pendingA);
         expect(delivery).toBe(WinnerDelivery.LiveWaiter);
-        expect((await callA).structuredContent).toEqual(response);
+        expect((await callA).structuredContent).toEqual(ASK_RESULT);
       } finally {
         await clientA.close();
         await clientB.close();
@@ -280,30 +283,33 @@ describe('/mcp/session (in-session MCP surface)', () => {
       {
         label: 'prompt missing',
         args: () => ({ questions: [{ options: [{ label: 'a' }, { label: 'b' }] }] }),
-        names: /questions\[0\]\.prompt/,
+        message: 'questions[0].prompt is required',
       },
-      { label: 'questions not an array', args: () => ({ questions: 'Which?' }), names: /at questions/ },
-      { label: 'context not a string', args: () => ({ questions: TWO_QUESTIONS, context: 5 }), names: /at context/ },
+      { label: 'questions missing', args: () => ({ context: 'why' }), message: 'questions is required' },
+      { label: 'questions not an array', args: () => ({ questions: 'Which?' }), message: 'questions must be an array' },
+      { label: 'context not a string', args: () => ({ questions: TWO_QUESTIONS, context: 5 }), message: 'context must be a string' },
+      {
+        label: 'an option label of the wrong type',
+        args: () => ({ questions: [{ prompt: 'x', options: [{ label: 'a' }, { label: 7 }] }] }),
+        message: 'questions[0].options[1].label must be a string',
+      },
       {
         label: 'unknown question key',
         args: () => ({ questions: [{ prompt: 'x', options: [{ label: 'a' }, { label: 'b' }], multi_select: true }] }),
-        names: /multi_select/,
+        message: 'questions[0].multi_select is not an allowed field',
       },
       {
         label: 'unknown option key',
         args: () => ({ questions: [{ prompt: 'x', options: [{ label: 'a' }, { label: 'b', value: 2 }] }] }),
-        names: /value/,
+        message: 'questions[0].options[1].value is not an allowed field',
       },
-    ])('schema-level: $label ⇒ tool error naming the field, nothing written', async ({ args, names }) => {
+      { label: 'unknown argument', args: () => ({ questions: TWO_QUESTIONS, urgency: 'high' }), message: 'urgency is not an allowed field' },
+    ])('schema-level: $label ⇒ VALIDATION_ERROR naming the field (never the SDK\'s -32602 text), nothing written', async ({ args, message }) => {
       const fixture = await createRunningSession(t);
       const client = await connected(t, fixture.agentToken);
       try {
         const result = (await client.callTool({ name: ASK, arguments: args() }, undefined, { timeout: 5_000 })) as CallToolResult;
-        expect(result.isError).toBe(true);
-        const [content] = result.content;
-        expect(content?.type).toBe('text');
-        expect((content as { text: string }).text).toMatch(/Input validation error/);
-        expect((content as { text: string }).text).toMatch(names);
+        expect(toolError(result)).toEqual({ code: 'VALIDATION_ERROR', message });
         expect(await rowsOfSession(t, fixture.sessionId)).toEqual([]);
         expect(await sessionState(t, fixture.sessionId)).toBe('RUNNING');
       } finally {

@@ -6,6 +6,7 @@ import { type AppConfig, ConfigModule } from '../../../libs/config/src/index.js'
 import { ParleyGraphqlModule } from '../../../libs/graphql/src/index.js';
 import { McpModule } from '../../../libs/mcp/src/index.js';
 import { PersistenceModule } from '../../../libs/persistence/src/index.js';
+import { RateLimitModule } from '../../../libs/rate-limit/src/index.js';
 import { TasksModule } from '../../../libs/tasks/src/index.js';
 
 @Module({})
@@ -16,6 +17,7 @@ export class AppModule {
       imports: [
         ConfigModule.forRoot(config),
         EventBusModule,
+        RateLimitModule,
         PersistenceModule,
         AuthorizationModule,
         TasksModule,

@@ -1,6 +1,7 @@
 import { Body, Controller, Get, HttpCode, Param, Post, Res } from '@nestjs/common';
 import type { FastifyReply } from 'fastify';
 import { AcceptsSessionAgent, type Caller, CurrentCaller } from '../../authorization/src/index.js';
+import { RateLimited, RateLimitKind } from '../../rate-limit/src/index.js';
 import { CreateClarificationDto, RespondDto } from './clarification.dto.js';
 import { ClarificationService } from './clarification.service.js';
 import { serializeResolution } from './resolution.envelope.js';
@@ -23,6 +24,7 @@ export class ClarificationController {
   ) {}
 
   @Post('request')
+  @RateLimited(RateLimitKind.Asks)
   @HttpCode(200)
   async create(@CurrentCaller() caller: Caller, @Body() body: CreateClarificationDto) {
     const { request } = await this.clarifications.askAs(caller, {
@@ -50,6 +52,7 @@ export class ClarificationController {
 
   /** R10: 200 for the winner and for a loser to a resolved winner; 409 not active; 400; 404; 500. */
   @Post(':id/respond')
+  @RateLimited(RateLimitKind.Answers)
   @HttpCode(200)
   async respond(@CurrentCaller() caller: Caller, @Param('id') pendingId: string, @Body() body: RespondDto) {
     const resolution = await this.resolver.resolve(caller, pendingId, body, 'rest');

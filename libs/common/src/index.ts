@@ -8,3 +8,4 @@ export * from './event-bus.module.js';
 export * from './uniform-errors.adapter.js';
 export * from './database-unavailable.js';
 export * from './fault-point.js';
+export * from './list-size.js';

@@ -1,5 +1,5 @@
 import path from 'node:path';
-import { ConfigError, loadConfig, LOG_LEVELS } from './app-config.js';
+import { type AppConfig, ConfigError, loadConfig, LOG_LEVELS } from './app-config.js';
 
 /** The error loadConfig throws for `env`, or a failure when it does not throw a ConfigError. */
 function configError(env: Record<string, string>): ConfigError {
@@ -55,6 +55,16 @@ describe('loadConfig', () => {
         resumeTimeoutMs: 30_000,
         deliveryConfirmTimeoutMs: 5_000,
       });
+    });
+
+    it('uses the documented GraphQL, MCP and rate-limit defaults; GraphiQL follows AUTH_MODE unless GRAPHIQL says otherwise', () => {
+      const config = loadConfig({});
+      expect(config.graphql).toEqual({ graphiql: true, maxCost: 60_000, maxRootLists: 10, maxTokens: 5_000 });
+      expect(config.mcp).toEqual({ maxBatch: 20, maxPageBudget: 1_000 });
+      expect(config.rateLimits).toEqual({ windowSeconds: 60, signIn: 20, failedCredentials: 30, answers: 600, lists: 1_200, asks: 600 });
+      expect(loadConfig({ AUTH_MODE: 'enabled' }).graphql.graphiql).toBe(false);
+      expect(loadConfig({ AUTH_MODE: 'enabled', GRAPHIQL: 'true' }).graphql.graphiql).toBe(true);
+      expect(loadConfig({ GRAPHIQL: 'FALSE' }).graphql.graphiql).toBe(false);
     });
 
     it('treats empty and blank values as unset', () => {
@@ -154,6 +164,22 @@ describe('loadConfig', () => {
       expect(loadConfig({ [variable]: '1500' })[key]).toBe(1500);
     });
 
+    it.each([
+      ['GRAPHQL_MAX_COST', (c: AppConfig) => c.graphql.maxCost],
+      ['GRAPHQL_MAX_ROOT_LISTS', (c: AppConfig) => c.graphql.maxRootLists],
+      ['GRAPHQL_MAX_TOKENS', (c: AppConfig) => c.graphql.maxTokens],
+      ['MCP_MAX_BATCH', (c: AppConfig) => c.mcp.maxBatch],
+      ['MCP_MAX_PAGE_BUDGET', (c: AppConfig) => c.mcp.maxPageBudget],
+      ['RATE_LIMIT_WINDOW_SECONDS', (c: AppConfig) => c.rateLimits.windowSeconds],
+      ['RATE_LIMIT_SIGN_IN', (c: AppConfig) => c.rateLimits.signIn],
+      ['RATE_LIMIT_FAILED_CREDENTIALS', (c: AppConfig) => c.rateLimits.failedCredentials],
+      ['RATE_LIMIT_ANSWERS', (c: AppConfig) => c.rateLimits.answers],
+      ['RATE_LIMIT_LISTS', (c: AppConfig) => c.rateLimits.lists],
+      ['RATE_LIMIT_ASKS', (c: AppConfig) => c.rateLimits.asks],
+    ] as const)('%s is read as an integer', (variable, read) => {
+      expect(read(loadConfig({ [variable]: '150' }))).toBe(150);
+    });
+
     it.each(['http://localhost:9000/resume', 'https://hooks.example.com/parley'])('RESUME_WEBHOOK_URL=%s is kept', (value) => {
       expect(loadConfig({ RESUME_WEBHOOK_URL: value }).resumeWebhookUrl).toBe(value);
     });
@@ -198,6 +224,10 @@ describe('loadConfig', () => {
       ['AUTH_MODE', 'maybe', 'must be one of disabled, enabled (got "maybe")'],
       ['AUTH_MODE', 'true', 'must be one of disabled, enabled (got "true")'],
       ['ADMIN_TOKEN', 'a'.repeat(23), 'must be at least 24 characters long'],
+      ['GRAPHIQL', 'yes', 'must be true or false (got "yes")'],
+      ['GRAPHQL_MAX_COST', '0', 'must be an integer between 1 and 100000000 (got "0")'],
+      ['RATE_LIMIT_ANSWERS', 'lots', 'must be an integer between 1 and 1000000 (got "lots")'],
+      ['MCP_MAX_BATCH', '-3', 'must be an integer between 1 and 10000 (got "-3")'],
       ['LOG_LEVEL', 'verbose', 'must be one of fatal, error, warn, info, debug, trace, silent (got "verbose")'],
       ['BODY_LIMIT_BYTES', '1023', 'must be an integer between 1024 and 67108864 (got "1023")'],
       ['BODY_LIMIT_BYTES', '67108865', 'must be an integer between 1024 and 67108864 (got "67108865")'],

@@ -36,6 +36,37 @@ export interface AppConfig {
   leaseTtlMs: number;
   /** How often a process renews its lease (and sweeps deliveries whose owner's lease expired). */
   leaseHeartbeatMs: number;
+  graphql: GraphqlLimits;
+  mcp: McpLimits;
+  rateLimits: RateLimits;
+}
+
+export interface GraphqlLimits {
+  /** Serve GraphiQL at /graphiql (default: on with auth disabled, off with auth enabled). */
+  graphiql: boolean;
+  /** The cost budget of one operation (see README, "GraphQL": a list field costs its page size). */
+  maxCost: number;
+  /** Distinct root list fields (aliases count) one operation may select. */
+  maxRootLists: number;
+  /** Lexical tokens a document may have; larger documents are refused before they are parsed. */
+  maxTokens: number;
+}
+
+export interface McpLimits {
+  /** JSON-RPC messages one HTTP request may carry. */
+  maxBatch: number;
+  /** Rows the list calls of one HTTP request may ask for (a call counts its page size). */
+  maxPageBudget: number;
+}
+
+/** Requests per window, per client address or per identity (README, "Rate limits"). Per replica, in memory. */
+export interface RateLimits {
+  windowSeconds: number;
+  signIn: number;
+  failedCredentials: number;
+  answers: number;
+  lists: number;
+  asks: number;
 }
 
 export class ConfigError extends Error {
@@ -60,6 +91,15 @@ function readInteger(env: Env, name: string, fallback: number, min: number, max:
     throw new ConfigError(name, `must be an integer between ${min} and ${max} (got "${raw}")`);
   }
   return Number(raw);
+}
+
+function readBoolean(env: Env, name: string, fallback: boolean): boolean {
+  const raw = readString(env, name);
+  if (raw === undefined) return fallback;
+  const value = raw.toLowerCase();
+  if (value === 'true') return true;
+  if (value === 'false') return false;
+  throw new ConfigError(name, `must be true or false (got "${raw}")`);
 }
 
 function readChoice<T extends string>(env: Env, name: string, choices: readonly T[], fallback: T): T {
@@ -115,14 +155,16 @@ function readLease(env: Env): { leaseTtlMs: number; leaseHeartbeatMs: number } {
   }
   return { leaseTtlMs, leaseHeartbeatMs };
 }
+const PER_WINDOW_MAX = 1_000_000;
 
 export function loadConfig(env: Env = process.env): AppConfig {
+  const authMode = readChoice<AuthMode>(env, 'AUTH_MODE', ['disabled', 'enabled'], 'disabled');
   return {
     port: readInteger(env, 'PORT', 3000, 0, 65535),
     host: readString(env, 'HOST') ?? '127.0.0.1',
     databaseUrl: readDatabaseUrl(env),
     dataDir: path.resolve(readString(env, 'DATA_DIR') ?? './.parley'),
-    authMode: readChoice<AuthMode>(env, 'AUTH_MODE', ['disabled', 'enabled'], 'disabled'),
+    authMode,
     adminToken: readAdminToken(env),
     logLevel: readChoice<LogLevel>(env, 'LOG_LEVEL', LOG_LEVELS, 'info'),
     bodyLimitBytes: readInteger(env, 'BODY_LIMIT_BYTES', 1024 * 1024, 1024, 64 * 1024 * 1024),
@@ -137,5 +179,23 @@ export function loadConfig(env: Env = process.env): AppConfig {
     dbStatementTimeoutMs: readInteger(env, 'DB_STATEMENT_TIMEOUT_MS', 15_000, 100, HOUR),
     dbIdleInTransactionTimeoutMs: readInteger(env, 'DB_IDLE_IN_TRANSACTION_TIMEOUT_MS', 15_000, 100, HOUR),
     ...readLease(env),
+    graphql: {
+      graphiql: readBoolean(env, 'GRAPHIQL', authMode === 'disabled'),
+      maxCost: readInteger(env, 'GRAPHQL_MAX_COST', 60_000, 1, 100_000_000),
+      maxRootLists: readInteger(env, 'GRAPHQL_MAX_ROOT_LISTS', 10, 1, 1000),
+      maxTokens: readInteger(env, 'GRAPHQL_MAX_TOKENS', 5_000, 100, 1_000_000),
+    },
+    mcp: {
+      maxBatch: readInteger(env, 'MCP_MAX_BATCH', 20, 1, 10_000),
+      maxPageBudget: readInteger(env, 'MCP_MAX_PAGE_BUDGET', 1_000, 1, 1_000_000),
+    },
+    rateLimits: {
+      windowSeconds: readInteger(env, 'RATE_LIMIT_WINDOW_SECONDS', 60, 1, 86_400),
+      signIn: readInteger(env, 'RATE_LIMIT_SIGN_IN', 20, 1, PER_WINDOW_MAX),
+      failedCredentials: readInteger(env, 'RATE_LIMIT_FAILED_CREDENTIALS', 30, 1, PER_WINDOW_MAX),
+      answers: readInteger(env, 'RATE_LIMIT_ANSWERS', 600, 1, PER_WINDOW_MAX),
+      lists: readInteger(env, 'RATE_LIMIT_LISTS', 1_200, 1, PER_WINDOW_MAX),
+      asks: readInteger(env, 'RATE_LIMIT_ASKS', 600, 1, PER_WINDOW_MAX),
+    },
   };
 }

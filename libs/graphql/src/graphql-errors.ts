@@ -2,6 +2,7 @@ import mercurius from 'mercurius';
 import { AuthorizationError, AuthorizationErrorCode } from '../../authorization/src/index.js';
 import { ClarificationError, ClarificationErrorCode } from '../../clarification/src/index.js';
 import { DATABASE_UNAVAILABLE_MESSAGE, isDatabaseUnavailable } from '../../common/src/index.js';
+import { RateLimitError } from '../../rate-limit/src/index.js';
 import { TasksError, TasksErrorCode } from '../../tasks/src/index.js';
 
 export enum GraphqlErrorCode {
@@ -11,6 +12,7 @@ export enum GraphqlErrorCode {
   Unauthenticated = 'UNAUTHENTICATED',
   /** The database is unreachable, or a winner's delivery is not settled yet: retry shortly. */
   Unavailable = 'SERVICE_UNAVAILABLE',
+  RateLimited = 'RATE_LIMITED',
   Internal = 'INTERNAL',
 }
 
@@ -83,6 +85,9 @@ export function toGraphqlError(error: unknown): Error {
   }
   if (isDatabaseUnavailable(error)) {
     return new mercurius.ErrorWithProps(DATABASE_UNAVAILABLE_MESSAGE, { code: GraphqlErrorCode.Unavailable }, 503);
+  }
+  if (error instanceof RateLimitError) {
+    return new mercurius.ErrorWithProps(error.message, { code: GraphqlErrorCode.RateLimited, retryAfterSeconds: error.decision.resetSeconds }, 429);
   }
   return new mercurius.ErrorWithProps('internal error', { code: GraphqlErrorCode.Internal });
 }

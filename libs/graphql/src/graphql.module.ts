@@ -4,14 +4,24 @@ import { MercuriusDriver, type MercuriusDriverConfig } from '@nestjs/mercurius';
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { type DocumentNode, type ExecutionResult, GraphQLError, type GraphQLSchema, specifiedRules, validate } from 'graphql';
 import mercurius, { type MercuriusContext } from 'mercurius';
+import type WebSocket from 'ws';
 import { AuthorizationError, bearerCredential, IdentityService } from '../../authorization/src/index.js';
 import { ClarificationModule } from '../../clarification/src/index.js';
 import { BEARER_CHALLENGE } from '../../common/src/index.js';
+import { APP_CONFIG, type AppConfig } from '../../config/src/index.js';
+import { RateLimitService } from '../../rate-limit/src/index.js';
 import { TasksModule } from '../../tasks/src/index.js';
+import { connectionInitCredential } from './connection-init.js';
+import { checkSourceLimits } from './document-limits.js';
 import type { GraphqlContext } from './graphql-caller.js';
 import { GraphqlErrorCode, toGraphqlError } from './graphql-errors.js';
+import { spendOperationBudget } from './graphql-rate-limit.js';
+import { GraphiqlController } from './graphiql.controller.js';
+import { checkOperationCost } from './operation-cost.js';
 import { maxFieldsRule } from './query-cost.rule.js';
+import { checkRequestShape } from './request-shape.js';
 import { RESOLVERS } from './schema-printer.js';
+import { guardSubscribeMessages } from './subscription-guard.js';
 
 export const MAX_QUERY_DEPTH = 10;
 export const MAX_QUERY_FIELDS = 500;
@@ -29,7 +39,7 @@ function validateSubscription(schema: GraphQLSchema, document: DocumentNode): vo
 
 /**
  * Errors raised by the /graphql routes themselves — an unparseable body or document, a document
- * that fails validation, the depth or field limit — answered as GraphQL errors
+ * that fails validation, the depth, field, token or cost limit, a spent rate limit — answered as GraphQL errors
  * (`{data: null, errors: [...]}`), as Mercurius's own handler would. It is set on those routes
  * only: Mercurius's handler would be installed on the whole server and replace REST's bodies.
  */
@@ -47,7 +57,11 @@ function graphqlRouteErrorHandler(error: FastifyError, _request: FastifyRequest,
   void reply.code(client ? statusCode : 500).send(response);
 }
 
-function graphqlOptions(identity: IdentityService): MercuriusDriverConfig {
+interface RequestBody {
+  operationName?: unknown;
+}
+
+function graphqlOptions(identity: IdentityService, config: AppConfig, limits: RateLimitService): MercuriusDriverConfig {
   // A bad or missing credential leaves the caller unknown (fields then answer UNAUTHENTICATED); any
   // other failure — the database being unreachable — is reported as what it is, never as a 401.
   const callerOf = async (credential: string | undefined) => {
@@ -58,17 +72,31 @@ function graphqlOptions(identity: IdentityService): MercuriusDriverConfig {
       throw toGraphqlError(error);
     }
   };
+  const sourceLimits = { maxTokens: config.graphql.maxTokens, maxDepth: MAX_QUERY_DEPTH };
+  const costLimits = { maxCost: config.graphql.maxCost, maxRootLists: config.graphql.maxRootLists };
   return {
     autoSchemaFile: true,
     sortSchema: true,
     path: '/graphql',
-    graphiql: process.env.NODE_ENV !== 'production',
+    // Served by GraphiqlController, with its assets from the installed packages (Mercurius's loads them from a CDN).
+    graphiql: false,
     // Mercurius would otherwise install its error handler on the whole server, replacing the `{error}` bodies of REST.
     errorHandler: false,
-    additionalRouteOptions: { errorHandler: graphqlRouteErrorHandler },
+    additionalRouteOptions: { errorHandler: graphqlRouteErrorHandler, preValidation: checkRequestShape },
     queryDepth: MAX_QUERY_DEPTH,
     validationRules,
-    hooks: { preSubscriptionExecution: validateSubscription },
+    hooks: {
+      preParsing: async (_schema, source) => checkSourceLimits(source, sourceLimits),
+      preExecution: async (schema, document, context, variables) => {
+        const reply = (context as { reply?: FastifyReply }).reply;
+        const operationName = (reply?.request.body as RequestBody | undefined)?.operationName ?? (reply?.request.query as RequestBody | undefined)?.operationName;
+        const name = typeof operationName === 'string' ? operationName : undefined;
+        checkOperationCost(schema, document, variables, name, costLimits);
+        const caller = (context as GraphqlContext).caller;
+        await spendOperationBudget(limits, { schema, document, operationName: name }, { caller, address: reply?.request.ip ?? '', reply });
+      },
+      preSubscriptionExecution: validateSubscription,
+    },
     context: async (request: FastifyRequest): Promise<GraphqlContext> => ({ caller: await callerOf(bearerCredential(request)) }),
     errorFormatter: (execution, context) => {
       const formatted = mercurius.defaultErrorFormatter(execution, context);
@@ -80,11 +108,16 @@ function graphqlOptions(identity: IdentityService): MercuriusDriverConfig {
       return { ...formatted, statusCode: 401 };
     },
     subscription: {
-      context: async (_socket: unknown, request: FastifyRequest): Promise<GraphqlContext> => ({
-        caller: await callerOf(bearerCredential(request)),
-      }),
-      onConnect: async ({ payload }: { payload?: { authorization?: string } }) => {
-        const credential = /^Bearer\s+(\S+)$/i.exec(payload?.authorization ?? '')?.[1];
+      context: async (socket: WebSocket, request: FastifyRequest): Promise<GraphqlContext> => {
+        guardSubscribeMessages(socket, {
+          checkSource: (query) => checkSourceLimits(query, sourceLimits),
+          checkDocument: (document, variables, operationName) =>
+            checkOperationCost(socketSchema(request), document, variables, operationName, costLimits),
+        });
+        return { caller: await callerOf(bearerCredential(request)) };
+      },
+      onConnect: async ({ payload }: { payload?: unknown }) => {
+        const credential = connectionInitCredential(payload);
         if (!credential) return true;
         const caller = await callerOf(credential);
         return caller ? { caller } : false;
@@ -93,16 +126,22 @@ function graphqlOptions(identity: IdentityService): MercuriusDriverConfig {
   };
 }
 
+/** The served schema, reached through the Fastify instance Mercurius decorates. */
+function socketSchema(request: FastifyRequest): GraphQLSchema {
+  return (request.server as unknown as { graphql: { schema: GraphQLSchema } }).graphql.schema;
+}
+
 @Module({
   imports: [
     ClarificationModule,
     TasksModule,
     GraphQLModule.forRootAsync<MercuriusDriverConfig>({
       driver: MercuriusDriver,
-      inject: [IdentityService],
+      inject: [IdentityService, APP_CONFIG, RateLimitService],
       useFactory: graphqlOptions,
     }),
   ],
+  controllers: [GraphiqlController],
   providers: RESOLVERS,
 })
 export class ParleyGraphqlModule {}

@@ -1,10 +1,11 @@
 import { UseInterceptors } from '@nestjs/common';
 import { Args, Int, Query, Resolver } from '@nestjs/graphql';
 import type { Caller } from '../../authorization/src/index.js';
-import { PendingListService } from '../../clarification/src/index.js';
+import { DEFAULT_PENDING_LIMIT, MAX_PENDING_LIMIT, PendingListService } from '../../clarification/src/index.js';
 import { GqlCaller } from './graphql-caller.js';
 import { GraphqlErrorsInterceptor } from './graphql-errors.interceptor.js';
 import { bundleModel, connectionModel } from './graphql.mappers.js';
+import { pageCost } from './operation-cost.js';
 import { PendingBundleModel, PendingQuestionConnectionModel } from './models/pending-question.model.js';
 
 /** The same list as list_pending_questions_kandev: same service, visibility, order, cursor and limits. */
@@ -13,7 +14,10 @@ import { PendingBundleModel, PendingQuestionConnectionModel } from './models/pen
 export class PendingQuestionsResolver {
   constructor(private readonly pending: PendingListService) {}
 
-  @Query(() => PendingQuestionConnectionModel, { description: 'Pending questions, oldest first, across visible workspaces' })
+  @Query(() => PendingQuestionConnectionModel, {
+    description: 'Pending questions, oldest first, across visible workspaces',
+    complexity: pageCost(DEFAULT_PENDING_LIMIT, MAX_PENDING_LIMIT),
+  })
   async pendingQuestions(
     @GqlCaller() caller: Caller,
     @Args('workspaceId', { nullable: true }) workspaceId?: string,

@@ -1,23 +1,31 @@
-import { Controller, Delete, Get, Post, Req, Res } from '@nestjs/common';
+import { Controller, Delete, Get, Logger, Post, Req, Res } from '@nestjs/common';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { type Caller, CurrentCaller } from '../../authorization/src/index.js';
 import { PendingListService, ResolveBundleService } from '../../clarification/src/index.js';
 import { TaskService } from '../../tasks/src/index.js';
-import { createExternalMcpServer } from './external-tools.js';
+import { callerKey } from '../../rate-limit/src/index.js';
+import { externalTools } from './external-tools.js';
+import { McpAdmission } from './mcp-admission.js';
 import { methodNotAllowed, serveMcpRequest } from './mcp-http.js';
+import { createToolServer } from './mcp-tool-server.js';
 
 /** `/mcp`: the external MCP surface; the caller (token or cookie) reaches the services unchanged. */
 @Controller('mcp')
 export class ExternalMcpController {
+  private readonly logger = new Logger('MCP');
+
   constructor(
     private readonly pending: PendingListService,
     private readonly resolver: ResolveBundleService,
     private readonly tasks: TaskService,
+    private readonly admission: McpAdmission,
   ) {}
 
   @Post()
   async post(@CurrentCaller() caller: Caller, @Req() request: FastifyRequest, @Res() reply: FastifyReply): Promise<void> {
-    const server = createExternalMcpServer(caller, { pending: this.pending, resolver: this.resolver, tasks: this.tasks });
+    if (!(await this.admission.admit(request.body, callerKey(caller, request.ip), reply))) return;
+    const tools = externalTools(caller, { pending: this.pending, resolver: this.resolver, tasks: this.tasks });
+    const server = createToolServer('parley', tools, { requestId: String(request.id), logger: this.logger });
     await serveMcpRequest(server, request, reply);
   }
 

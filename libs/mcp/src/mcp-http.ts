@@ -1,4 +1,4 @@
-import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { InFlightMcpRequests } from './mcp-in-flight.js';
@@ -9,7 +9,7 @@ import type { InFlightMcpRequests } from './mcp-in-flight.js';
  * With `inFlight`, a cancellation from the same caller reaches the request it names.
  */
 export async function serveMcpRequest(
-  server: McpServer,
+  server: Server,
   request: FastifyRequest,
   reply: FastifyReply,
   inFlight?: { requests: InFlightMcpRequests; caller: string },
@@ -27,10 +27,13 @@ export async function serveMcpRequest(
   await transport.handleRequest(request.raw, reply.raw, request.body);
 }
 
+/** A JSON-RPC error answering the whole HTTP request (no message of it was processed). */
+export function refuseMcpRequest(reply: FastifyReply, status: number, code: number, message: string): void {
+  void reply.status(status).send({ jsonrpc: '2.0', error: { code, message }, id: null });
+}
+
 /** Stateless servers have no standalone SSE stream or session to delete. */
 export function methodNotAllowed(reply: FastifyReply): void {
-  void reply
-    .status(405)
-    .header('allow', 'POST')
-    .send({ jsonrpc: '2.0', error: { code: -32000, message: 'Method not allowed.' }, id: null });
+  void reply.header('allow', 'POST');
+  refuseMcpRequest(reply, 405, -32000, 'Method not allowed.');
 }

@@ -1,11 +1,14 @@
-import { Controller, Delete, Get, Post, Req, Res } from '@nestjs/common';
+import { Controller, Delete, Get, Logger, Post, Req, Res } from '@nestjs/common';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { AuthorizationError, bearerCredential, IdentityService } from '../../authorization/src/index.js';
 import { AgentAskService } from '../../clarification/src/index.js';
 import { Public } from '../../common/src/index.js';
+import { sessionAgentKey } from '../../rate-limit/src/index.js';
+import { McpAdmission } from './mcp-admission.js';
 import { methodNotAllowed, serveMcpRequest } from './mcp-http.js';
 import { InFlightMcpRequests } from './mcp-in-flight.js';
-import { createSessionMcpServer } from './session-tools.js';
+import { createToolServer } from './mcp-tool-server.js';
+import { sessionTools } from './session-tools.js';
 
 /** `/mcp/session`: the in-session MCP surface, authenticated by the session's agent token in every auth mode. */
 @Public()
@@ -13,10 +16,12 @@ import { createSessionMcpServer } from './session-tools.js';
 export class SessionMcpController {
   /** Lets an agent's `notifications/cancelled` abort its own blocked ask (see InFlightMcpRequests). */
   private readonly inFlight = new InFlightMcpRequests();
+  private readonly logger = new Logger('MCP');
 
   constructor(
     private readonly identity: IdentityService,
     private readonly asks: AgentAskService,
+    private readonly admission: McpAdmission,
   ) {}
 
   @Post()
@@ -24,7 +29,9 @@ export class SessionMcpController {
     const credential = bearerCredential(request);
     const agent = credential ? await this.identity.authenticateSessionAgent(credential) : undefined;
     if (!agent) throw AuthorizationError.unauthenticated('a session agent token is required');
-    await serveMcpRequest(createSessionMcpServer(agent, this.asks), request, reply, { requests: this.inFlight, caller: agent.sessionId });
+    if (!(await this.admission.admit(request.body, sessionAgentKey(agent.sessionId), reply))) return;
+    const server = createToolServer('parley-session', sessionTools(agent, this.asks), { requestId: String(request.id), logger: this.logger });
+    await serveMcpRequest(server, request, reply, { requests: this.inFlight, caller: agent.sessionId });
   }
 
   @Get()

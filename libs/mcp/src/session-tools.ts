@@ -1,14 +1,14 @@
-import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { z } from 'zod';
 import type { SessionAgent } from '../../authorization/src/index.js';
-import type { AgentAskService } from '../../clarification/src/index.js';
-import { toolErrorFrom, toolResult } from './mcp-tool-result.js';
+import { type AgentAskService, normalizeQuestions } from '../../clarification/src/index.js';
+import { askResult, askResultSchema, askToolResult } from './ask-result.js';
+import { defineTool, type McpTool } from './mcp-tool.js';
 
 // Strict: a key the creation rules do not know is refused (as REST refuses it), never silently dropped.
 const optionSchema = z.strictObject({
   option_id: z.string().optional().describe('Stable id of the option; defaults to q{i}_opt{j}'),
   label: z.string().describe('What the user sees and picks'),
-  description: z.string().optional(),
+  description: z.string().optional().describe('What choosing it means'),
 });
 
 const questionSchema = z.strictObject({
@@ -18,24 +18,26 @@ const questionSchema = z.strictObject({
   options: z.array(optionSchema).describe('2 to 6 options'),
 });
 
+const askInput = z.strictObject({
+  questions: z.array(questionSchema).describe('1 to 4 questions'),
+  context: z.string().optional().describe('Why you are asking'),
+});
+
 export const ASK_TOOL = 'ask_user_question_kandev';
 
 /** The in-session surface: only the tools an agent needs about its own session (spec S2/S3). */
-export function createSessionMcpServer(agent: SessionAgent, asks: AgentAskService): McpServer {
-  const server = new McpServer({ name: 'parley-session', version: '1.0.0' });
-  server.registerTool(
-    ASK_TOOL,
-    {
+export function sessionTools(agent: SessionAgent, asks: AgentAskService): McpTool[] {
+  return [
+    defineTool({
+      name: ASK_TOOL,
+      title: 'Ask the user',
       description:
         'Ask the user 1-4 structured questions and block until they answer, skip or cancel. ' +
         'Progress notifications arrive while waiting; if this call is aborted the question stays pending.',
-      inputSchema: {
-        questions: z.array(questionSchema).describe('1 to 4 questions'),
-        context: z.string().optional().describe('Why you are asking'),
-      },
-    },
-    async ({ questions, context }, extra) => {
-      try {
+      input: askInput,
+      output: askResultSchema,
+      annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true },
+      run: async ({ questions, context }, extra) => {
         const response = await asks.askAndWait(agent, questions, context, {
           signal: extra.signal,
           onProgress: async (tick, pendingId) => {
@@ -47,11 +49,10 @@ export function createSessionMcpServer(agent: SessionAgent, asks: AgentAskServic
             });
           },
         });
-        return toolResult(response);
-      } catch (error) {
-        return toolErrorFrom(error);
-      }
-    },
-  );
-  return server;
+        // The ids as the bundle stores them (q1..qN where the agent gave none); the ask already validated them.
+        const questionIds = normalizeQuestions(questions).map((question) => question.id);
+        return askToolResult(askResult(response, questionIds));
+      },
+    }),
+  ];
 }

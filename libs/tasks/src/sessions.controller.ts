@@ -1,5 +1,6 @@
 import { Body, Controller, Get, HttpCode, Param, Patch, Post, Query } from '@nestjs/common';
 import { RequireAccess } from '../../authorization/src/index.js';
+import { RateLimited, RateLimitKind } from '../../rate-limit/src/index.js';
 import { SessionService } from './session.service.js';
 import { ListMessagesQueryDto, UpdateSessionDto } from './tasks.dto.js';
 import { messageView, sessionView, turnView } from './tasks.views.js';
@@ -36,6 +37,7 @@ export class SessionsController {
 
   @Get(':id/messages')
   @RequireAccess('session')
+  @RateLimited(RateLimitKind.Lists)
   async messages(@Param('id') sessionId: string, @Query() query: ListMessagesQueryDto) {
     const page = await this.sessions.listMessages(sessionId, query.limit, query.cursor);
     return { messages: page.messages.map(messageView), next_cursor: page.nextCursor };

@@ -1,5 +1,6 @@
 import { Body, Controller, Get, HttpCode, Param, Post, Query } from '@nestjs/common';
 import { type Caller, CurrentCaller, RequireAccess } from '../../authorization/src/index.js';
+import { RateLimited, RateLimitKind } from '../../rate-limit/src/index.js';
 import { SessionService } from './session.service.js';
 import { TaskService } from './task.service.js';
 import { CreateSessionDto, CreateTaskDto, ListTasksQueryDto } from './tasks.dto.js';
@@ -18,6 +19,7 @@ export class TasksController {
   }
 
   @Get()
+  @RateLimited(RateLimitKind.Lists)
   async list(@CurrentCaller() caller: Caller, @Query() query: ListTasksQueryDto) {
     return { tasks: (await this.tasks.list(caller, query.workspace_id)).map(taskView) };
   }

@@ -1,5 +1,6 @@
 import { Body, Controller, Get, Post } from '@nestjs/common';
 import { type Caller, CurrentCaller } from '../../authorization/src/index.js';
+import { RateLimited, RateLimitKind } from '../../rate-limit/src/index.js';
 import { CreateWorkspaceDto } from './tasks.dto.js';
 import { workspaceView } from './tasks.views.js';
 import { WorkspaceService } from './workspace.service.js';
@@ -14,6 +15,7 @@ export class WorkspacesController {
   }
 
   @Get()
+  @RateLimited(RateLimitKind.Lists)
   async list(@CurrentCaller() caller: Caller) {
     return { workspaces: (await this.workspaces.list(caller)).map(workspaceView) };
   }

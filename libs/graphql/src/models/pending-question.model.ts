@@ -1,4 +1,5 @@
 import { Field, Int, ObjectType } from '@nestjs/graphql';
+import { listCost, MAX_OPTIONS_PER_QUESTION, MAX_QUESTIONS_PER_BUNDLE } from '../operation-cost.js';
 
 @ObjectType('QuestionOption')
 export class QuestionOptionModel {
@@ -13,7 +14,7 @@ export class PendingQuestionModel {
   @Field() title!: string;
   @Field() prompt!: string;
   @Field({ description: 'pending, answered, rejected, expired or cancelled' }) status!: string;
-  @Field(() => [QuestionOptionModel]) options!: QuestionOptionModel[];
+  @Field(() => [QuestionOptionModel], { complexity: listCost(MAX_OPTIONS_PER_QUESTION) }) options!: QuestionOptionModel[];
 }
 
 @ObjectType('PendingBundle', { description: 'A clarification bundle: 1-4 questions an agent asked together.' })
@@ -24,7 +25,7 @@ export class PendingBundleModel {
   @Field({ description: 'RFC3339 UTC; the earliest row of the bundle' }) createdAt!: string;
   @Field(() => Int) ageSeconds!: number;
   @Field() context!: string;
-  @Field(() => [PendingQuestionModel]) questions!: PendingQuestionModel[];
+  @Field(() => [PendingQuestionModel], { complexity: listCost(MAX_QUESTIONS_PER_BUNDLE) }) questions!: PendingQuestionModel[];
 }
 
 @ObjectType('PageInfo')
@@ -35,6 +36,7 @@ export class PageInfoModel {
 
 @ObjectType('PendingQuestionConnection')
 export class PendingQuestionConnectionModel {
+  // Priced once, by the page size on pendingQuestions.
   @Field(() => [PendingBundleModel]) nodes!: PendingBundleModel[];
   @Field(() => Int, { description: 'Bundles on this page' }) count!: number;
   @Field(() => PageInfoModel) pageInfo!: PageInfoModel;

@@ -1,15 +1,16 @@
 import { Field, InputType, ObjectType } from '@nestjs/graphql';
+import { listCost, MAX_OPTIONS_PER_QUESTION, MAX_QUESTIONS_PER_BUNDLE } from '../operation-cost.js';
 
 @ObjectType('Answer')
 export class AnswerModel {
   @Field() questionId!: string;
-  @Field(() => [String]) selectedOptions!: string[];
+  @Field(() => [String], { complexity: listCost(MAX_OPTIONS_PER_QUESTION) }) selectedOptions!: string[];
   @Field() customText!: string;
 }
 
 @ObjectType('ResolutionResponse')
 export class ResolutionResponseModel {
-  @Field(() => [AnswerModel]) answers!: AnswerModel[];
+  @Field(() => [AnswerModel], { complexity: listCost(MAX_QUESTIONS_PER_BUNDLE) }) answers!: AnswerModel[];
   @Field() rejected!: boolean;
   @Field() rejectReason!: string;
 }

@@ -1,0 +1,43 @@
+// The low-level Server is deliberate (README, "MCP surfaces"): McpServer validates arguments itself
+// and answers a mismatch with its own `-32602 Input validation error` text, which the tools'
+// contract forbids; here the same zod schema is published and enforced by our own handlers.
+import { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, McpError, type Tool } from '@modelcontextprotocol/sdk/types.js';
+import { z } from 'zod';
+import { parseArguments } from './mcp-arguments.js';
+import { toolErrorFrom } from './mcp-errors.js';
+import type { McpRequestContext, McpTool } from './mcp-tool.js';
+
+/** JSON Schema as McpServer publishes it (draft-07), so clients see the conventional shape. */
+function jsonSchema(schema: z.ZodType, io: 'input' | 'output'): Tool['inputSchema'] {
+  return z.toJSONSchema(schema, { target: 'draft-7', io }) as Tool['inputSchema'];
+}
+
+function describeTool(tool: McpTool): Tool {
+  return {
+    name: tool.name,
+    title: tool.title,
+    description: tool.description,
+    inputSchema: jsonSchema(tool.input, 'input'),
+    outputSchema: jsonSchema(tool.output, 'output'),
+    annotations: tool.annotations,
+  };
+}
+
+/** An MCP server offering `tools`: arguments are validated here, every failure is a coded tool error. */
+export function createToolServer(name: string, tools: readonly McpTool[], context: McpRequestContext): Server {
+  const server = new Server({ name, version: '1.0.0' }, { capabilities: { tools: {} } });
+  const byName = new Map(tools.map((tool) => [tool.name, tool]));
+  server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: tools.map(describeTool) }));
+  server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
+    const tool = byName.get(request.params.name);
+    // An unknown tool is a protocol error (MCP spec, "Error Handling"), not a tool result.
+    if (!tool) throw new McpError(ErrorCode.InvalidParams, `Unknown tool: ${request.params.name}`);
+    try {
+      return await tool.run(parseArguments(tool.input, request.params.arguments), extra);
+    } catch (error) {
+      return toolErrorFrom(error, { ...context, tool: tool.name });
+    }
+  });
+  return server;
+}

@@ -1,0 +1,24 @@
+/** What is limited; each kind has its own budget per window (RATE_LIMIT_* in the README). */
+export enum RateLimitKind {
+  /** POST /api/v1/auth/session, per client address. */
+  SignIn = 'sign_in',
+  /** Requests whose bearer token or session cookie was refused (401), per client address. */
+  FailedCredentials = 'failed_credentials',
+  /** Answers and rejections on every surface, per identity. */
+  Answers = 'answers',
+  /** Listing calls (pending questions, tasks, workspaces), per identity. */
+  Lists = 'lists',
+  /** Asks (REST request, ask_user_question_kandev), per identity. */
+  Asks = 'asks',
+}
+
+/** One budget check's outcome, as the RateLimit header fields and Retry-After report it. */
+export interface RateLimitDecision {
+  kind: RateLimitKind;
+  allowed: boolean;
+  limit: number;
+  windowSeconds: number;
+  remaining: number;
+  /** Seconds until the window resets (at least 1). */
+  resetSeconds: number;
+}
