@@ -1,8 +1,9 @@
-import { Body, Controller, Get, HttpCode, Param, Post, Res } from '@nestjs/common';
+import { Body, Controller, Get, HttpCode, Param, Post, Query, Res } from '@nestjs/common';
 import type { FastifyReply } from 'fastify';
 import { type Caller, CurrentCaller } from '../../authorization/src/index.js';
-import { CreateClarificationDto, RespondDto } from './clarification.dto.js';
+import { CreateClarificationDto, ListPendingQueryDto, RespondDto } from './clarification.dto.js';
 import { ClarificationService } from './clarification.service.js';
+import { PendingListService } from './pending-list.service.js';
 import { serializeResolution } from './resolution.envelope.js';
 import { ResolveBundleService } from './resolve-bundle.service.js';
 
@@ -20,7 +21,14 @@ export class ClarificationController {
   constructor(
     private readonly clarifications: ClarificationService,
     private readonly resolver: ResolveBundleService,
+    private readonly pending: PendingListService,
   ) {}
+
+  /** The list of list_pending_questions_kandev and GraphQL pendingQuestions, for simple clients (same service). */
+  @Get()
+  list(@CurrentCaller() caller: Caller, @Query() query: ListPendingQueryDto) {
+    return this.pending.list(caller, query);
+  }
 
   @Post('request')
   @HttpCode(200)
