@@ -13,6 +13,12 @@ import {
   sha256,
 } from './token.js';
 
+/** Who the caller is, as the browser inbox shows it (GET /api/v1/auth/session). */
+export interface CallerView {
+  auth_mode: AppConfig['authMode'];
+  caller: { kind: Caller['kind']; user_id: string | null; name: string | null };
+}
+
 export interface CreatedToken {
   row: AccessTokenRow;
   token: string;
@@ -68,6 +74,12 @@ export class IdentityService {
     const caller = await this.authenticate(credential);
     if (!caller) throw AuthorizationError.unauthenticated('token is invalid or revoked');
     return caller;
+  }
+
+  async describe(caller: Caller): Promise<CallerView> {
+    const userId = caller.kind === 'user' ? caller.userId : null;
+    const name = userId === null ? null : ((await this.identities.findUserName(userId)) ?? null);
+    return { auth_mode: this.config.authMode, caller: { kind: caller.kind, user_id: userId, name } };
   }
 
   async requireValidToken(credential: string): Promise<Caller> {
