@@ -368,7 +368,7 @@ describeInChromium('browser inbox (AUTH_MODE=disabled)', () => {
   });
 
   it('keyboard only, axe-clean: the inbox and a bundle in light and dark, at desktop and phone width (no sideways scrolling)', async () => {
-    const session = await createRunningSession(t);
+    const session = await createRunningSession(t, { taskTitle: 'Rotate the signing keys', workspaceName: 'Security' });
     const pendingId = await ask(t, session, 'the-keyboard');
     for (const colorScheme of ['light', 'dark'] as const) {
       for (const viewport of [{ width: 1100, height: 800 }, { width: 360, height: 740 }]) {
