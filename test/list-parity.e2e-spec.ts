@@ -1,9 +1,9 @@
 /**
- * The list rules GraphQL shares with MCP (spec 002 L1–L16, D1–D7): every scenario is arranged once
- * and then run against both `list_pending_questions_kandev` (MCP SDK client on /mcp) and the GraphQL
- * `pendingQuestions` connection. Each surface must meet the rule, and the two must agree exactly:
- * the same pending ids in the same order, the same bundles, the same cursors (interchangeable
- * between the surfaces) and the same validation outcomes.
+ * The list rules the three list surfaces share (spec 002 L1–L16, D1–D7): every scenario is arranged
+ * once and then run against `list_pending_questions_kandev` (MCP SDK client on /mcp), the GraphQL
+ * `pendingQuestions` connection and REST `GET /api/v1/clarification` (issue 12). Each surface must
+ * meet the rule, and all three must agree exactly: the same pending ids in the same order, the same
+ * bundles, the same cursors (interchangeable between the surfaces) and the same validation outcomes.
  */
 import { randomUUID } from 'node:crypto';
 import request from 'supertest';
@@ -20,7 +20,7 @@ interface ListArgs {
   limit?: number;
 }
 
-/** A page in one shape for both surfaces (age_seconds left out: it moves with the clock). */
+/** A page in one shape for every surface (age_seconds left out: it moves with the clock). */
 interface Page {
   ids: string[];
   count: number;
@@ -31,7 +31,7 @@ interface Page {
 type Outcome = { ok: true; page: Page } | { ok: false; message: string };
 
 interface ListSurface {
-  name: 'mcp' | 'graphql';
+  name: 'mcp' | 'graphql' | 'rest';
   list(args: ListArgs, bearer?: string): Promise<Outcome>;
 }
 
@@ -148,27 +148,60 @@ function graphqlSurface(t: TestApp): ListSurface {
   };
 }
 
-/** A fresh app (the list is global, so every scenario owns its database) with both surfaces. */
+/** GET /api/v1/clarification: the list for simple clients, its arguments as the query string. */
+function restSurface(t: TestApp): ListSurface {
+  return {
+    name: 'rest',
+    async list(args, bearer) {
+      let req = request(t.baseUrl).get('/api/v1/clarification').query({ ...args });
+      if (bearer) req = req.set('authorization', `Bearer ${bearer}`);
+      const res = await req;
+      if (res.status === 400) {
+        expect(Object.keys(res.body as object)).toEqual(['error']);
+        return { ok: false, message: (res.body as { error: string }).error };
+      }
+      expect(res.status).toBe(200);
+      const raw = res.body as { bundles: Array<Record<string, unknown>>; count: number; next_cursor: string };
+      expect(Object.keys(raw).sort()).toEqual(['bundles', 'count', 'next_cursor']);
+      return {
+        ok: true,
+        page: {
+          ids: raw.bundles.map((bundle) => bundle.pending_id as string),
+          count: raw.count,
+          next_cursor: raw.next_cursor,
+          bundles: raw.bundles.map(({ age_seconds: _age, ...bundle }) => ({
+            ...bundle,
+            questions: (bundle.questions as Array<Record<string, unknown>>).map((question) => ({ ...question })),
+          })),
+        },
+      };
+    },
+  };
+}
+
+/** A fresh app (the list is global, so every scenario owns its database) with the three surfaces. */
 async function fresh(authMode: 'enabled' | 'disabled' = 'disabled') {
   const t = await startApp({ config: { authMode } });
   const mcp = mcpSurface(t);
-  const surfaces: ListSurface[] = [mcp, graphqlSurface(t)];
+  const surfaces: ListSurface[] = [mcp, graphqlSurface(t), restSurface(t)];
   return {
     t,
     surfaces,
-    /** Runs `args` on both surfaces; both must succeed with identical pages, which is returned. */
+    /** Runs `args` on every surface; each must succeed with the same page, which is returned. */
     async page(args: ListArgs, bearer?: string): Promise<Page> {
-      const [fromMcp, fromGraphql] = await Promise.all(surfaces.map((surface) => surface.list(args, bearer)));
-      if (!fromMcp?.ok || !fromGraphql?.ok) throw new Error(`list failed: ${JSON.stringify({ mcp: fromMcp, graphql: fromGraphql })}`);
-      expect(fromGraphql.page).toEqual(fromMcp.page);
+      const outcomes = await Promise.all(surfaces.map((surface) => surface.list(args, bearer)));
+      const [fromMcp, ...others] = outcomes;
+      if (!outcomes.every((outcome) => outcome.ok) || !fromMcp?.ok) throw new Error(`list failed: ${JSON.stringify(outcomes)}`);
+      for (const other of others) expect(other).toEqual(fromMcp);
       expect(fromMcp.page.count).toBe(fromMcp.page.ids.length);
       return fromMcp.page;
     },
-    /** Runs `args` on both surfaces; both must refuse it with the same message. */
+    /** Runs `args` on every surface; each must refuse it with the same message. */
     async refused(args: ListArgs, bearer?: string): Promise<string> {
-      const [fromMcp, fromGraphql] = await Promise.all(surfaces.map((surface) => surface.list(args, bearer)));
-      if (fromMcp?.ok !== false || fromGraphql?.ok !== false) throw new Error(`expected a validation error: ${JSON.stringify({ fromMcp, fromGraphql })}`);
-      expect(fromGraphql.message).toBe(fromMcp.message);
+      const outcomes = await Promise.all(surfaces.map((surface) => surface.list(args, bearer)));
+      const [fromMcp, ...others] = outcomes;
+      if (outcomes.some((outcome) => outcome.ok) || fromMcp?.ok !== false) throw new Error(`expected a validation error: ${JSON.stringify(outcomes)}`);
+      for (const other of others) expect(other).toEqual(fromMcp);
       return fromMcp.message;
     },
     /** Every page from the first, on one surface, following its own cursors. */
@@ -207,7 +240,7 @@ async function bundleAt(t: TestApp, createdAt: Date, options: { workspaceId?: st
 
 // ---------------------------------------------------------------------------------------------
 
-describe('list parity: list_pending_questions_kandev and pendingQuestions obey the same rules', () => {
+describe('list parity: list_pending_questions_kandev, pendingQuestions and GET /api/v1/clarification obey the same rules', () => {
   it('L1a: limit counts visible bundles across two workspaces, even behind older foreign bundles; cursors are interchangeable', async () => {
     const s = await fresh('enabled');
     try {
@@ -233,21 +266,21 @@ describe('list parity: list_pending_questions_kandev and pendingQuestions obey t
       expect((await s.page({ limit: 200 }, TEST_ADMIN_TOKEN)).count).toBe(16);
       expect((await s.page({}, bob.token)).count).toBe(11);
 
-      // A cursor issued by one surface continues the walk on the other.
-      const [mcp, graphql] = s.surfaces as [ListSurface, ListSurface];
-      const fromMcp = await mcp.list({ limit: 2 }, alice.token);
-      const fromGraphql = await graphql.list({ limit: 2 }, alice.token);
-      if (!fromMcp.ok || !fromGraphql.ok) throw new Error('list failed');
-      const crossed = await graphql.list({ limit: 2, cursor: fromMcp.page.next_cursor }, alice.token);
-      const crossedBack = await mcp.list({ limit: 2, cursor: fromGraphql.page.next_cursor }, alice.token);
-      expect(crossed).toEqual(crossedBack);
-      expect(crossed.ok && crossed.page.ids).toEqual(mine.slice(2, 4));
+      // A cursor issued by any surface continues the walk on every other.
+      for (const issuer of s.surfaces) {
+        const first = await issuer.list({ limit: 2 }, alice.token);
+        if (!first.ok) throw new Error(`list failed on ${issuer.name}`);
+        for (const follower of s.surfaces.filter((surface) => surface !== issuer)) {
+          const crossed = await follower.list({ limit: 2, cursor: first.page.next_cursor }, alice.token);
+          expect([issuer.name, follower.name, crossed.ok && crossed.page.ids]).toEqual([issuer.name, follower.name, mine.slice(2, 4)]);
+        }
+      }
     } finally {
       await s.done();
     }
   });
 
-  it('L6: oldest first, pending_id breaking ties — the same order and the same pages on both surfaces', async () => {
+  it('L6: oldest first, pending_id breaking ties — the same order and the same pages on every surface', async () => {
     const s = await fresh();
     try {
       const tieB = await bundleAt(s.t, at(20), { pendingId: 'pending-b' });
@@ -267,7 +300,7 @@ describe('list parity: list_pending_questions_kandev and pendingQuestions obey t
   });
 
   // Issue 9 §9: the list order and the cursor agree with the D1 created_at each bundle reports.
-  it('L6/D1/L12: a mixed legacy bundle is positioned by its D1 created_at, the time it reports — identically on both surfaces', async () => {
+  it('L6/D1/L12: a mixed legacy bundle is positioned by its D1 created_at, the time it reports — identically on every surface', async () => {
     const s = await fresh();
     try {
       const early = await bundleAt(s.t, at(10), { pendingId: 'pending-early' });
@@ -288,9 +321,10 @@ describe('list parity: list_pending_questions_kandev and pendingQuestions obey t
         [late, at(30).toISOString()],
       ]);
       // Paging stays total and identical: no gap, no duplicate, the same cursors.
-      const [mcp, graphql] = s.surfaces as [ListSurface, ListSurface];
+      const [mcp, graphql, rest] = s.surfaces as [ListSurface, ListSurface, ListSurface];
       const walked = await s.walk(mcp, 1);
       expect(await s.walk(graphql, 1)).toEqual(walked);
+      expect(await s.walk(rest, 1)).toEqual(walked);
       expect(walked.flatMap((one) => one.ids)).toEqual([early, mixed.pendingId, middle, late]);
     } finally {
       await s.done();
@@ -354,16 +388,17 @@ describe('list parity: list_pending_questions_kandev and pendingQuestions obey t
     }
   });
 
-  it('L9/D6: a cursor walk is exclusive, gap-free and identical on both surfaces; a bundle resolved between pages vanishes without shifting others', async () => {
+  it('L9/D6: a cursor walk is exclusive, gap-free and identical on every surface; a bundle resolved between pages vanishes without shifting others', async () => {
     const s = await fresh();
     try {
       const times = [10, 20, 20, 30, 40, 40, 50];
       const seeded: string[] = [];
       for (const [index, seconds] of times.entries()) seeded.push(await bundleAt(s.t, at(seconds), { pendingId: `pending-${index}` }));
-      const [mcp, graphql] = s.surfaces as [ListSurface, ListSurface];
+      const [mcp, graphql, rest] = s.surfaces as [ListSurface, ListSurface, ListSurface];
       const mcpWalk = await s.walk(mcp, 2);
       const graphqlWalk = await s.walk(graphql, 2);
       expect(graphqlWalk).toEqual(mcpWalk);
+      expect(await s.walk(rest, 2)).toEqual(mcpWalk);
       expect(mcpWalk.map((page) => page.count)).toEqual([2, 2, 2, 1]);
       expect(mcpWalk.map((page) => page.next_cursor !== '')).toEqual([true, true, true, false]);
       expect(mcpWalk.flatMap((page) => page.ids)).toEqual(seeded);
@@ -411,7 +446,7 @@ describe('list parity: list_pending_questions_kandev and pendingQuestions obey t
     }
   });
 
-  it('L13: a corrupt cursor or an unparseable created_since is refused by both, with the same message naming the argument', async () => {
+  it('L13: a corrupt cursor or an unparseable created_since is refused by every surface, with the same message naming the argument', async () => {
     const s = await fresh();
     try {
       await bundleAt(s.t, at(1));
@@ -429,6 +464,36 @@ describe('list parity: list_pending_questions_kandev and pendingQuestions obey t
       expect(await s.refused({ cursor, created_since: 'soon' })).toMatch(/created_since/);
     } finally {
       await s.done();
+    }
+  });
+});
+
+describe('GET /api/v1/clarification beside the :id routes', () => {
+  it('lists without disturbing GET /:id or POST /request; a query field it does not know, or a limit that is not an integer, is a 400 naming it; no identity ⇒ 401', async () => {
+    const t = await startApp({ config: { authMode: 'enabled' } });
+    try {
+      const admin = { authorization: `Bearer ${TEST_ADMIN_TOKEN}` };
+      const pendingId = await bundleAt(t, at(1));
+      const listed = await request(t.baseUrl).get('/api/v1/clarification').set(admin).expect(200);
+      expect((listed.body as { bundles: Array<{ pending_id: string }> }).bundles.map((bundle) => bundle.pending_id)).toEqual([pendingId]);
+      const one = await request(t.baseUrl).get(`/api/v1/clarification/${pendingId}`).set(admin);
+      expect(one.status).not.toBe(405);
+      expect(JSON.stringify(one.body)).not.toContain('"bundles"');
+      await request(t.baseUrl).get('/api/v1/clarification/no-such-bundle').set(admin).expect(404);
+      await request(t.baseUrl).post('/api/v1/clarification/request').set(admin).send({}).expect(400);
+
+      const unknown = await request(t.baseUrl).get('/api/v1/clarification?page=2').set(admin).expect(400);
+      expect(unknown.body).toEqual({ error: expect.stringMatching(/^page /) });
+      for (const limit of ['ten', '2.5', '1e400']) {
+        const bad = await request(t.baseUrl).get('/api/v1/clarification').query({ limit }).set(admin).expect(400);
+        expect(bad.body).toEqual({ error: expect.stringMatching(/^limit /) });
+      }
+      // An empty value is an absent one, as for every other argument of the list.
+      await request(t.baseUrl).get('/api/v1/clarification?limit=&cursor=&created_since=&workspace_id=').set(admin).expect(200);
+      const anonymous = await request(t.baseUrl).get('/api/v1/clarification').expect(401);
+      expect(JSON.stringify(anonymous.body)).not.toContain(pendingId);
+    } finally {
+      await t.close();
     }
   });
 });

@@ -10,10 +10,15 @@ export interface SessionFixture {
 }
 
 /** A workspace, a task in it, a RUNNING session with a started turn — through the public API. */
-export async function createRunningSession(t: TestApp, options: { resumeUrl?: string; bearer?: string } = {}): Promise<SessionFixture> {
+export async function createRunningSession(
+  t: TestApp,
+  options: { resumeUrl?: string; bearer?: string; taskTitle?: string; workspaceName?: string } = {},
+): Promise<SessionFixture> {
   const auth = (req: request.Test) => (options.bearer ? req.set('authorization', `Bearer ${options.bearer}`) : req);
-  const workspace = await auth(request(t.baseUrl).post('/api/v1/workspaces')).send({ name: 'ws' }).expect(201);
-  const task = await auth(request(t.baseUrl).post('/api/v1/tasks')).send({ title: 'task', workspace_id: workspace.body.id }).expect(201);
+  const workspace = await auth(request(t.baseUrl).post('/api/v1/workspaces')).send({ name: options.workspaceName ?? 'ws' }).expect(201);
+  const task = await auth(request(t.baseUrl).post('/api/v1/tasks'))
+    .send({ title: options.taskTitle ?? 'task', workspace_id: workspace.body.id })
+    .expect(201);
   const session = await auth(request(t.baseUrl).post(`/api/v1/tasks/${task.body.id}/sessions`))
     .send(options.resumeUrl ? { resume_url: options.resumeUrl } : {})
     .expect(201);

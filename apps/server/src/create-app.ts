@@ -6,6 +6,7 @@ import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { createValidationPipe, HttpErrorFilter, UniformErrorsFastifyAdapter } from '../../../libs/common/src/index.js';
 import type { AppConfig, LogLevel } from '../../../libs/config/src/index.js';
 import { AppModule } from './app.module.js';
+import { registerWebAssets } from './web-assets.js';
 
 const NEST_LEVELS: Record<LogLevel, NestLogLevel[]> = {
   silent: [],
@@ -35,6 +36,7 @@ export async function createApp(config: AppConfig): Promise<NestFastifyApplicati
   });
   const fastify = app.getHttpAdapter().getInstance();
   await fastify.register(fastifyCookie);
+  await registerWebAssets(fastify);
   fastify.addHook('onRequest', async (request, reply) => {
     void reply.header('x-request-id', request.id);
   });

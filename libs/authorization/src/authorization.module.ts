@@ -5,13 +5,14 @@ import { AccessService } from './access.service.js';
 import { AdminController } from './admin.controller.js';
 import { AuthGuard } from './auth.guard.js';
 import { BrowserSessionController } from './browser-session.controller.js';
+import { CurrentCallerController } from './current-caller.controller.js';
 import { IdentityRepository } from './identity.repository.js';
 import { IdentityService } from './identity.service.js';
 import { ResourceAccessGuard } from './resource-access.guard.js';
 
 @Global()
 @Module({
-  controllers: [AdminController, BrowserSessionController],
+  controllers: [AdminController, BrowserSessionController, CurrentCallerController],
   providers: [
     AccessRepository,
     AccessService,

@@ -30,6 +30,11 @@ export class IdentityRepository {
     return row as UserRow;
   }
 
+  async findUserName(id: string): Promise<string | undefined> {
+    const row = await queryRow<{ name: string }>(this.dataSource, `SELECT name FROM users WHERE id = $1`, [id]);
+    return row?.name;
+  }
+
   async userExists(id: string): Promise<boolean> {
     const rows = await queryRows(this.dataSource, `SELECT 1 FROM users WHERE id = $1`, [id]);
     return rows.length > 0;

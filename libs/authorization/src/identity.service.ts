@@ -13,6 +13,12 @@ import {
   sha256,
 } from './token.js';
 
+/** Who the caller is, as the browser inbox shows it (GET /api/v1/auth/session). */
+export interface CallerView {
+  auth_mode: AppConfig['authMode'];
+  caller: { kind: Caller['kind']; user_id: string | null; name: string | null };
+}
+
 export interface CreatedToken {
   row: AccessTokenRow;
   token: string;
@@ -78,6 +84,12 @@ export class IdentityService {
       return agentCaller(agent);
     }
     return this.resolveCaller(credential);
+  }
+
+  async describe(caller: Caller): Promise<CallerView> {
+    const userId = caller.kind === 'user' ? caller.userId : null;
+    const name = userId === null ? null : ((await this.identities.findUserName(userId)) ?? null);
+    return { auth_mode: this.config.authMode, caller: { kind: caller.kind, user_id: userId, name } };
   }
 
   async requireValidToken(credential: string): Promise<Caller> {

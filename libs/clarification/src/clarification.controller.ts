@@ -1,9 +1,10 @@
-import { Body, Controller, Get, HttpCode, Param, Post, Res } from '@nestjs/common';
+import { Body, Controller, Get, HttpCode, Param, Post, Query, Res } from '@nestjs/common';
 import type { FastifyReply } from 'fastify';
 import { AcceptsSessionAgent, type Caller, CurrentCaller } from '../../authorization/src/index.js';
 import { RateLimited, RateLimitKind } from '../../rate-limit/src/index.js';
-import { CreateClarificationDto, RespondDto } from './clarification.dto.js';
+import { CreateClarificationDto, ListPendingQueryDto, RespondDto } from './clarification.dto.js';
 import { ClarificationService } from './clarification.service.js';
+import { PendingListService } from './pending-list.service.js';
 import { serializeResolution } from './resolution.envelope.js';
 import { ResolveBundleService } from './resolve-bundle.service.js';
 
@@ -21,7 +22,15 @@ export class ClarificationController {
   constructor(
     private readonly clarifications: ClarificationService,
     private readonly resolver: ResolveBundleService,
+    private readonly pending: PendingListService,
   ) {}
+
+  /** The list of list_pending_questions_kandev and GraphQL pendingQuestions, for simple clients (same service). */
+  @Get()
+  @RateLimited(RateLimitKind.Lists)
+  list(@CurrentCaller() caller: Caller, @Query() query: ListPendingQueryDto) {
+    return this.pending.list(caller, query);
+  }
 
   @Post('request')
   @RateLimited(RateLimitKind.Asks)

@@ -1,4 +1,5 @@
-import { IsArray, IsBoolean, IsNotEmpty, IsOptional, IsString, MaxLength } from 'class-validator';
+import { Type } from 'class-transformer';
+import { IsArray, IsBoolean, IsInt, IsNotEmpty, IsOptional, IsString, MaxLength } from 'class-validator';
 
 /** The envelope of a new bundle; the questions themselves are validated by the service (one rule set for every surface). */
 export class CreateClarificationDto {
@@ -32,4 +33,27 @@ export class RespondDto {
   @IsOptional()
   @IsString()
   reject_reason?: string;
+}
+
+/**
+ * The query of GET /api/v1/clarification: the arguments of list_pending_questions_kandev. Their
+ * rules (L7–L13: created_since, cursor, limit below 1 or above 200) belong to PendingListService.
+ */
+export class ListPendingQueryDto {
+  @IsOptional()
+  @IsString()
+  workspace_id?: string;
+
+  @IsOptional()
+  @IsString()
+  created_since?: string;
+
+  @IsOptional()
+  @IsString()
+  cursor?: string;
+
+  @IsOptional()
+  @Type(() => Number)
+  @IsInt()
+  limit?: number;
 }

@@ -1,0 +1,286 @@
+import { useEffect, useRef, useState } from 'preact/hooks';
+import { AnswerSummary } from './answer-summary.view.js';
+import { AnswerText } from './answer-text.view.js';
+import { fetchBundle } from './inbox.api.js';
+import type { InboxAction } from './inbox.state.js';
+import { assertNever, type Bundle, type Settlement, type TaskSummary } from './inbox.types.js';
+import { respond, type RespondBody, type RespondOutcome, SKIP } from './respond.api.js';
+import { SignedOutError } from './http.js';
+
+interface Props {
+  pendingId: string;
+  /** The bundle as the inbox holds it, when it is in the list. */
+  listed: Bundle | undefined;
+  /** How the bundle stopped being answerable, if the feed said so. */
+  settlement: Settlement | undefined;
+  tasks: TaskSummary[];
+  dispatch(action: InboxAction): void;
+  onSignedOut(): void;
+}
+
+type Loaded = { kind: 'loading' } | { kind: 'missing' } | { kind: 'failed'; message: string } | { kind: 'ready'; bundle: Bundle };
+
+/** Where a submission stands: being edited, in flight, or finished by one of the R10 outcomes. */
+type Phase =
+  | { kind: 'editing' }
+  | { kind: 'sending'; body: RespondBody }
+  | { kind: 'failed'; body: RespondBody; message: string }
+  | { kind: 'done'; outcome: Extract<RespondOutcome, { kind: 'won' | 'lost' | 'inactive' | 'not-found' }> };
+
+const NO_LONGER_ACTIVE: Record<Extract<Settlement, { kind: 'closed' }>['reason'], string> = {
+  SUPERSEDED: 'The agent moved on to a new turn, so this question is no longer active.',
+  EXPIRED: 'The agent’s session ended, so this question is no longer active.',
+  CANCELLED: 'The question was cancelled, so it is no longer active.',
+  INACTIVE: 'This question is no longer active.',
+};
+
+function useBundle(pendingId: string, listed: Bundle | undefined, onSignedOut: () => void): Loaded {
+  const [loaded, setLoaded] = useState<Loaded>(listed ? { kind: 'ready', bundle: listed } : { kind: 'loading' });
+  useEffect(() => {
+    if (loaded.kind === 'ready' && loaded.bundle.pendingId === pendingId) return;
+    if (listed) {
+      setLoaded({ kind: 'ready', bundle: listed });
+      return;
+    }
+    let current = true;
+    fetchBundle(pendingId).then(
+      (bundle) => current && setLoaded(bundle ? { kind: 'ready', bundle } : { kind: 'missing' }),
+      (error: unknown) => {
+        if (error instanceof SignedOutError) onSignedOut();
+        else if (current) setLoaded({ kind: 'failed', message: error instanceof Error ? error.message : String(error) });
+      },
+    );
+    return () => {
+      current = false;
+    };
+  }, [pendingId, listed]);
+  return loaded;
+}
+
+export function BundleView({ pendingId, listed, settlement, tasks, dispatch, onSignedOut }: Props) {
+  const loaded = useBundle(pendingId, listed, onSignedOut);
+  const task = loaded.kind === 'ready' ? tasks.find((candidate) => candidate.id === loaded.bundle.taskId) : undefined;
+  const heading = useRef<HTMLHeadingElement>(null);
+  useEffect(() => heading.current?.focus(), [pendingId]);
+
+  return (
+    <section class="bundle" aria-labelledby="bundle-heading">
+      <p>
+        <a href="#/">← Back to the inbox</a>
+      </p>
+      <h1 id="bundle-heading" ref={heading} tabIndex={-1}>
+        {task?.title || 'Question from an agent'}
+      </h1>
+      {loaded.kind === 'loading' && <p aria-live="polite">Loading…</p>}
+      {loaded.kind === 'missing' && (
+        <div class="notice notice--closed" role="status">
+          <h2>Not found</h2>
+          <p>There is no such question, or it is not yours to see.</p>
+        </div>
+      )}
+      {loaded.kind === 'failed' && (
+        <p class="notice notice--error" role="alert">
+          Could not load this question: {loaded.message}
+        </p>
+      )}
+      {loaded.kind === 'ready' && (
+        <BundleForm bundle={loaded.bundle} settlement={settlement} dispatch={dispatch} onSignedOut={onSignedOut} />
+      )}
+    </section>
+  );
+}
+
+interface FormProps {
+  bundle: Bundle;
+  settlement: Settlement | undefined;
+  dispatch(action: InboxAction): void;
+  onSignedOut(): void;
+}
+
+function BundleForm({ bundle, settlement, dispatch, onSignedOut }: FormProps) {
+  const [selected, setSelected] = useState<Record<string, string[]>>({});
+  const [texts, setTexts] = useState<Record<string, string>>({});
+  const [fieldErrors, setFieldErrors] = useState<Record<string, string>>({});
+  const [phase, setPhase] = useState<Phase>({ kind: 'editing' });
+  const inFlight = useRef(false);
+  const alreadyAnswered = bundle.questions.some((question) => question.status !== 'pending');
+
+  const send = async (body: RespondBody) => {
+    if (inFlight.current) return;
+    inFlight.current = true;
+    setPhase({ kind: 'sending', body });
+    setFieldErrors({});
+    const outcome = await respond(bundle.pendingId, body);
+    inFlight.current = false;
+    switch (outcome.kind) {
+      case 'won':
+      case 'lost':
+        dispatch({
+          type: 'settled',
+          pendingId: bundle.pendingId,
+          settlement: { kind: 'resolved', status: outcome.status, response: outcome.response, by: outcome.kind === 'won' ? 'you' : 'elsewhere' },
+          source: 'respond',
+        });
+        setPhase({ kind: 'done', outcome });
+        return;
+      case 'inactive':
+        dispatch({ type: 'settled', pendingId: bundle.pendingId, settlement: { kind: 'closed', reason: 'INACTIVE' }, source: 'respond' });
+        setPhase({ kind: 'done', outcome });
+        return;
+      case 'not-found':
+        setPhase({ kind: 'done', outcome });
+        return;
+      case 'invalid': {
+        const field = outcome.field;
+        const key = field === 'form' || field === 'reject_reason' ? field : `q${field.question}`;
+        setFieldErrors({ [key]: outcome.message });
+        setPhase({ kind: 'editing' });
+        return;
+      }
+      case 'retryable':
+        setPhase({ kind: 'failed', body, message: `Not delivered: ${outcome.message}.` });
+        return;
+      case 'network':
+        setPhase({ kind: 'failed', body, message: 'Parley could not be reached. Nothing you typed was lost.' });
+        return;
+      case 'signed-out':
+        onSignedOut();
+        return;
+      default:
+        assertNever(outcome);
+    }
+  };
+
+  const submit = (event: Event) => {
+    event.preventDefault();
+    const missing = bundle.questions.findIndex(
+      (question) => (selected[question.questionId] ?? []).length === 0 && !(texts[question.questionId] ?? '').trim(),
+    );
+    if (missing >= 0) {
+      setFieldErrors({ [`q${missing}`]: 'Choose an option or write an answer (or skip the whole bundle).' });
+      document.getElementById(`question-${missing}`)?.focus();
+      return;
+    }
+    void send({
+      answers: bundle.questions.map((question) => ({
+        question_id: question.questionId,
+        selected_options: question.options.map((option) => option.optionId).filter((id) => (selected[question.questionId] ?? []).includes(id)),
+        custom_text: texts[question.questionId] ?? '',
+      })),
+      rejected: false,
+    });
+  };
+
+  const toggle = (questionId: string, optionId: string) =>
+    setSelected((now) => {
+      const chosen = now[questionId] ?? [];
+      return { ...now, [questionId]: chosen.includes(optionId) ? chosen.filter((id) => id !== optionId) : [...chosen, optionId] };
+    });
+
+  if (phase.kind === 'done') return <Outcome bundle={bundle} outcome={phase.outcome} />;
+  if (phase.kind !== 'sending' && settlement) return <Settled bundle={bundle} settlement={settlement} />;
+  if (alreadyAnswered) return <Settled bundle={bundle} settlement={{ kind: 'closed', reason: 'INACTIVE' }} />;
+
+  const sending = phase.kind === 'sending';
+  return (
+    <form class="bundle__form" onSubmit={submit} noValidate aria-busy={sending}>
+      {bundle.context && <p class="bundle__context">{bundle.context}</p>}
+      {bundle.questions.map((question, index) => (
+        <fieldset key={question.questionId} id={`question-${index}`} class="question" tabIndex={-1}>
+          <legend>{question.title || `Question ${index + 1}`}</legend>
+          <p class="question__prompt">{question.prompt}</p>
+          <div class="options">
+            {question.options.map((option) => {
+              const checked = (selected[question.questionId] ?? []).includes(option.optionId);
+              return (
+                <label key={option.optionId} class={checked ? 'option option--selected' : 'option'}>
+                  <input
+                    type="checkbox"
+                    checked={checked}
+                    disabled={sending}
+                    onChange={() => toggle(question.questionId, option.optionId)}
+                  />
+                  <span class="option__label">{option.label}</span>
+                  {option.description && <span class="option__description">{option.description}</span>}
+                </label>
+              );
+            })}
+          </div>
+          <AnswerText
+            id={`answer-${index}`}
+            label={`In your own words, for “${question.title || `question ${index + 1}`}” (optional)`}
+            value={texts[question.questionId] ?? ''}
+            onChange={(value) => setTexts((now) => ({ ...now, [question.questionId]: value }))}
+            disabled={sending}
+            error={fieldErrors[`q${index}`] ?? ''}
+          />
+        </fieldset>
+      ))}
+      {(fieldErrors.form || fieldErrors.reject_reason) && (
+        <p class="notice notice--error" role="alert">
+          {fieldErrors.form || fieldErrors.reject_reason}
+        </p>
+      )}
+      {phase.kind === 'failed' && (
+        <div class="notice notice--error" role="alert">
+          <p>{phase.message}</p>
+          <button type="button" onClick={() => void send(phase.body)}>
+            Try again
+          </button>
+        </div>
+      )}
+      <div class="actions">
+        <button type="submit" class="primary" disabled={sending}>
+          {sending ? 'Sending…' : 'Submit answers'}
+        </button>
+        <button type="button" disabled={sending} onClick={() => void send(SKIP)}>
+          Skip
+        </button>
+      </div>
+    </form>
+  );
+}
+
+function Outcome({ bundle, outcome }: { bundle: Bundle; outcome: Extract<Phase, { kind: 'done' }>['outcome'] }) {
+  switch (outcome.kind) {
+    case 'won':
+      return (
+        <div class="notice notice--done" role="status">
+          <h2>{outcome.status === 'rejected' ? 'Skipped' : 'Answered'}</h2>
+          <p>{outcome.status === 'rejected' ? 'The agent was told you skipped these questions.' : 'Your answer was sent to the agent.'}</p>
+          {outcome.status === 'answered' && <AnswerSummary questions={bundle.questions} response={outcome.response} />}
+        </div>
+      );
+    case 'lost':
+      return <Settled bundle={bundle} settlement={{ kind: 'resolved', status: outcome.status, response: outcome.response, by: 'elsewhere' }} />;
+    case 'inactive':
+      return <Settled bundle={bundle} settlement={{ kind: 'closed', reason: 'INACTIVE' }} />;
+    case 'not-found':
+      return (
+        <div class="notice notice--closed" role="status">
+          <h2>Not found</h2>
+          <p>There is no such question, or it is not yours to see.</p>
+        </div>
+      );
+    default:
+      return assertNever(outcome);
+  }
+}
+
+function Settled({ bundle, settlement }: { bundle: Bundle; settlement: Settlement }) {
+  if (settlement.kind === 'closed') {
+    return (
+      <div class="notice notice--closed" role="status">
+        <h2>No longer active</h2>
+        <p>{NO_LONGER_ACTIVE[settlement.reason]}</p>
+      </div>
+    );
+  }
+  return (
+    <div class="notice notice--done" role="status">
+      <h2>{settlement.by === 'you' ? 'Answered' : 'Someone else answered first'}</h2>
+      <p>{settlement.by === 'you' ? 'Your answer was sent to the agent.' : 'This is the answer the agent received:'}</p>
+      <AnswerSummary questions={bundle.questions} response={settlement.response} />
+    </div>
+  );
+}
