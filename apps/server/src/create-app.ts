@@ -4,7 +4,7 @@ import { ConsoleLogger, type LogLevel as NestLogLevel } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { createValidationPipe, HttpErrorFilter, UniformErrorsFastifyAdapter } from '../../../libs/common/src/index.js';
-import type { AppConfig, LogLevel } from '../../../libs/config/src/index.js';
+import { type AppConfig, type LogLevel, unauthenticatedNetworkWarning } from '../../../libs/config/src/index.js';
 import { AppModule } from './app.module.js';
 
 const NEST_LEVELS: Record<LogLevel, NestLogLevel[]> = {
@@ -26,6 +26,11 @@ export async function createApp(config: AppConfig): Promise<NestFastifyApplicati
       bodyLimit: config.bodyLimitBytes,
       requestIdHeader: 'x-request-id',
       genReqId: () => randomUUID(),
+      // Slow clients: a socket still sending its headers or body after these is closed. They bound
+      // receiving a request only, so long polls, SSE and WebSockets (whose requests are complete) run on.
+      requestTimeout: config.requestTimeoutMs,
+      keepAliveTimeout: config.keepAliveTimeoutMs,
+      http: { headersTimeout: config.headersTimeoutMs, connectionsCheckingInterval: Math.min(1000, config.headersTimeoutMs) },
     },
     errors,
   );
@@ -41,5 +46,7 @@ export async function createApp(config: AppConfig): Promise<NestFastifyApplicati
   app.useGlobalPipes(createValidationPipe());
   app.useGlobalFilters(errors);
   app.enableShutdownHooks();
+  const exposure = unauthenticatedNetworkWarning(config);
+  if (exposure) fastify.log.warn({ host: config.host, auth_mode: config.authMode }, exposure);
   return app;
 }

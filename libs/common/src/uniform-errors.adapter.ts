@@ -1,5 +1,6 @@
 import { FastifyAdapter } from '@nestjs/platform-fastify';
-import type { FastifyServerOptions } from 'fastify';
+import type { Server } from 'node:http';
+import type { FastifyHttpOptions } from 'fastify';
 import type { HttpErrorFilter } from './http-error.filter.js';
 
 /**
@@ -9,7 +10,7 @@ import type { HttpErrorFilter } from './http-error.filter.js';
  * is installed at construction and Nest's later (equivalent) one is not applied over it.
  */
 export class UniformErrorsFastifyAdapter extends FastifyAdapter {
-  constructor(options: FastifyServerOptions, errors: HttpErrorFilter) {
+  constructor(options: FastifyHttpOptions<Server>, errors: HttpErrorFilter) {
     super(options);
     this.getInstance().setErrorHandler((error, request, reply) => errors.reply(error, request, reply));
   }
