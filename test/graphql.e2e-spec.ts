@@ -658,7 +658,7 @@ describe('the committed SDL, limits and GraphiQL', () => {
     }
     const badJson = await request(t.baseUrl).post('/graphql').set('content-type', 'application/json').send('{"query": ');
     expect(badJson.status).toBe(400);
-    expect(badJson.body).toEqual({ data: null, errors: [{ message: expect.stringMatching(/JSON/) }] });
+    expect(badJson.body).toEqual({ data: null, errors: [{ message: expect.stringMatching(/JSON/), extensions: { code: 'BAD_USER_INPUT' } }] });
     // The REST surface beside it is unchanged.
     const rest = await request(t.baseUrl).post('/api/v1/clarification/x/respond').set('content-type', 'application/json').send('{"answers": ');
     expect(rest.status).toBe(400);

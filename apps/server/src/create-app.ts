@@ -3,7 +3,15 @@ import fastifyCookie from '@fastify/cookie';
 import { ConsoleLogger, type LogLevel as NestLogLevel } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
-import { createValidationPipe, HttpErrorFilter, UniformErrorsFastifyAdapter } from '../../../libs/common/src/index.js';
+import type { FastifyInstance } from 'fastify';
+import {
+  createValidationPipe,
+  HttpErrorFilter,
+  parseJsonBody,
+  StorableTextPipe,
+  storableUrlHook,
+  UniformErrorsFastifyAdapter,
+} from '../../../libs/common/src/index.js';
 import { type AppConfig, type LogLevel, unauthenticatedNetworkWarning } from '../../../libs/config/src/index.js';
 import { AppModule } from './app.module.js';
 
@@ -16,6 +24,18 @@ const NEST_LEVELS: Record<LogLevel, NestLogLevel[]> = {
   debug: ['fatal', 'error', 'warn', 'log', 'debug'],
   trace: ['fatal', 'error', 'warn', 'log', 'debug', 'verbose'],
 };
+
+/** The one body parser: JSON, bounded while it is parsed (every other media type is refused with 415). */
+function installJsonBodyParser(fastify: FastifyInstance): void {
+  fastify.removeAllContentTypeParsers();
+  fastify.addContentTypeParser('application/json', { parseAs: 'buffer' }, (_request, body, done) => {
+    try {
+      done(null, parseJsonBody(body as Buffer));
+    } catch (error) {
+      done(error as Error, undefined);
+    }
+  });
+}
 
 /** Builds the whole application (not yet listening) from a validated configuration. */
 export async function createApp(config: AppConfig): Promise<NestFastifyApplication> {
@@ -37,13 +57,16 @@ export async function createApp(config: AppConfig): Promise<NestFastifyApplicati
   const app = await NestFactory.create<NestFastifyApplication>(AppModule.forRoot(config), adapter, {
     logger: new ConsoleLogger({ json: true, logLevels: NEST_LEVELS[config.logLevel] }),
     abortOnError: false,
+    bodyParser: false,
   });
   const fastify = app.getHttpAdapter().getInstance();
   await fastify.register(fastifyCookie);
+  installJsonBodyParser(fastify);
   fastify.addHook('onRequest', async (request, reply) => {
     void reply.header('x-request-id', request.id);
   });
-  app.useGlobalPipes(createValidationPipe());
+  fastify.addHook('onRequest', storableUrlHook);
+  app.useGlobalPipes(new StorableTextPipe(), createValidationPipe());
   app.useGlobalFilters(errors);
   app.enableShutdownHooks();
   const exposure = unauthenticatedNetworkWarning(config);

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { Inject, Injectable } from '@nestjs/common';
+import { INPUT_LIMITS, unstorableTextReason } from '../../common/src/index.js';
 import { APP_CONFIG, type AppConfig } from '../../config/src/index.js';
 import { AuthorizationError, AuthorizationErrorCode } from './authorization.errors.js';
 import { AccessRepository } from './access.repository.js';
@@ -18,6 +19,17 @@ export interface CreatedToken {
   token: string;
 }
 
+function validName(name: string, field: string): string {
+  if (name.length > INPUT_LIMITS.name) throw invalidArgument(`${field} must be shorter than or equal to ${INPUT_LIMITS.name} characters`);
+  const reason = unstorableTextReason(name);
+  if (reason) throw invalidArgument(`${field} ${reason}`);
+  return name;
+}
+
+function invalidArgument(message: string): AuthorizationError {
+  return new AuthorizationError(AuthorizationErrorCode.InvalidArgument, message);
+}
+
 @Injectable()
 export class IdentityService {
   constructor(
@@ -27,10 +39,11 @@ export class IdentityService {
   ) {}
 
   createUser(name: string): Promise<UserRow> {
-    return this.identities.insertUser(randomUUID(), name);
+    return this.identities.insertUser(randomUUID(), validName(name, 'name'));
   }
 
   async createToken(userId: string, name: string): Promise<CreatedToken> {
+    validName(name, 'name');
     if (!(await this.identities.userExists(userId))) throw AuthorizationError.notFound('user');
     const token = generateToken(PERSONAL_ACCESS_TOKEN_PREFIX);
     const row = await this.identities.insertToken(randomUUID(), userId, name, sha256(token));

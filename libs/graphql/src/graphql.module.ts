@@ -6,17 +6,18 @@ import { type DocumentNode, type ExecutionResult, GraphQLError, type GraphQLSche
 import mercurius, { type MercuriusContext } from 'mercurius';
 import { bearerCredential, IdentityService } from '../../authorization/src/index.js';
 import { ClarificationModule } from '../../clarification/src/index.js';
-import { BEARER_CHALLENGE } from '../../common/src/index.js';
+import { BEARER_CHALLENGE, findUnstorableText, RequestBoundaryError, RequestBoundaryErrorCode } from '../../common/src/index.js';
 import { TasksModule } from '../../tasks/src/index.js';
 import type { GraphqlContext } from './graphql-caller.js';
 import { GraphqlErrorCode } from './graphql-errors.js';
 import { maxFieldsRule } from './query-cost.rule.js';
 import { RESOLVERS } from './schema-printer.js';
+import { storableTextRule } from './storable-text.rule.js';
 
 export const MAX_QUERY_DEPTH = 10;
 export const MAX_QUERY_FIELDS = 500;
 
-const validationRules = [maxFieldsRule(MAX_QUERY_FIELDS)];
+const validationRules = [maxFieldsRule(MAX_QUERY_FIELDS), storableTextRule];
 
 /**
  * Mercurius executes subscription documents without validating them (only their depth is checked),
@@ -25,6 +26,15 @@ const validationRules = [maxFieldsRule(MAX_QUERY_FIELDS)];
 function validateSubscription(schema: GraphQLSchema, document: DocumentNode): void {
   const [error] = validate(schema, document, [...specifiedRules, ...validationRules]);
   if (error) throw error;
+}
+
+/**
+ * Variables PostgreSQL could not store are refused before execution. Those of a JSON body were
+ * already refused by the body parser; this catches the ones of a GET query string.
+ */
+function refuseUnstorableVariables(_schema: GraphQLSchema, _document: DocumentNode, _context: unknown, variables: unknown): void {
+  const found = findUnstorableText(variables, 'variables');
+  if (found) throw new RequestBoundaryError(RequestBoundaryErrorCode.UnstorableText, found);
 }
 
 /**
@@ -59,7 +69,7 @@ function graphqlOptions(identity: IdentityService): MercuriusDriverConfig {
     additionalRouteOptions: { errorHandler: graphqlRouteErrorHandler },
     queryDepth: MAX_QUERY_DEPTH,
     validationRules,
-    hooks: { preSubscriptionExecution: validateSubscription },
+    hooks: { preSubscriptionExecution: validateSubscription, preExecution: refuseUnstorableVariables },
     context: async (request: FastifyRequest): Promise<GraphqlContext> => ({ caller: await callerOf(bearerCredential(request)) }),
     errorFormatter: (execution, context) => {
       const formatted = mercurius.defaultErrorFormatter(execution, context);

@@ -2,6 +2,7 @@ import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { z } from 'zod';
 import type { SessionAgent } from '../../authorization/src/index.js';
 import type { AgentAskService } from '../../clarification/src/index.js';
+import { INPUT_LIMITS } from '../../common/src/index.js';
 import { toolErrorFrom, toolResult } from './mcp-tool-result.js';
 
 // Strict: a key the creation rules do not know is refused (as REST refuses it), never silently dropped.
@@ -31,7 +32,7 @@ export function createSessionMcpServer(agent: SessionAgent, asks: AgentAskServic
         'Progress notifications arrive while waiting; if this call is aborted the question stays pending.',
       inputSchema: {
         questions: z.array(questionSchema).describe('1 to 4 questions'),
-        context: z.string().optional().describe('Why you are asking'),
+        context: z.string().max(INPUT_LIMITS.context).optional().describe(`Why you are asking (at most ${INPUT_LIMITS.context} characters)`),
       },
     },
     async ({ questions, context }, extra) => {
