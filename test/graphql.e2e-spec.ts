@@ -12,7 +12,7 @@ import request from 'supertest';
 import { DataSource } from 'typeorm';
 import { buildSchemaSdl, printSortedSchema } from '../libs/graphql/src/index.js';
 import { startApp, TEST_ADMIN_TOKEN, type TestApp } from './support/app.js';
-import { createRunningSession, createUser, type SessionFixture, TWO_QUESTIONS } from './support/fixtures.js';
+import { browserHeaders, createRunningSession, createUser, type SessionFixture, signIn, TWO_QUESTIONS } from './support/fixtures.js';
 import { gql, gqlData, graphqlErrorsOf, sleep, subscribe, type GqlResult } from './support/graphql.js';
 import { connectMcp, type McpConnection } from './support/mcp.js';
 
@@ -571,7 +571,7 @@ describe('GraphQL with AUTH_MODE=enabled', () => {
     expect(viaBearer.status).toBe(200);
     expect(viaBearer.body.data?.workspaces.map((workspace) => workspace.id)).toContain(aliceFixture.workspaceId);
     const viaCookie = await gql<{ workspaces: Array<{ id: string }> }>(t, WORKSPACES, undefined, undefined, {
-      headers: { cookie: `parley_session=${encodeURIComponent(alice.token)}` },
+      headers: browserHeaders(t, await signIn(t, alice.token)),
     });
     expect(viaCookie.status).toBe(200);
     expect(viaCookie.body).toEqual(viaBearer.body);

@@ -4,9 +4,11 @@ import { ConsoleLogger, type LogLevel as NestLogLevel } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import type { FastifyInstance } from 'fastify';
+import { sameOriginHook } from '../../../libs/authorization/src/index.js';
 import {
   createValidationPipe,
   HttpErrorFilter,
+  jsonOnlyHook,
   parseJsonBody,
   StorableTextPipe,
   storableUrlHook,
@@ -65,6 +67,8 @@ export async function createApp(config: AppConfig): Promise<NestFastifyApplicati
   fastify.addHook('onRequest', async (request, reply) => {
     void reply.header('x-request-id', request.id);
   });
+  fastify.addHook('onRequest', sameOriginHook(config.publicUrl));
+  fastify.addHook('onRequest', jsonOnlyHook);
   fastify.addHook('onRequest', storableUrlHook);
   app.useGlobalPipes(new StorableTextPipe(), createValidationPipe());
   app.useGlobalFilters(errors);

@@ -5,7 +5,7 @@ import { IS_PUBLIC } from '../../common/src/index.js';
 import { AuthorizationError } from './authorization.errors.js';
 import { isAdmin } from './caller.js';
 import { IdentityService } from './identity.service.js';
-import { bearerCredential, setRequestCaller } from './request-caller.js';
+import { requestCredential, setRequestCaller } from './request-caller.js';
 
 const ADMIN_ONLY = 'parley:admin-only';
 
@@ -25,7 +25,7 @@ export class AuthGuard implements CanActivate {
     const targets = [context.getHandler(), context.getClass()];
     if (this.reflector.getAllAndOverride<boolean>(IS_PUBLIC, targets)) return true;
     const request = context.switchToHttp().getRequest<FastifyRequest>();
-    const caller = await this.identity.resolveCaller(bearerCredential(request));
+    const caller = await this.identity.resolveCaller(requestCredential(request));
     setRequestCaller(request, caller);
     if (this.reflector.getAllAndOverride<boolean>(ADMIN_ONLY, targets) && !isAdmin(caller)) {
       throw AuthorizationError.notFound('resource');

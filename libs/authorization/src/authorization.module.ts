@@ -5,6 +5,7 @@ import { AccessService } from './access.service.js';
 import { AdminController } from './admin.controller.js';
 import { AuthGuard } from './auth.guard.js';
 import { BrowserSessionController } from './browser-session.controller.js';
+import { BrowserSessionRepository } from './browser-session.repository.js';
 import { IdentityRepository } from './identity.repository.js';
 import { IdentityService } from './identity.service.js';
 import { ResourceAccessGuard } from './resource-access.guard.js';
@@ -15,6 +16,7 @@ import { ResourceAccessGuard } from './resource-access.guard.js';
   providers: [
     AccessRepository,
     AccessService,
+    BrowserSessionRepository,
     IdentityRepository,
     IdentityService,
     { provide: APP_GUARD, useClass: AuthGuard },

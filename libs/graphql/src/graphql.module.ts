@@ -4,7 +4,7 @@ import { MercuriusDriver, type MercuriusDriverConfig } from '@nestjs/mercurius';
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { type DocumentNode, type ExecutionResult, GraphQLError, type GraphQLSchema, specifiedRules, validate } from 'graphql';
 import mercurius, { type MercuriusContext } from 'mercurius';
-import { bearerCredential, IdentityService } from '../../authorization/src/index.js';
+import { type Credential, IdentityService, requestCredential } from '../../authorization/src/index.js';
 import { ClarificationModule } from '../../clarification/src/index.js';
 import { BEARER_CHALLENGE, findUnstorableText, RequestBoundaryError, RequestBoundaryErrorCode } from '../../common/src/index.js';
 import { TasksModule } from '../../tasks/src/index.js';
@@ -58,7 +58,7 @@ function graphqlRouteErrorHandler(error: FastifyError, _request: FastifyRequest,
 }
 
 function graphqlOptions(identity: IdentityService): MercuriusDriverConfig {
-  const callerOf = (credential: string | undefined) => identity.resolveCaller(credential).catch(() => undefined);
+  const callerOf = (credential: Credential | undefined) => identity.resolveCaller(credential).catch(() => undefined);
   return {
     autoSchemaFile: true,
     sortSchema: true,
@@ -70,7 +70,7 @@ function graphqlOptions(identity: IdentityService): MercuriusDriverConfig {
     queryDepth: MAX_QUERY_DEPTH,
     validationRules,
     hooks: { preSubscriptionExecution: validateSubscription, preExecution: refuseUnstorableVariables },
-    context: async (request: FastifyRequest): Promise<GraphqlContext> => ({ caller: await callerOf(bearerCredential(request)) }),
+    context: async (request: FastifyRequest): Promise<GraphqlContext> => ({ caller: await callerOf(requestCredential(request)) }),
     errorFormatter: (execution, context) => {
       const formatted = mercurius.defaultErrorFormatter(execution, context);
       const unauthenticated = execution.errors?.some(
@@ -82,12 +82,12 @@ function graphqlOptions(identity: IdentityService): MercuriusDriverConfig {
     },
     subscription: {
       context: async (_socket: unknown, request: FastifyRequest): Promise<GraphqlContext> => ({
-        caller: await callerOf(bearerCredential(request)),
+        caller: await callerOf(requestCredential(request)),
       }),
       onConnect: async ({ payload }: { payload?: { authorization?: string } }) => {
-        const credential = /^Bearer\s+(\S+)$/i.exec(payload?.authorization ?? '')?.[1];
-        if (!credential) return true;
-        const caller = await callerOf(credential);
+        const token = /^Bearer\s+(\S+)$/i.exec(payload?.authorization ?? '')?.[1];
+        if (!token) return true;
+        const caller = await callerOf({ kind: 'bearer', secret: token });
         return caller ? { caller } : false;
       },
     },

@@ -1,6 +1,6 @@
 import { Controller, Delete, Get, Post, Req, Res } from '@nestjs/common';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { AuthorizationError, bearerCredential, IdentityService } from '../../authorization/src/index.js';
+import { AuthorizationError, bearerToken, IdentityService } from '../../authorization/src/index.js';
 import { AgentAskService } from '../../clarification/src/index.js';
 import { Public } from '../../common/src/index.js';
 import { methodNotAllowed, serveMcpRequest } from './mcp-http.js';
@@ -21,7 +21,7 @@ export class SessionMcpController {
 
   @Post()
   async post(@Req() request: FastifyRequest, @Res() reply: FastifyReply): Promise<void> {
-    const credential = bearerCredential(request);
+    const credential = bearerToken(request);
     const agent = credential ? await this.identity.authenticateSessionAgent(credential) : undefined;
     if (!agent) throw AuthorizationError.unauthenticated('a session agent token is required');
     await serveMcpRequest(createSessionMcpServer(agent, this.asks), request, reply, { requests: this.inFlight, caller: agent.sessionId });
