@@ -2,6 +2,13 @@ import { InitialSchema1764489600000 } from './1764489600000-initial-schema.js';
 import { QuestionEvents1764576000000 } from './1764576000000-question-events.js';
 import { ReplicaDelivery1764662400000 } from './1764662400000-replica-delivery.js';
 import { ExactlyOnce1764800000000 } from './1764800000000-exactly-once.js';
+import { BrowserSessions1765000000000 } from './1765000000000-browser-sessions.js';
 
 /** Every migration, in order. Listed explicitly so the ESM build needs no glob loading. */
-export const MIGRATIONS = [InitialSchema1764489600000, QuestionEvents1764576000000, ReplicaDelivery1764662400000, ExactlyOnce1764800000000];
+export const MIGRATIONS = [
+  InitialSchema1764489600000,
+  QuestionEvents1764576000000,
+  ReplicaDelivery1764662400000,
+  ExactlyOnce1764800000000,
+  BrowserSessions1765000000000,
+];

@@ -8,6 +8,7 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import request from 'supertest';
 import { startApp, TEST_ADMIN_TOKEN, type TestApp } from './support/app.js';
+import { signIn } from './support/fixtures.js';
 
 const run = promisify(execFile);
 const CLI = path.resolve(process.cwd(), 'dist/apps/server/src/cli.js');
@@ -190,6 +191,7 @@ describe('authentication (AUTH_MODE=enabled)', () => {
       expect(viaCli.code).toBe(0);
       const cliToken = (JSON.parse(viaCli.stdout) as { token: string }).token;
       const tokens = [viaApi.token, cliToken];
+      const browserSessionIds: string[] = [];
 
       // Use them: as bearer, as cookie, and to open a browser session; leave traces everywhere we can.
       for (const token of [viaApi.token, cliToken]) {
@@ -203,10 +205,12 @@ describe('authentication (AUTH_MODE=enabled)', () => {
           .send({});
         expect(session.status).toBe(201);
         tokens.push((session.body as { agent_token: string }).agent_token);
-        await request(t.baseUrl).post('/api/v1/auth/session').send({ token }).expect(200);
-        await request(t.baseUrl).get('/api/v1/tasks').set('Cookie', `parley_session=${token}`).expect(200);
+        const cookie = await signIn(t, token);
+        await request(t.baseUrl).get('/api/v1/tasks').set('Cookie', cookie).expect(200);
+        browserSessionIds.push(cookie.slice('parley_session='.length));
       }
       expect(tokens).toHaveLength(4);
+      expect(browserSessionIds).toHaveLength(2);
 
       const tables = await t.db.query<{ table_name: string }>(
         `SELECT table_name FROM information_schema.tables WHERE table_schema = 'public' AND table_type = 'BASE TABLE' ORDER BY table_name`,
@@ -220,11 +224,13 @@ describe('authentication (AUTH_MODE=enabled)', () => {
       }
       const text = dump.join('\n');
       expect(text.length).toBeGreaterThan(0);
-      for (const token of [...tokens, TEST_ADMIN_TOKEN]) {
+      for (const token of [...tokens, ...browserSessionIds, TEST_ADMIN_TOKEN]) {
         expect(text).not.toContain(token);
         // Neither the secret part without its prefix.
-        expect(text).not.toContain(token.replace(/^parley_(pat|sat)_/, ''));
+        expect(text).not.toContain(token.replace(/^parley_(pat|sat|bs)_/, ''));
       }
+      const sessionHashes = await t.db.query<{ session_sha256: string }>(`SELECT session_sha256 FROM browser_sessions`);
+      expect(sessionHashes.rows.map((row) => row.session_sha256)).toEqual(expect.arrayContaining(browserSessionIds.map(sha256)));
 
       const stored = await t.db.query<{ token_sha256: string }>(`SELECT token_sha256 FROM access_tokens WHERE user_id = $1 ORDER BY name`, [userId]);
       expect(stored.rows.map((row) => row.token_sha256)).toEqual([sha256(viaApi.token), sha256(cliToken)]);
@@ -236,7 +242,7 @@ describe('authentication (AUTH_MODE=enabled)', () => {
   });
 
   describe('browser session cookie', () => {
-    it('exchanges a valid token for an HttpOnly SameSite=Lax cookie that authenticates on its own', async () => {
+    it('exchanges a valid token for an opaque, expiring HttpOnly SameSite=Lax session cookie that authenticates on its own', async () => {
       const userId = await createUser('cookie-user');
       const created = await createToken(userId);
 
@@ -246,19 +252,20 @@ describe('authentication (AUTH_MODE=enabled)', () => {
       const cookies = res.get('Set-Cookie');
       expect(cookies).toHaveLength(1);
       const cookie = (cookies as string[])[0] as string;
-      expect(cookie).toBe(`parley_session=${created.token}; Path=/; HttpOnly; SameSite=Lax`);
+      expect(cookie).toMatch(/^parley_session=parley_bs_[A-Za-z0-9_-]{43}; Max-Age=604800; Path=\/; HttpOnly; SameSite=Lax$/);
+      expect(cookie).not.toContain(created.token);
 
       // The cookie alone (no Authorization header) authenticates, as this user.
       const nameValue = cookie.split(';')[0] as string;
-      const ws = await request(t.baseUrl).post('/api/v1/workspaces').set('Cookie', nameValue).send({ name: 'from cookie' });
+      const ws = await request(t.baseUrl).post('/api/v1/workspaces').set('Cookie', nameValue).set('Origin', t.baseUrl).send({ name: 'from cookie' });
       expect(ws.status).toBe(201);
       expect((ws.body as { owner_id: string }).owner_id).toBe(userId);
       const list = await request(t.baseUrl).get('/api/v1/workspaces').set('Cookie', nameValue);
       expect(list.status).toBe(200);
       expect((list.body as { workspaces: { id: string }[] }).workspaces.map((w) => w.id)).toEqual([(ws.body as { id: string }).id]);
 
-      // Logging out clears the cookie (an expired, empty one with the same attributes).
-      const out = await request(t.baseUrl).delete('/api/v1/auth/session').set('Cookie', nameValue);
+      // Logging out clears the cookie (an expired, empty one with the same attributes) and ends the session.
+      const out = await request(t.baseUrl).delete('/api/v1/auth/session').set('Cookie', nameValue).set('Origin', t.baseUrl);
       expect(out.status).toBe(200);
       expect(out.body).toEqual({ success: true });
       const cleared = out.get('Set-Cookie');
@@ -273,11 +280,7 @@ describe('authentication (AUTH_MODE=enabled)', () => {
       expect(expires !== undefined || maxAge !== undefined).toBe(true);
       if (expires !== undefined) expect(Date.parse(expires)).toBeLessThan(Date.now());
       if (maxAge !== undefined) expect(Number(maxAge)).toBeLessThanOrEqual(0);
-
-      // The server holds no session state: the cookie is the token, so it still works until revoked.
-      await request(t.baseUrl).get('/api/v1/workspaces').set('Cookie', nameValue).expect(200);
-      await request(t.baseUrl).post(`/api/v1/admin/tokens/${created.id}/revoke`).set('Authorization', ADMIN).expect(200);
-      expectUnauthorized(await request(t.baseUrl).get('/api/v1/workspaces').set('Cookie', nameValue), 'token is invalid or revoked');
+      expectUnauthorized(await request(t.baseUrl).get('/api/v1/workspaces').set('Cookie', nameValue), 'session is invalid or expired');
     });
 
     it('refuses an invalid token with 401 and sets no cookie', async () => {
@@ -298,7 +301,7 @@ describe('authentication (AUTH_MODE=enabled)', () => {
     it('refuses a garbage cookie', async () => {
       expectUnauthorized(
         await request(t.baseUrl).get('/api/v1/tasks').set('Cookie', 'parley_session=garbage'),
-        'token is invalid or revoked',
+        'session is invalid or expired',
       );
     });
 

@@ -354,7 +354,7 @@ describe('clarification REST surface', () => {
     it('session_id missing ⇒ 400 naming it', async () => {
       const before = await counts();
       const res = await api().post('/api/v1/clarification/request').send({ questions: TWO_QUESTIONS }).expect(400);
-      expect(res.body).toEqual({ error: 'session_id should not be empty; session_id must be a string' });
+      expect(res.body).toEqual({ error: 'session_id must be shorter than or equal to 200 characters; session_id should not be empty; session_id must be a string' });
       expect(await counts()).toEqual(before);
     });
   });

@@ -7,7 +7,7 @@
 import request from 'supertest';
 import { QUESTION_EVENT_RETENTION_MS, QuestionEventRepository, QuestionEventService } from '../libs/clarification/src/index.js';
 import { startApp, TEST_ADMIN_TOKEN, type TestApp } from './support/app.js';
-import { createUser, TWO_QUESTIONS } from './support/fixtures.js';
+import { createUser, signIn, TWO_QUESTIONS } from './support/fixtures.js';
 import { gqlData, graphqlErrorsOf, sleep, subscribe, type Subscription, type SubscribeOptions } from './support/graphql.js';
 
 const EVENTS = `subscription Events($workspaceId: String, $after: String) {
@@ -233,7 +233,7 @@ describe('questionEvents (AUTH_MODE=enabled)', () => {
     // Three ways to present an identity: connection_init payload, upgrade Authorization header, upgrade cookie.
     const aliceSub = watch({ connectionParams: { authorization: `Bearer ${alice.token}` }, variables: { after } });
     const bobSub = watch({ headers: { authorization: `Bearer ${bob.token}` }, variables: { after } });
-    const carolSub = watch({ headers: { cookie: `parley_session=${encodeURIComponent(carol.token)}` }, variables: { after } });
+    const carolSub = watch({ headers: { cookie: await signIn(t, carol.token) }, variables: { after } });
     const adminSub = watch({ connectionParams: ADMIN, variables: { after } });
     // Alice asks for Bob's workspace: it is filtered per event, so she gets nothing.
     const aliceOnBobWs = watch({ connectionParams: { authorization: `Bearer ${alice.token}` }, variables: { after, workspaceId: bobWs } });

@@ -13,7 +13,7 @@ import { DataSource } from 'typeorm';
 import { loadConfig } from '../libs/config/src/index.js';
 import { buildSchemaSdl, printSortedSchema } from '../libs/graphql/src/index.js';
 import { startApp, TEST_ADMIN_TOKEN, type TestApp } from './support/app.js';
-import { createRunningSession, createUser, type SessionFixture, TWO_QUESTIONS } from './support/fixtures.js';
+import { browserHeaders, createRunningSession, createUser, type SessionFixture, signIn, TWO_QUESTIONS } from './support/fixtures.js';
 import { gql, gqlData, graphqlErrorsOf, sleep, subscribe, type GqlResult } from './support/graphql.js';
 import { connectMcp, type McpConnection } from './support/mcp.js';
 
@@ -572,7 +572,7 @@ describe('GraphQL with AUTH_MODE=enabled', () => {
     expect(viaBearer.status).toBe(200);
     expect(viaBearer.body.data?.workspaces.map((workspace) => workspace.id)).toContain(aliceFixture.workspaceId);
     const viaCookie = await gql<{ workspaces: Array<{ id: string }> }>(t, WORKSPACES, undefined, undefined, {
-      headers: { cookie: `parley_session=${encodeURIComponent(alice.token)}` },
+      headers: browserHeaders(t, await signIn(t, alice.token)),
     });
     expect(viaCookie.status).toBe(200);
     expect(viaCookie.body).toEqual(viaBearer.body);
@@ -659,7 +659,7 @@ describe('the committed SDL, limits and GraphiQL', () => {
     }
     const badJson = await request(t.baseUrl).post('/graphql').set('content-type', 'application/json').send('{"query": ');
     expect(badJson.status).toBe(400);
-    expect(badJson.body).toEqual({ data: null, errors: [{ message: expect.stringMatching(/JSON/) }] });
+    expect(badJson.body).toEqual({ data: null, errors: [{ message: expect.stringMatching(/JSON/), extensions: { code: 'BAD_USER_INPUT' } }] });
     // The REST surface beside it is unchanged.
     const rest = await request(t.baseUrl).post('/api/v1/clarification/x/respond').set('content-type', 'application/json').send('{"answers": ');
     expect(rest.status).toBe(400);

@@ -5,7 +5,7 @@
  */
 import request from 'supertest';
 import { startApp, TEST_ADMIN_TOKEN, type TestApp } from './support/app.js';
-import { createRunningSession, createUser, type SessionFixture, TWO_QUESTIONS } from './support/fixtures.js';
+import { browserHeaders, createRunningSession, createUser, type SessionFixture, signIn, TWO_QUESTIONS } from './support/fixtures.js';
 import { connectMcp, type McpConnection } from './support/mcp.js';
 
 const LIST = 'list_pending_questions_kandev';
@@ -488,11 +488,7 @@ describe('the /mcp surface with authentication enabled', () => {
   it('the browser session cookie works on /mcp and carries the same scoped identity', async () => {
     const mine = await freshBundle(t, alice.token);
     const theirs = await freshBundle(t, bob.token);
-    const login = await request(t.baseUrl).post('/api/v1/auth/session').send({ token: alice.token }).expect(200);
-    const setCookie = ([] as string[]).concat(login.headers['set-cookie'] ?? []);
-    const cookie = setCookie.map((value) => value.split(';')[0]).find((value) => value?.startsWith('parley_session='));
-    expect(cookie).toBeDefined();
-    const cookieMcp = await connectMcp(t.baseUrl, { headers: { cookie: cookie as string } });
+    const cookieMcp = await connectMcp(t.baseUrl, { headers: browserHeaders(t, await signIn(t, alice.token)) });
     try {
       const page = (await cookieMcp.call(LIST, { limit: 200 })).structured as { bundles: Array<{ pending_id: string }> };
       const listed = page.bundles.map((bundle) => bundle.pending_id);

@@ -57,3 +57,19 @@ export async function createUser(t: TestApp, name: string): Promise<{ id: string
     .expect(201);
   return { id: (user.body as { id: string }).id, token: (token.body as { token: string }).token };
 }
+
+/** Signs a browser in with a personal access token: the `parley_session=<id>` pair to send as `Cookie`. */
+export async function signIn(t: TestApp, token: string): Promise<string> {
+  const res = await request(t.baseUrl).post('/api/v1/auth/session').send({ token }).expect(200);
+  const cookie = ([] as string[])
+    .concat(res.headers['set-cookie'] ?? [])
+    .map((value) => value.split(';')[0] as string)
+    .find((value) => value.startsWith('parley_session='));
+  if (!cookie) throw new Error('sign-in set no parley_session cookie');
+  return cookie;
+}
+
+/** The headers a same-origin browser page sends with a cookie-authenticated write. */
+export function browserHeaders(t: TestApp, cookie: string): Record<string, string> {
+  return { cookie, origin: t.baseUrl };
+}

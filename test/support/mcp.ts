@@ -60,3 +60,26 @@ export async function connectMcp(baseUrl: string, options: ConnectOptions = {}):
     close: () => client.close(),
   };
 }
+
+/** What one raw JSON-RPC `tools/call` POST came back as: the HTTP status and the (first) JSON-RPC message. */
+export interface RawMcpResponse {
+  status: number;
+  body: { result?: { isError?: boolean; content?: Array<{ text?: string }> }; error?: { code: number; message: string } } & Record<string, unknown>;
+}
+
+/**
+ * A `tools/call` as one hand-made HTTP request (no initialize, as a stateless server allows), for
+ * inputs an SDK client would refuse to send or that the server refuses before MCP sees them.
+ */
+export async function rawToolCall(baseUrl: string, path: string, bearer: string, name: string, args: unknown): Promise<RawMcpResponse> {
+  const res = await fetch(`${baseUrl}${path}`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${bearer}`, 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name, arguments: args } }),
+  });
+  const text = await res.text();
+  const json = res.headers.get('content-type')?.startsWith('text/event-stream')
+    ? (text.split('\n').find((line) => line.startsWith('data: '))?.slice('data: '.length) ?? '{}')
+    : text;
+  return { status: res.status, body: JSON.parse(json) as RawMcpResponse['body'] };
+}

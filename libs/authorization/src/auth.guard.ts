@@ -5,7 +5,7 @@ import { IS_PUBLIC } from '../../common/src/index.js';
 import { AuthorizationError } from './authorization.errors.js';
 import { isAdmin } from './caller.js';
 import { IdentityService } from './identity.service.js';
-import { bearerCredential, setRequestCaller } from './request-caller.js';
+import { requestCredential, setRequestCaller } from './request-caller.js';
 
 const ADMIN_ONLY = 'parley:admin-only';
 const SESSION_AGENT = 'parley:session-agent';
@@ -32,7 +32,7 @@ export class AuthGuard implements CanActivate {
     const targets = [context.getHandler(), context.getClass()];
     if (this.reflector.getAllAndOverride<boolean>(IS_PUBLIC, targets)) return true;
     const request = context.switchToHttp().getRequest<FastifyRequest>();
-    const credential = bearerCredential(request);
+    const credential = requestCredential(request);
     const agentAllowed = this.reflector.getAllAndOverride<boolean>(SESSION_AGENT, targets) === true;
     const caller = agentAllowed ? await this.identity.resolveCallerOrAgent(credential) : await this.identity.resolveCaller(credential);
     setRequestCaller(request, caller);

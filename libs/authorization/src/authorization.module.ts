@@ -6,6 +6,7 @@ import { AdminController } from './admin.controller.js';
 import { AuthGuard } from './auth.guard.js';
 import { BrowserSessionController } from './browser-session.controller.js';
 import { CurrentCallerController } from './current-caller.controller.js';
+import { BrowserSessionRepository } from './browser-session.repository.js';
 import { IdentityRepository } from './identity.repository.js';
 import { IdentityService } from './identity.service.js';
 import { ResourceAccessGuard } from './resource-access.guard.js';
@@ -16,6 +17,7 @@ import { ResourceAccessGuard } from './resource-access.guard.js';
   providers: [
     AccessRepository,
     AccessService,
+    BrowserSessionRepository,
     IdentityRepository,
     IdentityService,
     { provide: APP_GUARD, useClass: AuthGuard },

@@ -1,30 +1,38 @@
-import { Body, Controller, Delete, HttpCode, Post, Res } from '@nestjs/common';
-import type { FastifyReply } from 'fastify';
+import { Body, Controller, Delete, HttpCode, Inject, Post, Req, Res } from '@nestjs/common';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Public } from '../../common/src/index.js';
+import { APP_CONFIG, type AppConfig } from '../../config/src/index.js';
 import { CreateBrowserSessionDto } from './identity.dto.js';
 import { IdentityService } from './identity.service.js';
-import { SESSION_COOKIE } from './request-caller.js';
+import { SESSION_COOKIE, sessionCookie } from './request-caller.js';
 
-const COOKIE_OPTIONS = { path: '/', httpOnly: true, sameSite: 'lax' } as const;
-
-/** Exchanges a personal access token for the browser's HttpOnly session cookie. */
+/** Exchanges a personal access token for an opaque, expiring browser session in an HttpOnly cookie. */
 @Public()
 @Controller('api/v1/auth/session')
 export class BrowserSessionController {
-  constructor(private readonly identity: IdentityService) {}
+  private readonly cookieOptions;
+
+  constructor(
+    private readonly identity: IdentityService,
+    @Inject(APP_CONFIG) config: AppConfig,
+  ) {
+    const secure = config.publicUrl !== undefined && new URL(config.publicUrl).protocol === 'https:';
+    this.cookieOptions = { path: '/', httpOnly: true, sameSite: 'lax', secure } as const;
+  }
 
   @Post()
   @HttpCode(200)
   async create(@Body() body: CreateBrowserSessionDto, @Res({ passthrough: true }) reply: FastifyReply) {
-    await this.identity.requireValidToken(body.token);
-    void reply.setCookie(SESSION_COOKIE, body.token, COOKIE_OPTIONS);
+    const { sessionId, maxAgeMs } = await this.identity.openBrowserSession(body.token);
+    void reply.setCookie(SESSION_COOKIE, sessionId, { ...this.cookieOptions, maxAge: Math.floor(maxAgeMs / 1000) });
     return { success: true };
   }
 
   @Delete()
   @HttpCode(200)
-  remove(@Res({ passthrough: true }) reply: FastifyReply) {
-    void reply.clearCookie(SESSION_COOKIE, COOKIE_OPTIONS);
+  async remove(@Req() request: FastifyRequest, @Res({ passthrough: true }) reply: FastifyReply) {
+    await this.identity.endBrowserSession(sessionCookie(request));
+    void reply.clearCookie(SESSION_COOKIE, this.cookieOptions);
     return { success: true };
   }
 }

@@ -1,22 +1,23 @@
 import { IsNotEmpty, IsOptional, IsString, MaxLength } from 'class-validator';
+import { INPUT_LIMITS } from '../../common/src/index.js';
 
 export class CreateUserDto {
   @IsString()
   @IsNotEmpty()
-  @MaxLength(200)
+  @MaxLength(INPUT_LIMITS.name)
   name!: string;
 }
 
 export class CreateTokenDto {
   @IsOptional()
   @IsString()
-  @MaxLength(200)
+  @MaxLength(INPUT_LIMITS.name)
   name?: string;
 }
 
 export class CreateBrowserSessionDto {
   @IsString()
   @IsNotEmpty()
-  @MaxLength(512)
+  @MaxLength(INPUT_LIMITS.credential)
   token!: string;
 }

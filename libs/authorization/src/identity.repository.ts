@@ -17,6 +17,11 @@ export interface AccessTokenRow {
   revoked_at: Date | null;
 }
 
+export interface ActiveToken {
+  token_id: string;
+  user_id: string;
+}
+
 @Injectable()
 export class IdentityRepository {
   constructor(private readonly dataSource: DataSource) {}
@@ -50,9 +55,9 @@ export class IdentityRepository {
     return row as AccessTokenRow;
   }
 
-  /** The owner of a live token, recording its use (at most once a minute, to keep reads cheap). */
-  async useActiveToken(tokenSha256: string): Promise<string | undefined> {
-    const row = await queryRow<{ user_id: string }>(
+  /** A live token (its id and owner), recording its use (at most once a minute, to keep reads cheap). */
+  async useActiveToken(tokenSha256: string): Promise<ActiveToken | undefined> {
+    return queryRow<ActiveToken>(
       this.dataSource,
       `WITH token AS (
          SELECT id, user_id FROM access_tokens WHERE token_sha256 = $1 AND revoked_at IS NULL
@@ -61,17 +66,22 @@ export class IdentityRepository {
          WHERE id IN (SELECT id FROM token)
            AND (last_used_at IS NULL OR last_used_at < clock_timestamp() - interval '1 minute')
        )
-       SELECT user_id FROM token`,
+       SELECT id AS token_id, user_id FROM token`,
       [tokenSha256],
     );
-    return row?.user_id;
   }
 
+  /** Revokes a token and ends the browser sessions it opened, in one statement. */
   async revokeToken(id: string): Promise<AccessTokenRow | undefined> {
     return queryRow<AccessTokenRow>(
       this.dataSource,
-      `UPDATE access_tokens SET revoked_at = COALESCE(revoked_at, clock_timestamp()) WHERE id = $1
-       RETURNING id, user_id, name, created_at, last_used_at, revoked_at`,
+      `WITH revoked AS (
+         UPDATE access_tokens SET revoked_at = COALESCE(revoked_at, clock_timestamp()) WHERE id = $1
+         RETURNING id, user_id, name, created_at, last_used_at, revoked_at
+       ), ended AS (
+         DELETE FROM browser_sessions WHERE token_id IN (SELECT id FROM revoked)
+       )
+       SELECT * FROM revoked`,
       [id],
     );
   }

@@ -1,11 +1,15 @@
 import { randomUUID } from 'node:crypto';
 import { Inject, Injectable } from '@nestjs/common';
+import { INPUT_LIMITS, unstorableTextReason } from '../../common/src/index.js';
 import { APP_CONFIG, type AppConfig } from '../../config/src/index.js';
 import { AuthorizationError, AuthorizationErrorCode } from './authorization.errors.js';
 import { AccessRepository } from './access.repository.js';
+import { BrowserSessionRepository } from './browser-session.repository.js';
 import { ADMIN_CALLER, agentCaller, type Caller, type SessionAgent, SYNTHETIC_CALLER, userCaller } from './caller.js';
 import { IdentityRepository, type AccessTokenRow, type UserRow } from './identity.repository.js';
+import type { Credential } from './request-caller.js';
 import {
+  BROWSER_SESSION_PREFIX,
   constantTimeEquals,
   generateToken,
   PERSONAL_ACCESS_TOKEN_PREFIX,
@@ -24,25 +28,48 @@ export interface CreatedToken {
   token: string;
 }
 
+/** A signed-in browser: the cookie value (shown once, stored only as SHA-256) and how long it lives. */
+export interface OpenedBrowserSession {
+  sessionId: string;
+  maxAgeMs: number;
+}
+
+/** Idle expiry is pushed forward at most this often (or a tenth of the idle timeout, if shorter). */
+const SESSION_TOUCH_INTERVAL_MS = 60_000;
+
+function validName(name: string, field: string): string {
+  if (name.length > INPUT_LIMITS.name) throw invalidArgument(`${field} must be shorter than or equal to ${INPUT_LIMITS.name} characters`);
+  const reason = unstorableTextReason(name);
+  if (reason) throw invalidArgument(`${field} ${reason}`);
+  return name;
+}
+
+function invalidArgument(message: string): AuthorizationError {
+  return new AuthorizationError(AuthorizationErrorCode.InvalidArgument, message);
+}
+
 @Injectable()
 export class IdentityService {
   constructor(
     private readonly identities: IdentityRepository,
+    private readonly browserSessions: BrowserSessionRepository,
     private readonly access: AccessRepository,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
   createUser(name: string): Promise<UserRow> {
-    return this.identities.insertUser(randomUUID(), name);
+    return this.identities.insertUser(randomUUID(), validName(name, 'name'));
   }
 
   async createToken(userId: string, name: string): Promise<CreatedToken> {
+    validName(name, 'name');
     if (!(await this.identities.userExists(userId))) throw AuthorizationError.notFound('user');
     const token = generateToken(PERSONAL_ACCESS_TOKEN_PREFIX);
     const row = await this.identities.insertToken(randomUUID(), userId, name, sha256(token));
     return { row, token };
   }
 
+  /** Revokes a token; the browser sessions it opened end with it. */
   async revokeToken(tokenId: string): Promise<AccessTokenRow> {
     const row = await this.identities.revokeToken(tokenId);
     if (!row) throw AuthorizationError.notFound('token');
@@ -53,8 +80,8 @@ export class IdentityService {
   async authenticate(credential: string): Promise<Caller | undefined> {
     if (this.config.adminToken && constantTimeEquals(credential, this.config.adminToken)) return ADMIN_CALLER;
     if (!credential.startsWith(PERSONAL_ACCESS_TOKEN_PREFIX)) return undefined;
-    const userId = await this.identities.useActiveToken(sha256(credential));
-    return userId === undefined ? undefined : userCaller(userId);
+    const token = await this.identities.useActiveToken(sha256(credential));
+    return token === undefined ? undefined : userCaller(token.user_id);
   }
 
   /** The session a session agent token belongs to (valid in every auth mode, for that session only). */
@@ -66,20 +93,25 @@ export class IdentityService {
 
   /**
    * The caller behind a request's credential: the synthetic identity while auth is disabled;
-   * otherwise the token's owner, and no or a bad credential is unauthenticated (401).
+   * otherwise the token's or the browser session's user, and none or a bad one is unauthenticated (401).
    */
-  async resolveCaller(credential: string | undefined): Promise<Caller> {
+  async resolveCaller(credential: Credential | undefined): Promise<Caller> {
     if (this.config.authMode === 'disabled') return SYNTHETIC_CALLER;
     if (!credential) throw AuthorizationError.unauthenticated();
-    const caller = await this.authenticate(credential);
-    if (!caller) throw AuthorizationError.unauthenticated('token is invalid or revoked');
+    const caller = credential.kind === 'bearer' ? await this.authenticate(credential.secret) : await this.useBrowserSession(credential.secret);
+    if (!caller) {
+      throw AuthorizationError.unauthenticated(credential.kind === 'bearer' ? 'token is invalid or revoked' : 'session is invalid or expired');
+    }
     return caller;
   }
 
-  /** Like resolveCaller, but a session agent token also stands for its session's agent (with auth enabled). */
-  async resolveCallerOrAgent(credential: string | undefined): Promise<Caller> {
-    if (this.config.authMode === 'enabled' && credential?.startsWith(SESSION_AGENT_TOKEN_PREFIX)) {
-      const agent = await this.authenticateSessionAgent(credential);
+  /**
+   * Like resolveCaller, but with auth enabled a session agent token (as a bearer token — never from
+   * the cookie) also stands for its session's agent.
+   */
+  async resolveCallerOrAgent(credential: Credential | undefined): Promise<Caller> {
+    if (this.config.authMode === 'enabled' && credential?.kind === 'bearer' && credential.secret.startsWith(SESSION_AGENT_TOKEN_PREFIX)) {
+      const agent = await this.authenticateSessionAgent(credential.secret);
       if (!agent) throw AuthorizationError.unauthenticated('token is invalid or revoked');
       return agentCaller(agent);
     }
@@ -92,9 +124,34 @@ export class IdentityService {
     return { auth_mode: this.config.authMode, caller: { kind: caller.kind, user_id: userId, name } };
   }
 
-  async requireValidToken(credential: string): Promise<Caller> {
-    const caller = await this.authenticate(credential);
-    if (!caller) throw new AuthorizationError(AuthorizationErrorCode.Unauthenticated, 'token is invalid or revoked');
-    return caller;
+  /**
+   * Signs a browser in with a personal access token: a new opaque session id for its cookie. The
+   * ADMIN_TOKEN (for automation) opens no browser session.
+   */
+  async openBrowserSession(token: string): Promise<OpenedBrowserSession> {
+    const active = token.startsWith(PERSONAL_ACCESS_TOKEN_PREFIX) ? await this.identities.useActiveToken(sha256(token)) : undefined;
+    if (!active) throw AuthorizationError.unauthenticated('token is invalid or revoked');
+    const sessionId = generateToken(BROWSER_SESSION_PREFIX);
+    await this.browserSessions.insert({
+      id: randomUUID(),
+      sessionSha256: sha256(sessionId),
+      userId: active.user_id,
+      tokenId: active.token_id,
+      idleTimeoutMs: this.config.browserSessionIdleTimeoutMs,
+      maxAgeMs: this.config.browserSessionMaxAgeMs,
+    });
+    return { sessionId, maxAgeMs: this.config.browserSessionMaxAgeMs };
+  }
+
+  /** Signs a browser out: its session id stops working at once, wherever it was copied. */
+  async endBrowserSession(sessionId: string | undefined): Promise<void> {
+    if (sessionId) await this.browserSessions.delete(sha256(sessionId));
+  }
+
+  private async useBrowserSession(sessionId: string): Promise<Caller | undefined> {
+    if (!sessionId.startsWith(BROWSER_SESSION_PREFIX)) return undefined;
+    const idle = this.config.browserSessionIdleTimeoutMs;
+    const userId = await this.browserSessions.use(sha256(sessionId), idle, Math.min(SESSION_TOUCH_INTERVAL_MS, idle / 10));
+    return userId === undefined ? undefined : userCaller(userId);
   }
 }

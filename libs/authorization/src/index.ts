@@ -7,4 +7,5 @@ export * from './caller.js';
 export * from './identity.service.js';
 export * from './request-caller.js';
 export * from './resource-access.guard.js';
+export * from './same-origin.hook.js';
 export * from './token.js';

@@ -26,18 +26,39 @@ interface CredentialSource {
   cookies?: Record<string, string | undefined>;
 }
 
+/** What a request authenticates with: a bearer token (header) or a browser session id (cookie). */
+export type Credential = { readonly kind: 'bearer'; readonly secret: string } | { readonly kind: 'session'; readonly secret: string };
+
 function cookieValue(header: string | undefined, name: string): string | undefined {
   for (const part of (header ?? '').split(';')) {
     const [key, ...value] = part.trim().split('=');
-    if (key === name) return decodeURIComponent(value.join('='));
+    if (key !== name) continue;
+    try {
+      return decodeURIComponent(value.join('='));
+    } catch {
+      return undefined;
+    }
   }
   return undefined;
 }
 
-/** The bearer token of a request (or WebSocket upgrade), else its session cookie. */
-export function bearerCredential(request: CredentialSource): string | undefined {
+/** The token of an `Authorization: Bearer …` header (undefined when absent or of another scheme). */
+export function bearerToken(request: Pick<CredentialSource, 'headers'>): string | undefined {
   const header = request.headers.authorization;
-  if (header) return /^Bearer\s+(\S+)\s*$/i.exec(header)?.[1];
-  const cookie = request.cookies?.[SESSION_COOKIE] ?? cookieValue(request.headers.cookie, SESSION_COOKIE);
-  return cookie ? cookie : undefined;
+  return header ? /^Bearer\s+(\S+)\s*$/i.exec(header)?.[1] : undefined;
+}
+
+/** The session id of a request's `parley_session` cookie (HTTP request or WebSocket upgrade). */
+export function sessionCookie(request: CredentialSource): string | undefined {
+  return (request.cookies?.[SESSION_COOKIE] ?? cookieValue(request.headers.cookie, SESSION_COOKIE)) || undefined;
+}
+
+/** A request's credential: its Authorization header when present (whatever it holds), else its session cookie. */
+export function requestCredential(request: CredentialSource): Credential | undefined {
+  if (request.headers.authorization) {
+    const token = bearerToken(request);
+    return token === undefined ? undefined : { kind: 'bearer', secret: token };
+  }
+  const session = sessionCookie(request);
+  return session === undefined ? undefined : { kind: 'session', secret: session };
 }

@@ -2,6 +2,7 @@ import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 
 export const PERSONAL_ACCESS_TOKEN_PREFIX = 'parley_pat_';
 export const SESSION_AGENT_TOKEN_PREFIX = 'parley_sat_';
+export const BROWSER_SESSION_PREFIX = 'parley_bs_';
 
 export function generateToken(prefix: string): string {
   return `${prefix}${randomBytes(32).toString('base64url')}`;

@@ -1,14 +1,17 @@
 import { Type } from 'class-transformer';
 import { IsArray, IsBoolean, IsInt, IsNotEmpty, IsOptional, IsString, MaxLength } from 'class-validator';
+import { INPUT_LIMITS } from '../../common/src/index.js';
 
 /** The envelope of a new bundle; the questions themselves are validated by the service (one rule set for every surface). */
 export class CreateClarificationDto {
   @IsString()
   @IsNotEmpty()
+  @MaxLength(INPUT_LIMITS.id)
   session_id!: string;
 
   @IsOptional()
   @IsString()
+  @MaxLength(INPUT_LIMITS.id)
   task_id?: string;
 
   @IsArray()
@@ -16,7 +19,7 @@ export class CreateClarificationDto {
 
   @IsOptional()
   @IsString()
-  @MaxLength(20000)
+  @MaxLength(INPUT_LIMITS.context)
   context?: string;
 }
 

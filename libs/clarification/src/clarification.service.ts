@@ -17,7 +17,7 @@ import {
   type ClarificationResponse,
   ClarificationStatus,
 } from './clarification.types.js';
-import { normalizeQuestions, sameQuestions } from './question.validation.js';
+import { normalizeContext, normalizeQuestions, sameQuestions } from './question.validation.js';
 import type { ResolutionResponse } from './resolution.envelope.js';
 import { Settlement, settlementOf, winnerStatus } from './settlement.js';
 import { WaiterPresenceRepository } from './waiter-presence.repository.js';
@@ -47,8 +47,6 @@ export interface BundleState {
   /** The winner's response once final (R12 envelope), else null. */
   response: ResolutionResponse | null;
 }
-
-const MAX_CONTEXT = 20_000;
 
 function openStatus(rows: readonly BundleRow[], active: boolean): BundleStatus {
   if (active) return 'pending';
@@ -89,11 +87,7 @@ export class ClarificationService implements OnModuleInit {
    */
   async ask(input: AskInput): Promise<AskResult> {
     const questions = normalizeQuestions(input.questions);
-    if (input.context !== undefined && input.context !== null && typeof input.context !== 'string') {
-      throw ClarificationError.validation('context must be a string');
-    }
-    const context = typeof input.context === 'string' ? input.context : '';
-    if (context.length > MAX_CONTEXT) throw ClarificationError.validation(`context must be at most ${MAX_CONTEXT} characters`);
+    const context = normalizeContext(input.context);
     const result = await inTransaction(this.dataSource, async (manager) => {
       const session = await this.sessions.lockById(input.sessionId, manager);
       if (!session) throw new ClarificationError(ClarificationErrorCode.NotFound, 'session not found');

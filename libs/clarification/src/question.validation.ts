@@ -1,7 +1,7 @@
+import { INPUT_LIMITS } from '../../common/src/index.js';
 import { ClarificationError } from './clarification.errors.js';
 import type { Question, QuestionOption } from './clarification.types.js';
 
-const MAX_TEXT = 4000;
 const QUESTION_KEYS = new Set(['id', 'title', 'prompt', 'options']);
 const OPTION_KEYS = new Set(['option_id', 'label', 'description']);
 
@@ -9,15 +9,15 @@ function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
-function optionalText(value: unknown, field: string): string {
+function optionalText(value: unknown, field: string, maxLength: number): string {
   if (value === undefined || value === null) return '';
   if (typeof value !== 'string') throw ClarificationError.validation(`${field} must be a string`);
-  if (value.length > MAX_TEXT) throw ClarificationError.validation(`${field} must be at most ${MAX_TEXT} characters`);
+  if (value.length > maxLength) throw ClarificationError.validation(`${field} must be at most ${maxLength} characters`);
   return value;
 }
 
-function requiredText(value: unknown, field: string): string {
-  const text = optionalText(value, field);
+function requiredText(value: unknown, field: string, maxLength: number): string {
+  const text = optionalText(value, field, maxLength);
   if (text.trim() === '') throw ClarificationError.validation(`${field} is required`);
   return text;
 }
@@ -30,11 +30,11 @@ function rejectUnknownKeys(value: Record<string, unknown>, allowed: Set<string>,
 function normalizeOption(value: unknown, field: string, questionNumber: number, optionNumber: number): QuestionOption {
   if (!isRecord(value)) throw ClarificationError.validation(`${field} must be an object`);
   rejectUnknownKeys(value, OPTION_KEYS, field);
-  const optionId = optionalText(value.option_id, `${field}.option_id`).trim();
+  const optionId = optionalText(value.option_id, `${field}.option_id`, INPUT_LIMITS.id).trim();
   return {
     option_id: optionId || `q${questionNumber}_opt${optionNumber}`,
-    label: requiredText(value.label, `${field}.label`),
-    description: optionalText(value.description, `${field}.description`),
+    label: requiredText(value.label, `${field}.label`, INPUT_LIMITS.label),
+    description: optionalText(value.description, `${field}.description`, INPUT_LIMITS.description),
   };
 }
 
@@ -49,11 +49,11 @@ function normalizeQuestion(value: unknown, index: number): Question {
   const normalizedOptions = options.map((option, j) => normalizeOption(option, `${field}.options[${j}]`, index + 1, j + 1));
   const duplicate = normalizedOptions.find((option, j) => normalizedOptions.findIndex((o) => o.option_id === option.option_id) !== j);
   if (duplicate) throw ClarificationError.validation(`${field}.options has a duplicate option_id "${duplicate.option_id}"`);
-  const id = optionalText(value.id, `${field}.id`).trim();
+  const id = optionalText(value.id, `${field}.id`, INPUT_LIMITS.id).trim();
   return {
     id: id || `q${index + 1}`,
-    title: optionalText(value.title, `${field}.title`),
-    prompt: requiredText(value.prompt, `${field}.prompt`),
+    title: optionalText(value.title, `${field}.title`, INPUT_LIMITS.title),
+    prompt: requiredText(value.prompt, `${field}.prompt`, INPUT_LIMITS.prompt),
     options: normalizedOptions,
   };
 }
@@ -70,6 +70,14 @@ export function normalizeQuestions(value: unknown): Question[] {
   const duplicate = questions.find((question, i) => questions.findIndex((q) => q.id === question.id) !== i);
   if (duplicate) throw ClarificationError.validation(`questions has a duplicate id "${duplicate.id}"`);
   return questions;
+}
+
+/**
+ * A bundle's context: optional text of at most INPUT_LIMITS.context characters, '' when absent.
+ * For ClarificationService.ask(), so every surface that asks (REST, the in-session MCP tool) gets it.
+ */
+export function normalizeContext(value: unknown): string {
+  return optionalText(value, 'context', INPUT_LIMITS.context);
 }
 
 /** Two bundles are identical when their questions have the same prompts and options, in order. */

@@ -1,9 +1,10 @@
+import { INPUT_LIMITS } from '../../common/src/index.js';
 import { ClarificationError } from './clarification.errors.js';
 import { type Answer, type BundleRow, ClarificationStatus, type Question, type TerminalStatus } from './clarification.types.js';
 import { requestFromRows } from './bundle.mapper.js';
 
 /** N8b: reason and custom_text are capped at 2000 runes (code points, not bytes or UTF-16 units). */
-export const MAX_TEXT_RUNES = 2000;
+export const MAX_TEXT_RUNES = INPUT_LIMITS.answerText;
 const ANSWER_KEYS = new Set(['question_id', 'selected_options', 'custom_text']);
 
 /** What a caller submits, from any surface, before validation. */

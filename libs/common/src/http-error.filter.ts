@@ -2,6 +2,7 @@ import { ArgumentsHost, Catch, ExceptionFilter, HttpException, Logger } from '@n
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { DATABASE_UNAVAILABLE_MESSAGE, isDatabaseUnavailable } from './database-unavailable.js';
 import { DomainError } from './domain-error.js';
+import { RequestBoundaryError, surfaceOf } from './request-boundary.error.js';
 
 /** The challenge every 401 carries (RFC 6750: bearer tokens; the session cookie holds the same token). */
 export const BEARER_CHALLENGE = 'Bearer realm="parley"';
@@ -67,6 +68,10 @@ export class HttpErrorFilter implements ExceptionFilter {
   }
 
   reply(exception: unknown, request: FastifyRequest, reply: FastifyReply): void {
+    if (exception instanceof RequestBoundaryError) {
+      void reply.status(exception.httpStatus).send(exception.bodyFor(surfaceOf(request.url)));
+      return;
+    }
     const { status, body } = toErrorResponse(exception, String(request.id), this.logger);
     // RFC 9110 §15.5.2: a 401 names the scheme the client should authenticate with.
     if (status === 401) void reply.header('www-authenticate', BEARER_CHALLENGE);

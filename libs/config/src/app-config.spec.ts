@@ -1,5 +1,5 @@
 import path from 'node:path';
-import { type AppConfig, ConfigError, loadConfig, LOG_LEVELS } from './app-config.js';
+import { type AppConfig, ConfigError, isLoopbackHost, loadConfig, LOG_LEVELS, unauthenticatedNetworkWarning } from './app-config.js';
 
 /** The error loadConfig throws for `env`, or a failure when it does not throw a ConfigError. */
 function configError(env: Record<string, string>): ConfigError {
@@ -67,6 +67,27 @@ describe('loadConfig', () => {
       expect(loadConfig({ GRAPHIQL: 'FALSE' }).graphql.graphiql).toBe(false);
     });
 
+    it('uses the documented security defaults', () => {
+      const config = loadConfig({});
+      expect({
+        publicUrl: config.publicUrl,
+        allowUnauthenticatedNetwork: config.allowUnauthenticatedNetwork,
+        browserSessionIdleTimeoutMs: config.browserSessionIdleTimeoutMs,
+        browserSessionMaxAgeMs: config.browserSessionMaxAgeMs,
+        requestTimeoutMs: config.requestTimeoutMs,
+        headersTimeoutMs: config.headersTimeoutMs,
+        keepAliveTimeoutMs: config.keepAliveTimeoutMs,
+      }).toEqual({
+        publicUrl: undefined,
+        allowUnauthenticatedNetwork: false,
+        browserSessionIdleTimeoutMs: 12 * 3_600_000,
+        browserSessionMaxAgeMs: 7 * 24 * 3_600_000,
+        requestTimeoutMs: 30_000,
+        headersTimeoutMs: 10_000,
+        keepAliveTimeoutMs: 5_000,
+      });
+    });
+
     it('treats empty and blank values as unset', () => {
       const blank = { PORT: '', HOST: '  ', DATABASE_URL: '', DATA_DIR: ' ', AUTH_MODE: '', ADMIN_TOKEN: '   ', LOG_LEVEL: '\t', BODY_LIMIT_BYTES: '' };
       expect(loadConfig(blank)).toEqual(loadConfig({}));
@@ -104,7 +125,7 @@ describe('loadConfig', () => {
       ['::1', '::1'],
       [' localhost ', 'localhost'],
     ])('HOST=%j ⇒ %j', (value, expected) => {
-      expect(loadConfig({ HOST: value }).host).toBe(expected);
+      expect(loadConfig({ HOST: value, AUTH_MODE: 'enabled' }).host).toBe(expected);
     });
 
     it.each([
@@ -180,6 +201,28 @@ describe('loadConfig', () => {
       expect(read(loadConfig({ [variable]: '150' }))).toBe(150);
     });
 
+    it.each([
+      ['BROWSER_SESSION_IDLE_TIMEOUT_MS', 'browserSessionIdleTimeoutMs', {}],
+      ['BROWSER_SESSION_MAX_AGE_MS', 'browserSessionMaxAgeMs', { BROWSER_SESSION_IDLE_TIMEOUT_MS: '1000' }],
+      ['REQUEST_TIMEOUT_MS', 'requestTimeoutMs', { HEADERS_TIMEOUT_MS: '1000' }],
+      ['HEADERS_TIMEOUT_MS', 'headersTimeoutMs', {}],
+      ['KEEP_ALIVE_TIMEOUT_MS', 'keepAliveTimeoutMs', {}],
+    ] as const)('%s is read as an integer into %s', (variable, key, companions) => {
+      expect(loadConfig({ ...companions, [variable]: '1500' })[key]).toBe(1500);
+    });
+
+    it.each(['http://localhost:3000', 'https://parley.example.com'])('PUBLIC_URL=%s is kept', (value) => {
+      expect(loadConfig({ PUBLIC_URL: value }).publicUrl).toBe(value);
+    });
+
+    it.each([
+      ['true', true],
+      ['TRUE', true],
+      ['false', false],
+    ])('ALLOW_UNAUTHENTICATED_NETWORK=%s ⇒ %s', (value, expected) => {
+      expect(loadConfig({ ALLOW_UNAUTHENTICATED_NETWORK: value }).allowUnauthenticatedNetwork).toBe(expected);
+    });
+
     it.each(['http://localhost:9000/resume', 'https://hooks.example.com/parley'])('RESUME_WEBHOOK_URL=%s is kept', (value) => {
       expect(loadConfig({ RESUME_WEBHOOK_URL: value }).resumeWebhookUrl).toBe(value);
     });
@@ -234,6 +277,9 @@ describe('loadConfig', () => {
       ['BODY_LIMIT_BYTES', '1mb', 'must be an integer between 1024 and 67108864 (got "1mb")'],
       ['RESUME_WEBHOOK_URL', 'ftp://example.com/x', 'must be an http:// or https:// URL'],
       ['RESUME_WEBHOOK_URL', 'nowhere', 'must be an http:// or https:// URL'],
+      ['PUBLIC_URL', 'parley.example.com', 'must be an http:// or https:// URL'],
+      ['ALLOW_UNAUTHENTICATED_NETWORK', 'yes', 'must be one of true, false (got "yes")'],
+      ['REQUEST_TIMEOUT_MS', '0', 'must be an integer between 100 and 3600000 (got "0")'],
     ])('%s=%j', (variable, value, detail) => {
       const error = configError({ [variable]: value });
       expect(error).toBeInstanceOf(Error);
@@ -257,8 +303,62 @@ describe('loadConfig', () => {
       expect(configError({ ADMIN_TOKEN: 'short-secret-token' }).message).not.toContain('short-secret-token');
     });
 
+    it('HEADERS_TIMEOUT_MS may not exceed REQUEST_TIMEOUT_MS (Node refuses it)', () => {
+      const error = configError({ REQUEST_TIMEOUT_MS: '1000', HEADERS_TIMEOUT_MS: '2000' });
+      expect(error.variable).toBe('HEADERS_TIMEOUT_MS');
+      expect(error.message).toBe('Invalid configuration: HEADERS_TIMEOUT_MS must not exceed REQUEST_TIMEOUT_MS (1000)');
+      expect(configError({ HEADERS_TIMEOUT_MS: '40000' }).variable).toBe('HEADERS_TIMEOUT_MS');
+    });
+
+    it('BROWSER_SESSION_IDLE_TIMEOUT_MS may not exceed BROWSER_SESSION_MAX_AGE_MS', () => {
+      const error = configError({ BROWSER_SESSION_IDLE_TIMEOUT_MS: '7200000', BROWSER_SESSION_MAX_AGE_MS: '3600000' });
+      expect(error.variable).toBe('BROWSER_SESSION_IDLE_TIMEOUT_MS');
+      expect(error.message).toBe('Invalid configuration: BROWSER_SESSION_IDLE_TIMEOUT_MS must not exceed BROWSER_SESSION_MAX_AGE_MS (3600000)');
+    });
+
     it('names the first bad variable even when others are valid', () => {
       expect(configError({ PORT: '8080', AUTH_MODE: 'enabled', LOG_LEVEL: 'nope' }).variable).toBe('LOG_LEVEL');
+    });
+  });
+
+  describe('AUTH_MODE=disabled on the network (issue 10)', () => {
+    it.each(['0.0.0.0', '::', '192.168.1.10', 'parley.example.com'])('refuses HOST=%s with AUTH_MODE=disabled, naming the variables', (host) => {
+      const environments: Record<string, string>[] = [{ HOST: host }, { HOST: host, AUTH_MODE: 'disabled' }, { HOST: host, ALLOW_UNAUTHENTICATED_NETWORK: 'false' }];
+      for (const env of environments) {
+        const error = configError(env);
+        expect(error.variable).toBe('AUTH_MODE');
+        expect(error.message).toContain(`AUTH_MODE is disabled while HOST=${host} is not a loopback address`);
+        expect(error.message).toContain('ALLOW_UNAUTHENTICATED_NETWORK=true');
+      }
+    });
+
+    it('accepts it when ALLOW_UNAUTHENTICATED_NETWORK=true, with a warning to log at every start', () => {
+      const config = loadConfig({ HOST: '0.0.0.0', ALLOW_UNAUTHENTICATED_NETWORK: 'true' });
+      expect(config.host).toBe('0.0.0.0');
+      expect(unauthenticatedNetworkWarning(config)).toMatch(/^AUTH_MODE=disabled on HOST=0\.0\.0\.0 \(ALLOW_UNAUTHENTICATED_NETWORK=true\)/);
+    });
+
+    it('needs nothing and warns about nothing on a loopback HOST or with AUTH_MODE=enabled', () => {
+      for (const env of [{}, { HOST: '127.0.0.1' }, { HOST: 'localhost' }, { HOST: '::1' }, { HOST: '0.0.0.0', AUTH_MODE: 'enabled' }]) {
+        expect(unauthenticatedNetworkWarning(loadConfig(env))).toBeUndefined();
+      }
+    });
+
+    it.each([
+      ['127.0.0.1', true],
+      ['127.1.2.3', true],
+      ['localhost', true],
+      ['LOCALHOST', true],
+      ['::1', true],
+      ['[::1]', true],
+      ['::ffff:127.0.0.1', true],
+      ['0.0.0.0', false],
+      ['::', false],
+      ['10.0.0.1', false],
+      ['128.0.0.1', false],
+      ['localhost.example.com', false],
+    ])('isLoopbackHost(%j) ⇒ %s', (host, expected) => {
+      expect(isLoopbackHost(host)).toBe(expected);
     });
   });
 });

@@ -36,6 +36,20 @@ export interface AppConfig {
   leaseTtlMs: number;
   /** How often a process renews its lease (and sweeps deliveries whose owner's lease expired). */
   leaseHeartbeatMs: number;
+  /** The URL browsers reach the server at: its origin is accepted on cookie-authenticated writes; https ⇒ `Secure` cookie. */
+  publicUrl: string | undefined;
+  /** AUTH_MODE=disabled on a non-loopback HOST was explicitly accepted (a warning is logged at every start). */
+  allowUnauthenticatedNetwork: boolean;
+  /** A browser session ends after this long without a request… */
+  browserSessionIdleTimeoutMs: number;
+  /** …and this long after sign-in, whatever its use. */
+  browserSessionMaxAgeMs: number;
+  /** Longest a client may take to send a whole request (headers and body); then its socket is closed. */
+  requestTimeoutMs: number;
+  /** Longest a client may take to send a request's headers. */
+  headersTimeoutMs: number;
+  /** How long an idle keep-alive connection is kept open between requests. */
+  keepAliveTimeoutMs: number;
   graphql: GraphqlLimits;
   mcp: McpLimits;
   rateLimits: RateLimits;
@@ -139,6 +153,45 @@ function readHttpUrl(env: Env, name: string): string | undefined {
   throw new ConfigError(name, 'must be an http:// or https:// URL');
 }
 
+const LOOPBACK_HOSTS = new Set(['localhost', '::1', '0:0:0:0:0:0:0:1']);
+
+/** Whether binding HOST exposes the server only to this machine. */
+export function isLoopbackHost(host: string): boolean {
+  const name = host.toLowerCase().replace(/^\[(.*)\]$/, '$1');
+  return LOOPBACK_HOSTS.has(name) || /^(::ffff:)?127(\.\d{1,3}){3}$/.test(name);
+}
+
+/**
+ * AUTH_MODE=disabled serves every route to whoever can connect: refused on a non-loopback HOST
+ * unless ALLOW_UNAUTHENTICATED_NETWORK=true says so (then warned about at every start).
+ */
+function checkNetworkExposure(config: Pick<AppConfig, 'authMode' | 'host' | 'allowUnauthenticatedNetwork'>): void {
+  if (config.authMode !== 'disabled' || isLoopbackHost(config.host) || config.allowUnauthenticatedNetwork) return;
+  throw new ConfigError(
+    'AUTH_MODE',
+    `is disabled while HOST=${config.host} is not a loopback address: every route would be served without credentials to the network. ` +
+      'Set AUTH_MODE=enabled, bind HOST to a loopback address, or set ALLOW_UNAUTHENTICATED_NETWORK=true to accept it',
+  );
+}
+
+/** The warning logged at every start while the server is knowingly open to the network without authentication. */
+export function unauthenticatedNetworkWarning(config: AppConfig): string | undefined {
+  if (config.authMode !== 'disabled' || isLoopbackHost(config.host)) return undefined;
+  return `AUTH_MODE=disabled on HOST=${config.host} (ALLOW_UNAUTHENTICATED_NETWORK=true): every route is served without credentials to anyone who can reach this address`;
+}
+
+function checkTimeouts(config: Pick<AppConfig, 'headersTimeoutMs' | 'requestTimeoutMs'>): void {
+  if (config.headersTimeoutMs > config.requestTimeoutMs) {
+    throw new ConfigError('HEADERS_TIMEOUT_MS', `must not exceed REQUEST_TIMEOUT_MS (${config.requestTimeoutMs})`);
+  }
+}
+
+function checkBrowserSessionTimeouts(config: Pick<AppConfig, 'browserSessionIdleTimeoutMs' | 'browserSessionMaxAgeMs'>): void {
+  if (config.browserSessionIdleTimeoutMs > config.browserSessionMaxAgeMs) {
+    throw new ConfigError('BROWSER_SESSION_IDLE_TIMEOUT_MS', `must not exceed BROWSER_SESSION_MAX_AGE_MS (${config.browserSessionMaxAgeMs})`);
+  }
+}
+
 function readAdminToken(env: Env): string | undefined {
   const raw = readString(env, 'ADMIN_TOKEN');
   if (raw !== undefined && raw.length < 24) {
@@ -159,7 +212,7 @@ const PER_WINDOW_MAX = 1_000_000;
 
 export function loadConfig(env: Env = process.env): AppConfig {
   const authMode = readChoice<AuthMode>(env, 'AUTH_MODE', ['disabled', 'enabled'], 'disabled');
-  return {
+  const config: AppConfig = {
     port: readInteger(env, 'PORT', 3000, 0, 65535),
     host: readString(env, 'HOST') ?? '127.0.0.1',
     databaseUrl: readDatabaseUrl(env),
@@ -197,5 +250,16 @@ export function loadConfig(env: Env = process.env): AppConfig {
       lists: readInteger(env, 'RATE_LIMIT_LISTS', 1_200, 1, PER_WINDOW_MAX),
       asks: readInteger(env, 'RATE_LIMIT_ASKS', 600, 1, PER_WINDOW_MAX),
     },
+    publicUrl: readHttpUrl(env, 'PUBLIC_URL'),
+    allowUnauthenticatedNetwork: readBoolean(env, 'ALLOW_UNAUTHENTICATED_NETWORK', false),
+    browserSessionIdleTimeoutMs: readInteger(env, 'BROWSER_SESSION_IDLE_TIMEOUT_MS', 12 * HOUR, 1000, 365 * 24 * HOUR),
+    browserSessionMaxAgeMs: readInteger(env, 'BROWSER_SESSION_MAX_AGE_MS', 7 * 24 * HOUR, 1000, 365 * 24 * HOUR),
+    requestTimeoutMs: readInteger(env, 'REQUEST_TIMEOUT_MS', 30_000, 100, HOUR),
+    headersTimeoutMs: readInteger(env, 'HEADERS_TIMEOUT_MS', 10_000, 100, HOUR),
+    keepAliveTimeoutMs: readInteger(env, 'KEEP_ALIVE_TIMEOUT_MS', 5_000, 100, HOUR),
   };
+  checkTimeouts(config);
+  checkBrowserSessionTimeouts(config);
+  checkNetworkExposure(config);
+  return config;
 }

@@ -1,7 +1,7 @@
 import mercurius from 'mercurius';
 import { AuthorizationError, AuthorizationErrorCode } from '../../authorization/src/index.js';
 import { ClarificationError, ClarificationErrorCode } from '../../clarification/src/index.js';
-import { DATABASE_UNAVAILABLE_MESSAGE, isDatabaseUnavailable } from '../../common/src/index.js';
+import { DATABASE_UNAVAILABLE_MESSAGE, isDatabaseUnavailable, RequestBoundaryError } from '../../common/src/index.js';
 import { RateLimitError } from '../../rate-limit/src/index.js';
 import { TasksError, TasksErrorCode } from '../../tasks/src/index.js';
 
@@ -77,6 +77,7 @@ function authorizationCode(code: AuthorizationErrorCode): GraphqlErrorCode {
 /** The one mapping of every module's typed errors onto GraphQL errors with `extensions.code`. */
 export function toGraphqlError(error: unknown): Error {
   if (error instanceof mercurius.ErrorWithProps) return error;
+  if (error instanceof RequestBoundaryError) return new mercurius.ErrorWithProps(error.message, error.extensions);
   if (error instanceof ClarificationError) return new mercurius.ErrorWithProps(error.message, { code: clarificationCode(error.code) });
   if (error instanceof TasksError) return new mercurius.ErrorWithProps(error.message, { code: tasksCode(error.code) });
   if (error instanceof AuthorizationError) {

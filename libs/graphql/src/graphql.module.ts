@@ -5,9 +5,9 @@ import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { type DocumentNode, type ExecutionResult, GraphQLError, type GraphQLSchema, specifiedRules, validate } from 'graphql';
 import mercurius, { type MercuriusContext } from 'mercurius';
 import type WebSocket from 'ws';
-import { AuthorizationError, bearerCredential, IdentityService } from '../../authorization/src/index.js';
+import { AuthorizationError, type Credential, IdentityService, requestCredential } from '../../authorization/src/index.js';
 import { ClarificationModule } from '../../clarification/src/index.js';
-import { BEARER_CHALLENGE } from '../../common/src/index.js';
+import { BEARER_CHALLENGE, findUnstorableText, RequestBoundaryError, RequestBoundaryErrorCode } from '../../common/src/index.js';
 import { APP_CONFIG, type AppConfig } from '../../config/src/index.js';
 import { RateLimitService } from '../../rate-limit/src/index.js';
 import { TasksModule } from '../../tasks/src/index.js';
@@ -22,11 +22,12 @@ import { maxFieldsRule } from './query-cost.rule.js';
 import { checkRequestShape } from './request-shape.js';
 import { RESOLVERS } from './schema-printer.js';
 import { guardSubscribeMessages } from './subscription-guard.js';
+import { storableTextRule } from './storable-text.rule.js';
 
 export const MAX_QUERY_DEPTH = 10;
 export const MAX_QUERY_FIELDS = 500;
 
-const validationRules = [maxFieldsRule(MAX_QUERY_FIELDS)];
+const validationRules = [maxFieldsRule(MAX_QUERY_FIELDS), storableTextRule];
 
 /**
  * Mercurius executes subscription documents without validating them (only their depth is checked),
@@ -35,6 +36,15 @@ const validationRules = [maxFieldsRule(MAX_QUERY_FIELDS)];
 function validateSubscription(schema: GraphQLSchema, document: DocumentNode): void {
   const [error] = validate(schema, document, [...specifiedRules, ...validationRules]);
   if (error) throw error;
+}
+
+/**
+ * Variables PostgreSQL could not store are refused before execution. Those of a JSON body were
+ * already refused by the body parser; this catches the ones of a GET query string.
+ */
+function refuseUnstorableVariables(_schema: GraphQLSchema, _document: DocumentNode, _context: unknown, variables: unknown): void {
+  const found = findUnstorableText(variables, 'variables');
+  if (found) throw new RequestBoundaryError(RequestBoundaryErrorCode.UnstorableText, found);
 }
 
 /**
@@ -64,7 +74,7 @@ interface RequestBody {
 function graphqlOptions(identity: IdentityService, config: AppConfig, limits: RateLimitService): MercuriusDriverConfig {
   // A bad or missing credential leaves the caller unknown (fields then answer UNAUTHENTICATED); any
   // other failure — the database being unreachable — is reported as what it is, never as a 401.
-  const callerOf = async (credential: string | undefined) => {
+  const callerOf = async (credential: Credential | undefined) => {
     try {
       return await identity.resolveCaller(credential);
     } catch (error) {
@@ -94,10 +104,11 @@ function graphqlOptions(identity: IdentityService, config: AppConfig, limits: Ra
         checkOperationCost(schema, document, variables, name, costLimits);
         const caller = (context as GraphqlContext).caller;
         await spendOperationBudget(limits, { schema, document, operationName: name }, { caller, address: reply?.request.ip ?? '', reply });
+        refuseUnstorableVariables(schema, document, context, variables);
       },
       preSubscriptionExecution: validateSubscription,
     },
-    context: async (request: FastifyRequest): Promise<GraphqlContext> => ({ caller: await callerOf(bearerCredential(request)) }),
+    context: async (request: FastifyRequest): Promise<GraphqlContext> => ({ caller: await callerOf(requestCredential(request)) }),
     errorFormatter: (execution, context) => {
       const formatted = mercurius.defaultErrorFormatter(execution, context);
       const unauthenticated = execution.errors?.some(
@@ -114,12 +125,12 @@ function graphqlOptions(identity: IdentityService, config: AppConfig, limits: Ra
           checkDocument: (document, variables, operationName) =>
             checkOperationCost(socketSchema(request), document, variables, operationName, costLimits),
         });
-        return { caller: await callerOf(bearerCredential(request)) };
+        return { caller: await callerOf(requestCredential(request)) };
       },
       onConnect: async ({ payload }: { payload?: unknown }) => {
         const credential = connectionInitCredential(payload);
         if (!credential) return true;
-        const caller = await callerOf(credential);
+        const caller = await callerOf({ kind: 'bearer', secret: credential });
         return caller ? { caller } : false;
       },
     },

@@ -1,6 +1,6 @@
 import { Controller, Delete, Get, Logger, Post, Req, Res } from '@nestjs/common';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { AuthorizationError, bearerCredential, IdentityService } from '../../authorization/src/index.js';
+import { AuthorizationError, bearerToken, IdentityService } from '../../authorization/src/index.js';
 import { AgentAskService } from '../../clarification/src/index.js';
 import { Public } from '../../common/src/index.js';
 import { sessionAgentKey } from '../../rate-limit/src/index.js';
@@ -26,7 +26,7 @@ export class SessionMcpController {
 
   @Post()
   async post(@Req() request: FastifyRequest, @Res() reply: FastifyReply): Promise<void> {
-    const credential = bearerCredential(request);
+    const credential = bearerToken(request);
     const agent = credential ? await this.identity.authenticateSessionAgent(credential) : undefined;
     if (!agent) throw AuthorizationError.unauthenticated('a session agent token is required');
     if (!(await this.admission.admit(request.body, sessionAgentKey(agent.sessionId), reply))) return;

@@ -3,6 +3,7 @@ import type { SessionAgent } from '../../authorization/src/index.js';
 import { type AgentAskService, normalizeQuestions } from '../../clarification/src/index.js';
 import { askResult, askResultSchema, askToolResult } from './ask-result.js';
 import { defineTool, type McpTool } from './mcp-tool.js';
+import { INPUT_LIMITS } from '../../common/src/index.js';
 
 // Strict: a key the creation rules do not know is refused (as REST refuses it), never silently dropped.
 const optionSchema = z.strictObject({
@@ -20,7 +21,7 @@ const questionSchema = z.strictObject({
 
 const askInput = z.strictObject({
   questions: z.array(questionSchema).describe('1 to 4 questions'),
-  context: z.string().optional().describe('Why you are asking'),
+  context: z.string().max(INPUT_LIMITS.context).optional().describe(`Why you are asking (at most ${INPUT_LIMITS.context} characters)`),
 });
 
 export const ASK_TOOL = 'ask_user_question_kandev';

@@ -1,7 +1,7 @@
 import { Injectable, OnModuleInit } from '@nestjs/common';
 import { HttpAdapterHost } from '@nestjs/core';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { bearerCredential } from '../../authorization/src/index.js';
+import { requestCredential } from '../../authorization/src/index.js';
 import { RateLimitError } from './rate-limit.errors.js';
 import { rateLimitHeaders } from './rate-limit.headers.js';
 import { addressKey } from './rate-limit.keys.js';
@@ -12,7 +12,7 @@ import { RateLimitService } from './rate-limit.service.js';
 export const MCP_RATE_LIMITED = -32029;
 
 const presentsCredential = (request: FastifyRequest): boolean =>
-  request.headers.authorization !== undefined || bearerCredential(request) !== undefined;
+  request.headers.authorization !== undefined || requestCredential(request) !== undefined;
 
 /** Each surface's own error shape for a refusal that happens before any surface code runs. */
 export function rateLimitedBody(url: string, message: string): object {

@@ -1,42 +1,43 @@
 import { Type } from 'class-transformer';
 import { IsEnum, IsInt, IsNotEmpty, IsOptional, IsString, IsUrl, Max, MaxLength, Min } from 'class-validator';
+import { INPUT_LIMITS } from '../../common/src/index.js';
 import { SessionState } from './session-state.js';
 
 export class CreateWorkspaceDto {
   @IsString()
   @IsNotEmpty()
-  @MaxLength(200)
+  @MaxLength(INPUT_LIMITS.name)
   name!: string;
 
   @IsOptional()
   @IsString()
-  @MaxLength(200)
+  @MaxLength(INPUT_LIMITS.id)
   owner_id?: string;
 }
 
 export class CreateTaskDto {
   @IsString()
   @IsNotEmpty()
-  @MaxLength(500)
+  @MaxLength(INPUT_LIMITS.title)
   title!: string;
 
   @IsOptional()
   @IsString()
-  @MaxLength(200)
+  @MaxLength(INPUT_LIMITS.id)
   workspace_id?: string;
 }
 
 export class ListTasksQueryDto {
   @IsOptional()
   @IsString()
-  @MaxLength(200)
+  @MaxLength(INPUT_LIMITS.id)
   workspace_id?: string;
 }
 
 export class CreateSessionDto {
   @IsOptional()
   @IsUrl({ protocols: ['http', 'https'], require_protocol: true, require_tld: false })
-  @MaxLength(2000)
+  @MaxLength(INPUT_LIMITS.url)
   resume_url?: string;
 }
 

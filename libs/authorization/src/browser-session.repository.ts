@@ -1,0 +1,65 @@
+import { Injectable } from '@nestjs/common';
+import { DataSource } from 'typeorm';
+import { queryRow, queryRows } from '../../persistence/src/index.js';
+
+export interface NewBrowserSession {
+  id: string;
+  sessionSha256: string;
+  userId: string;
+  tokenId: string;
+  idleTimeoutMs: number;
+  maxAgeMs: number;
+}
+
+@Injectable()
+export class BrowserSessionRepository {
+  constructor(private readonly dataSource: DataSource) {}
+
+  /** Opens a session, and forgets the user's sessions that have already expired. */
+  async insert(session: NewBrowserSession): Promise<void> {
+    await queryRows(
+      this.dataSource,
+      `WITH purged AS (
+         DELETE FROM browser_sessions
+          WHERE user_id = $3 AND (idle_expires_at <= clock_timestamp() OR expires_at <= clock_timestamp())
+       )
+       INSERT INTO browser_sessions (id, session_sha256, user_id, token_id, idle_expires_at, expires_at)
+       VALUES ($1, $2, $3, $4,
+               clock_timestamp() + make_interval(secs => $5::double precision / 1000),
+               clock_timestamp() + make_interval(secs => $6::double precision / 1000))`,
+      [session.id, session.sessionSha256, session.userId, session.tokenId, session.idleTimeoutMs, session.maxAgeMs],
+    );
+  }
+
+  /**
+   * The user of a live session: not idle or absolutely expired, its token not revoked. Its idle
+   * expiry is pushed forward (never past the absolute one) once `touchAfterMs` has passed since the
+   * last push, so most reads write nothing.
+   */
+  async use(sessionSha256: string, idleTimeoutMs: number, touchAfterMs: number): Promise<string | undefined> {
+    const row = await queryRow<{ user_id: string }>(
+      this.dataSource,
+      `WITH live AS (
+         SELECT s.id, s.user_id, s.last_seen_at
+           FROM browser_sessions s
+           JOIN access_tokens t ON t.id = s.token_id AND t.revoked_at IS NULL
+          WHERE s.session_sha256 = $1
+            AND s.idle_expires_at > clock_timestamp()
+            AND s.expires_at > clock_timestamp()
+       ), touched AS (
+         UPDATE browser_sessions s
+            SET last_seen_at = clock_timestamp(),
+                idle_expires_at = LEAST(clock_timestamp() + make_interval(secs => $2::double precision / 1000), s.expires_at)
+           FROM live
+          WHERE s.id = live.id AND live.last_seen_at < clock_timestamp() - make_interval(secs => $3::double precision / 1000)
+       )
+       SELECT user_id FROM live`,
+      [sessionSha256, idleTimeoutMs, touchAfterMs],
+    );
+    return row?.user_id;
+  }
+
+  async delete(sessionSha256: string): Promise<void> {
+    await queryRows(this.dataSource, `DELETE FROM browser_sessions WHERE session_sha256 = $1`, [sessionSha256]);
+  }
+}
