@@ -7,11 +7,10 @@ import { readFile } from 'node:fs/promises';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { GraphQLSchema } from 'graphql';
-import type pg from 'pg';
 import request from 'supertest';
-import { DataSource } from 'typeorm';
 import { loadConfig } from '../libs/config/src/index.js';
 import { buildSchemaSdl, printSortedSchema } from '../libs/graphql/src/index.js';
+import { captureStatements } from './support/statements.js';
 import { startApp, TEST_ADMIN_TOKEN, type TestApp } from './support/app.js';
 import { browserHeaders, createRunningSession, createUser, type SessionFixture, signIn, TWO_QUESTIONS } from './support/fixtures.js';
 import { gql, gqlData, graphqlErrorsOf, sleep, subscribe, type GqlResult } from './support/graphql.js';
@@ -798,51 +797,6 @@ describe('the committed SDL, limits and GraphiQL', () => {
  * out gets its `query` wrapped (once), and TypeORM's logger is wrapped as a second, independent
  * witness. The question-event poller (a background timer) is excluded by its text.
  */
-function countQueries(t: TestApp) {
-  const dataSource = t.app.get(DataSource);
-  const pool = (dataSource.driver as unknown as { master: pg.Pool }).master;
-  const background = /question_event/;
-  const viaPool: string[] = [];
-  const viaLogger: string[] = [];
-  let counting = false;
-  const wrapped = new WeakSet<object>();
-  const onAcquire = (client: pg.PoolClient) => {
-    if (wrapped.has(client)) return;
-    wrapped.add(client);
-    const original = client.query.bind(client) as (...args: unknown[]) => unknown;
-    (client as unknown as { query: (...args: unknown[]) => unknown }).query = (...args: unknown[]) => {
-      const first = args[0];
-      const text = typeof first === 'string' ? first : ((first as { text?: string } | undefined)?.text ?? '');
-      if (counting && !background.test(text)) viaPool.push(text);
-      return original(...args);
-    };
-  };
-  pool.on('acquire', onAcquire);
-  const logger = dataSource.logger;
-  const originalLogQuery = logger.logQuery.bind(logger);
-  logger.logQuery = (query, parameters, runner) => {
-    if (counting && !background.test(query)) viaLogger.push(query);
-    return originalLogQuery(query, parameters, runner);
-  };
-  return {
-    async during<T>(action: () => Promise<T>): Promise<{ result: T; pool: string[]; logger: string[] }> {
-      viaPool.length = 0;
-      viaLogger.length = 0;
-      counting = true;
-      try {
-        const result = await action();
-        return { result, pool: [...viaPool], logger: [...viaLogger] };
-      } finally {
-        counting = false;
-      }
-    },
-    restore() {
-      pool.off('acquire', onAcquire);
-      logger.logQuery = originalLogQuery;
-    },
-  };
-}
-
 describe.each(['disabled', 'enabled'] as const)('tasks: a constant number of SQL queries per page (AUTH_MODE=%s)', (mode) => {
   let t: TestApp;
   let bearer: string | undefined;
@@ -873,7 +827,7 @@ describe.each(['disabled', 'enabled'] as const)('tasks: a constant number of SQL
   }
 
   it('the same count for 2 and for 20 tasks with pending actions (both counters agree)', async () => {
-    const counter = countQueries(t);
+    const counter = captureStatements(t);
     try {
       for (let index = 0; index < 1; index += 1) await addTask(index);
       const small = await counter.during(() => gqlData<{ tasks: Task[] }>(t, TASKS, { workspaceId }, bearer));
