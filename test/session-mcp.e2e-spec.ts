@@ -296,8 +296,8 @@ describe('/mcp/session (in-session MCP surface)', () => {
       { label: 'context not a string', args: () => ({ questions: TWO_QUESTIONS, context: 5 }), names: /at context/ },
       {
         label: 'unknown question key',
-        args: () => ({ questions: [{ prompt: 'x', options: [{ label: 'a' }, { label: 'b' }], multi_select: true }] }),
-        names: /multi_select/,
+        args: () => ({ questions: [{ prompt: 'x', options: [{ label: 'a' }, { label: 'b' }], priority: 1 }] }),
+        names: /priority/,
       },
       {
         label: 'unknown option key',
