@@ -158,7 +158,7 @@ describe('a command racing a REST answer and an MCP answer: one winner across al
     for (let index = 0; index < ROUNDS; index += 1) {
       const lead = SURFACES[index % 3] as Surface;
       // Every other round is gated; the others stagger, the lead a little early (or in a dead heat).
-      const start: Start = index % 2 === 1 ? { kind: 'gated' } : { kind: 'staggered', lead, headStartMs: [15, 5, 0][index % 3] as number };
+      const start: Start = index % 2 === 1 ? { kind: 'gated' } : { kind: 'staggered', lead, headStartMs: [15, 5, 0][Math.floor(index / 6) % 3] as number };
       await round(index, start);
     }
     // The race is real on every surface: each one won some rounds.
