@@ -409,6 +409,17 @@ describe('answer_decision: receipts, claims and leases', () => {
     expect(pending.httpStatus).toBe(202);
     expect(pending.body).toMatchObject({ status: 'pending', disposition: 'in_progress' });
     expect((await receipt('store-down'))?.state).toBe('reserved');
+    // A failure while re-driving that reservation does not hide it either.
+    const restoreCheck = intercept(receipts, 'findClaim', () => async () => {
+      throw new Error('connection terminated');
+    });
+    let stillPending;
+    try {
+      stillPending = await command(t, answerRequest(w.sessionId, w.decisionRef, { requestId: 'store-down' }));
+    } finally {
+      restoreCheck();
+    }
+    expect(stillPending.body).toMatchObject({ status: 'pending', disposition: 'in_progress' });
     // Released at once: the retry takes it over and answers.
     expect((await command(t, answerRequest(w.sessionId, w.decisionRef, { requestId: 'store-down' }))).body.status).toBe('accepted');
   });

@@ -104,11 +104,12 @@ export class CommandService {
     const command: LiveCommand = { request, identity: canonicalMutation(request), echo: liveEcho(request.requestId) };
     const owner: Ownership = { requestId: request.requestId, ownerHash: tokenHash(), workerId: request.workerId, claimHash: tokenHash() };
     let phase: Phase = 'unreserved';
+    let takeover: ReceiptRow | undefined;
     try {
       const existing = await this.receipts.find(request.requestId);
       const verdict = existing ? await this.judge(command, existing) : undefined;
       if (verdict?.kind === 'reply') return verdict.reply;
-      const takeover = verdict?.receipt;
+      takeover = verdict?.receipt;
 
       let checked: CheckedDecision;
       try {
@@ -142,7 +143,8 @@ export class CommandService {
       return await this.send(caller, command, owner, checked);
     } catch (error) {
       if (error instanceof DecisionError) throw error;
-      return this.afterUnexpected(command, owner, phase, error);
+      // An abandoned reservation of this request exists: it is still there, recoverable.
+      return this.afterUnexpected(command, owner, takeover && phase === 'unreserved' ? 'reserved' : phase, error);
     }
   }
 
