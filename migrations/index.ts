@@ -3,6 +3,7 @@ import { QuestionEvents1764576000000 } from './1764576000000-question-events.js'
 import { ReplicaDelivery1764662400000 } from './1764662400000-replica-delivery.js';
 import { ExactlyOnce1764800000000 } from './1764800000000-exactly-once.js';
 import { BrowserSessions1765000000000 } from './1765000000000-browser-sessions.js';
+import { CommandReceipts1765100000000 } from './1765100000000-command-receipts.js';
 
 /** Every migration, in order. Listed explicitly so the ESM build needs no glob loading. */
 export const MIGRATIONS = [
@@ -11,4 +12,5 @@ export const MIGRATIONS = [
   ReplicaDelivery1764662400000,
   ExactlyOnce1764800000000,
   BrowserSessions1765000000000,
+  CommandReceipts1765100000000,
 ];

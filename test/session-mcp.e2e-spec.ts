@@ -295,8 +295,8 @@ describe('/mcp/session (in-session MCP surface)', () => {
       },
       {
         label: 'unknown question key',
-        args: () => ({ questions: [{ prompt: 'x', options: [{ label: 'a' }, { label: 'b' }], multi_select: true }] }),
-        message: 'questions[0].multi_select is not an allowed field',
+        args: () => ({ questions: [{ prompt: 'x', options: [{ label: 'a' }, { label: 'b' }], priority: 1 }] }),
+        message: 'questions[0].priority is not an allowed field',
       },
       {
         label: 'unknown option key',

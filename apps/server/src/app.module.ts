@@ -3,6 +3,7 @@ import { AuthorizationModule } from '../../../libs/authorization/src/index.js';
 import { ClarificationModule } from '../../../libs/clarification/src/index.js';
 import { EventBusModule } from '../../../libs/common/src/index.js';
 import { type AppConfig, ConfigModule } from '../../../libs/config/src/index.js';
+import { DecisionsModule } from '../../../libs/decisions/src/index.js';
 import { ParleyGraphqlModule } from '../../../libs/graphql/src/index.js';
 import { McpModule } from '../../../libs/mcp/src/index.js';
 import { PersistenceModule } from '../../../libs/persistence/src/index.js';
@@ -22,6 +23,7 @@ export class AppModule {
         AuthorizationModule,
         TasksModule,
         ClarificationModule,
+        DecisionsModule,
         McpModule,
         ParleyGraphqlModule,
       ],

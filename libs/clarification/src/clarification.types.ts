@@ -4,11 +4,17 @@ export interface QuestionOption {
   description: string;
 }
 
+/** How a connector may answer a question (issue 13); absent means `single`. */
+export type QuestionKind = 'single' | 'plan';
+
 export interface Question {
   id: string;
   title: string;
   prompt: string;
   options: QuestionOption[];
+  /** Optional creation fields, stored only when the asker sets them. */
+  multi_select?: boolean;
+  kind?: QuestionKind;
 }
 
 export interface ClarificationRequest {

@@ -1,8 +1,9 @@
 import { INPUT_LIMITS } from '../../common/src/index.js';
 import { ClarificationError } from './clarification.errors.js';
-import type { Question, QuestionOption } from './clarification.types.js';
+import type { Question, QuestionKind, QuestionOption } from './clarification.types.js';
 
-const QUESTION_KEYS = new Set(['id', 'title', 'prompt', 'options']);
+const QUESTION_KEYS = new Set(['id', 'title', 'prompt', 'options', 'multi_select', 'kind']);
+const QUESTION_KINDS: readonly QuestionKind[] = ['single', 'plan'];
 const OPTION_KEYS = new Set(['option_id', 'label', 'description']);
 
 function isRecord(value: unknown): value is Record<string, unknown> {
@@ -38,6 +39,21 @@ function normalizeOption(value: unknown, field: string, questionNumber: number, 
   };
 }
 
+/** Issue 13: `multi_select` and `kind` are optional and kept only when given, so other questions are unchanged. */
+function answeringMode(value: Record<string, unknown>, field: string): Pick<Question, 'multi_select' | 'kind'> {
+  const mode: Pick<Question, 'multi_select' | 'kind'> = {};
+  if (value.multi_select !== undefined && value.multi_select !== null) {
+    if (typeof value.multi_select !== 'boolean') throw ClarificationError.validation(`${field}.multi_select must be a boolean`);
+    mode.multi_select = value.multi_select;
+  }
+  if (value.kind !== undefined && value.kind !== null) {
+    if (!QUESTION_KINDS.includes(value.kind as QuestionKind)) throw ClarificationError.validation(`${field}.kind must be "single" or "plan"`);
+    mode.kind = value.kind as QuestionKind;
+  }
+  if (mode.kind === 'plan' && mode.multi_select) throw ClarificationError.validation(`${field}.multi_select cannot be true when kind is "plan"`);
+  return mode;
+}
+
 function normalizeQuestion(value: unknown, index: number): Question {
   const field = `questions[${index}]`;
   if (!isRecord(value)) throw ClarificationError.validation(`${field} must be an object`);
@@ -55,6 +71,7 @@ function normalizeQuestion(value: unknown, index: number): Question {
     title: optionalText(value.title, `${field}.title`, INPUT_LIMITS.title),
     prompt: requiredText(value.prompt, `${field}.prompt`, INPUT_LIMITS.prompt),
     options: normalizedOptions,
+    ...answeringMode(value, field),
   };
 }
 

@@ -17,6 +17,8 @@ const questionSchema = z.strictObject({
   title: z.string().optional(),
   prompt: z.string().describe('The question itself'),
   options: z.array(optionSchema).describe('2 to 6 options'),
+  multi_select: z.boolean().optional().describe('true when several options may be picked together'),
+  kind: z.enum(['single', 'plan']).optional().describe('"plan": approve or revise a plan by picking exactly one option'),
 });
 
 const askInput = z.strictObject({

@@ -1,0 +1,54 @@
+import { Injectable } from '@nestjs/common';
+import { AccessService, type Caller } from '../../authorization/src/index.js';
+import { type BundleRow, ClarificationError, type ResolutionInput, validateOutcome } from '../../clarification/src/index.js';
+import type { AnswerDecisionRequest } from './command.request.js';
+import { answerFor, decisionOf } from './decision.mapper.js';
+import { DecisionRepository } from './decision.repository.js';
+import { CommandStatus, DecisionError } from './decisions.errors.js';
+
+/** A request proven against the worker's current decision: what ResolveBundle will be asked. */
+export interface CheckedDecision {
+  workerId: string;
+  pendingId: string;
+  decisionRef: string;
+  input: ResolutionInput;
+}
+
+/**
+ * Checks 1–5 of the contract, read-only, in its order: worker missing, closed or not the caller's
+ * ⇒ unknown_worker (one answer for all three); decision unsupported (more than one question, more
+ * than nine options, unknown kind) ⇒ unsupported_decision; not the current decision ⇒
+ * decision_not_pending; selection invalid ⇒ invalid_selection.
+ */
+@Injectable()
+export class DecisionCheckService {
+  constructor(
+    private readonly decisions: DecisionRepository,
+    private readonly access: AccessService,
+  ) {}
+
+  async check(caller: Caller, request: AnswerDecisionRequest): Promise<CheckedDecision> {
+    const worker = await this.decisions.findWorker(request.workerId);
+    if (!worker || !worker.open || !(await this.access.authorizeTaskAccess(caller, worker.task_id))) {
+      throw DecisionError.unknownWorker();
+    }
+    const rows = await this.decisions.currentBundleRows(worker.id);
+    if (rows.length === 0) throw DecisionError.notPending();
+    const shape = decisionOf(rows);
+    if (!shape.supported) throw DecisionError.unsupported(shape.reason);
+    if (shape.decision.view.decision_ref !== request.decisionRef) throw DecisionError.notPending();
+    const input = answerFor(shape.decision, request.selection);
+    assertResolvable(input, rows);
+    return { workerId: worker.id, pendingId: rows[0]?.metadata.pending_id ?? '', decisionRef: request.decisionRef, input };
+  }
+}
+
+/** ResolveBundle's own answer rules (N6–N8b), run here so a send never fails on them. */
+function assertResolvable(input: ResolutionInput, rows: BundleRow[]): void {
+  try {
+    validateOutcome(input, rows);
+  } catch (error) {
+    if (error instanceof ClarificationError) throw new DecisionError(CommandStatus.InvalidSelection, error.message, { field: 'params.selection' });
+    throw error;
+  }
+}

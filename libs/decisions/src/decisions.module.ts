@@ -1,0 +1,26 @@
+import { Module } from '@nestjs/common';
+import { ClarificationModule } from '../../clarification/src/index.js';
+import { CommandClock } from './command-clock.js';
+import { CommandReceiptRepository } from './command-receipt.repository.js';
+import { CommandRetentionService } from './command-retention.service.js';
+import { CommandService } from './command.service.js';
+import { DecisionCheckService } from './decision-check.service.js';
+import { DecisionRepository } from './decision.repository.js';
+import { DecisionsController } from './decisions.controller.js';
+import { PendingInteractionsService } from './pending-interactions.service.js';
+
+@Module({
+  imports: [ClarificationModule],
+  controllers: [DecisionsController],
+  providers: [
+    CommandClock,
+    CommandReceiptRepository,
+    CommandRetentionService,
+    CommandService,
+    DecisionCheckService,
+    DecisionRepository,
+    PendingInteractionsService,
+  ],
+  exports: [CommandClock, CommandReceiptRepository, CommandRetentionService, CommandService, PendingInteractionsService],
+})
+export class DecisionsModule {}

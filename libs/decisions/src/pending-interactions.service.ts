@@ -1,0 +1,63 @@
+import { Injectable } from '@nestjs/common';
+import { AccessService, type Caller } from '../../authorization/src/index.js';
+import type { BundleRow } from '../../clarification/src/index.js';
+import { decisionOf, type DecisionView } from './decision.mapper.js';
+import { DecisionRepository, type WorkerBundleHead } from './decision.repository.js';
+
+export const PENDING_SCHEMA_VERSION = 1;
+
+export interface PendingInteraction {
+  worker_id: string;
+  task_id: string;
+  pending_id: string;
+  kind: 'question';
+  status: 'open';
+  question: string;
+  question_count: number;
+  created_at: string;
+  /** `decision` only when a command can answer it: one question, single / plan / multi, at most nine options. */
+  meta: { decision?: DecisionView };
+}
+
+export interface PendingInteractionsPayload {
+  schema_version: number;
+  pending_interactions: PendingInteraction[];
+}
+
+function interactionOf(head: WorkerBundleHead, rows: BundleRow[]): PendingInteraction {
+  const shape = decisionOf(rows);
+  const first = rows[0] as BundleRow;
+  const createdAt = rows.reduce((min, row) => (row.created_at < min ? row.created_at : min), first.created_at);
+  return {
+    worker_id: head.worker_id,
+    task_id: head.task_id,
+    pending_id: head.pending_id,
+    kind: 'question',
+    status: 'open',
+    question: typeof first.metadata.question?.prompt === 'string' ? first.metadata.question.prompt : first.content,
+    question_count: rows.length,
+    created_at: new Date(createdAt).toISOString(),
+    meta: shape.supported ? { decision: shape.decision.view } : {},
+  };
+}
+
+/** GET /api/v1/pending-interactions: one item per visible worker whose current active bundle exists. */
+@Injectable()
+export class PendingInteractionsService {
+  constructor(
+    private readonly decisions: DecisionRepository,
+    private readonly access: AccessService,
+  ) {}
+
+  async list(caller: Caller): Promise<PendingInteractionsPayload> {
+    const heads = await this.decisions.listWorkerBundles(await this.access.visibleWorkspaceIds(caller));
+    const rows = await this.decisions.bundleRows(heads.map((head) => head.pending_id));
+    return {
+      schema_version: PENDING_SCHEMA_VERSION,
+      pending_interactions: heads.flatMap((head) => {
+        const bundle = rows.filter((row) => row.metadata.pending_id === head.pending_id);
+        return bundle.length > 0 ? [interactionOf(head, bundle)] : [];
+      }),
+    };
+  }
+}

@@ -1,0 +1,68 @@
+import { ClarificationError, ClarificationErrorCode, type Resolution } from '../../clarification/src/index.js';
+import { assertNever } from '../../common/src/index.js';
+import { Disposition, failureEnvelope, liveEcho, toReply, type CommandReply } from './command.envelope.js';
+import type { TerminalState } from './command-receipt.repository.js';
+import { CommandStatus, DecisionError } from './decisions.errors.js';
+
+/** What one ResolveBundle call proved: the receipt's terminal state and, unless accepted, why. */
+export type SendOutcome = { state: 'accepted' } | { state: 'rejected' | 'uncertain'; error: DecisionError };
+
+const MAY_HAVE_LANDED = 'the answer may or may not have been recorded; it will not be resent';
+
+export function dispositionOf(state: TerminalState): Disposition {
+  switch (state) {
+    case 'accepted':
+      return Disposition.TerminalAccepted;
+    case 'rejected':
+      return Disposition.TerminalRejected;
+    case 'uncertain':
+      return Disposition.TerminalUncertain;
+    default: {
+      const unhandled: never = state;
+      throw new Error(`unknown terminal state ${String(unhandled)}`);
+    }
+  }
+}
+
+/** Only a claim this command won is `accepted`; a loser never is, whatever the winner said. */
+export function outcomeOfResolution(resolution: Resolution): SendOutcome {
+  return resolution.claimed ? { state: 'accepted' } : { state: 'rejected', error: DecisionError.notPending() };
+}
+
+/**
+ * The one mapping of ResolveBundle's errors. Not found, validation and not-active are raised before
+ * its claim could write anything, so they are definite rejections; every other error may come after
+ * the claim committed: uncertain, never resent.
+ */
+export function outcomeOfResolveError(error: unknown): SendOutcome {
+  const uncertain: SendOutcome = { state: 'uncertain', error: DecisionError.uncertain(MAY_HAVE_LANDED) };
+  if (!(error instanceof ClarificationError)) return uncertain;
+  switch (error.code) {
+    case ClarificationErrorCode.NotFound:
+      return { state: 'rejected', error: DecisionError.unknownWorker() };
+    case ClarificationErrorCode.Validation:
+      return { state: 'rejected', error: new DecisionError(CommandStatus.InvalidSelection, error.message, { field: 'params.selection' }) };
+    case ClarificationErrorCode.NotActive:
+      return { state: 'rejected', error: DecisionError.notPending() };
+    case ClarificationErrorCode.SessionEnded:
+    case ClarificationErrorCode.TaskArchived:
+    case ClarificationErrorCode.WaitEnded:
+    case ClarificationErrorCode.DeliveryFailed:
+    case ClarificationErrorCode.InProgress:
+    case ClarificationErrorCode.Internal:
+      return uncertain;
+    default:
+      return assertNever(error.code);
+  }
+}
+
+/** The envelope of a started send whose owner stopped (lease expired) before recording its outcome. */
+export function abandonedSendReply(requestId: string): CommandReply {
+  return toReply(
+    failureEnvelope(
+      liveEcho(requestId),
+      DecisionError.uncertain(`the sender stopped before recording the outcome; ${MAY_HAVE_LANDED}`),
+      Disposition.TerminalUncertain,
+    ),
+  );
+}
