@@ -853,6 +853,7 @@ describe('list_pending_questions_kandev (spec 002 L1–L16, D1–D7)', () => {
           { status: 'pending' },
           { status: null },
           { status: 'expired' },
+          { status: 'weird' },
         ],
       });
       await seedBundle(t, await seedSession(t), { createdAt: at(2), rows: [{ status: 'answered' }, { status: 'rejected' }] });
@@ -865,6 +866,9 @@ describe('list_pending_questions_kandev (spec 002 L1–L16, D1–D7)', () => {
         ['q2', 'pending'],
         ['q3', 'pending'],
         ['q4', 'expired'],
+        // D3: a value outside the five known statuses is reported as pending (as the reference does);
+        // membership is unchanged — D4 still decides what is active.
+        ['q5', 'pending'],
       ]);
     } finally {
       await done();

@@ -9,28 +9,38 @@ import type { ClarificationResponse } from '../../clarification/src/index.js';
  * an object keyed by question id; an entry carries the first selected option and/or the custom
  * text, or `answered: false`; a rejection adds `rejected: true` (and `reject_reason` when not
  * empty) and marks entries without an answer `{answered: false, rejected: true}`.
+ * One addition the reference cannot produce, so no agent written for it meets it: a question asked
+ * with `multi_select: true` (issue 13) whose answer picked more than one option also carries them
+ * all as `selected_options`.
  */
-export type AskEntry = { selected_option?: string; custom_text?: string } | { answered: false; rejected?: true };
+export type AskEntry = { selected_option?: string; selected_options?: string[]; custom_text?: string } | { answered: false; rejected?: true };
 export type AskResult = Record<string, AskEntry | boolean | string>;
 
-function entryFor(answer: { selected_options: readonly string[]; custom_text: string } | undefined, rejected: boolean): AskEntry {
-  const entry: { selected_option?: string; custom_text?: string } = {};
+function entryFor(
+  answer: { selected_options: readonly string[]; custom_text: string } | undefined,
+  rejected: boolean,
+  multiSelect: boolean,
+): AskEntry {
+  const entry: { selected_option?: string; selected_options?: string[]; custom_text?: string } = {};
   const first = answer?.selected_options[0];
   if (first) entry.selected_option = first;
+  if (multiSelect && answer && answer.selected_options.length > 1) entry.selected_options = [...answer.selected_options];
   if (answer?.custom_text) entry.custom_text = answer.custom_text;
   if (entry.selected_option !== undefined || entry.custom_text !== undefined) return entry;
   return rejected ? { answered: false, rejected: true } : { answered: false };
 }
 
-/** `questionIds`: the asked questions' ids in order, as the bundle stores them (defaults q1..qN applied). */
-export function askResult(response: ClarificationResponse, questionIds: readonly string[]): AskResult {
+/** `questions`: the asked questions in order, as the bundle stores them (defaults q1..qN applied). */
+export function askResult(response: ClarificationResponse, questions: ReadonlyArray<{ id: string; multi_select?: boolean }>): AskResult {
   const result: AskResult = {};
   if (response.rejected) {
     result.rejected = true;
     if (response.reject_reason !== '') result.reject_reason = response.reject_reason;
   }
   const answers = new Map(response.answers.map((answer) => [answer.question_id, answer]));
-  for (const id of questionIds) result[id] = entryFor(answers.get(id), response.rejected);
+  for (const question of questions) {
+    result[question.id] = entryFor(answers.get(question.id), response.rejected, question.multi_select === true);
+  }
   return result;
 }
 
@@ -60,6 +70,7 @@ export function askToolResult(result: AskResult): CallToolResult {
 
 const askEntrySchema = z.object({
   selected_option: z.string().optional().describe('The first option_id the user selected'),
+  selected_options: z.array(z.string()).optional().describe('Every option_id the user selected, when more than one (multi_select questions)'),
   custom_text: z.string().optional().describe('What the user typed'),
   answered: z.literal(false).optional().describe('Present (false) when the question got neither'),
   rejected: z.literal(true).optional().describe('Present (true) on an unanswered question of a rejected bundle'),

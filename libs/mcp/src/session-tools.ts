@@ -53,8 +53,7 @@ export function sessionTools(agent: SessionAgent, asks: AgentAskService): McpToo
           },
         });
         // The ids as the bundle stores them (q1..qN where the agent gave none); the ask already validated them.
-        const questionIds = normalizeQuestions(questions).map((question) => question.id);
-        return askToolResult(askResult(response, questionIds));
+        return askToolResult(askResult(response, normalizeQuestions(questions)));
       },
     }),
   ];
