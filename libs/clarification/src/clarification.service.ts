@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { Inject, Injectable, type OnModuleInit } from '@nestjs/common';
 import { DataSource } from 'typeorm';
-import { AccessService, type Caller, callerReach } from '../../authorization/src/index.js';
+import { AccessService, AuthorizationError, type Caller, CallerRevocations, callerReach } from '../../authorization/src/index.js';
 import { EventBus } from '../../common/src/index.js';
 import { APP_CONFIG, type AppConfig } from '../../config/src/index.js';
 import { inTransaction, ProcessLease } from '../../persistence/src/index.js';
@@ -75,6 +75,7 @@ export class ClarificationService implements OnModuleInit {
     private readonly lifecycle: ClarificationLifecycleService,
     private readonly lease: ProcessLease,
     private readonly access: AccessService,
+    private readonly revocations: CallerRevocations,
     private readonly events: EventBus,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
@@ -201,14 +202,24 @@ export class ClarificationService implements OnModuleInit {
     if (before.status === 'answered' || before.status === 'rejected') return recordedResponse(rows);
     if (before.status !== 'pending' && before.status !== 'delivering') throw ClarificationError.notActive();
     const role = caller.kind === 'agent' || caller.kind === 'synthetic' ? WaiterRole.Agent : WaiterRole.Observer;
-    const waiting = this.waiters.wait(pendingId, { role, timeoutMs: this.config.waitTimeoutMs, signal });
+    // Revocation bites an open wait: the answer never reaches a credential revoked meanwhile.
+    const revoked = new AbortController();
+    const stopWatching = this.revocations.watch(caller, () => revoked.abort());
+    const waiting = this.waiters.wait(pendingId, {
+      role,
+      timeoutMs: this.config.waitTimeoutMs,
+      signal: signal ? AbortSignal.any([signal, revoked.signal]) : revoked.signal,
+    });
     // Attached: a change from now on reaches this waiter; one more read covers a change in between.
     void this.recheck(pendingId);
     try {
       return await waiting;
     } catch (error) {
+      if (revoked.signal.aborted) throw AuthorizationError.unauthenticated('the credential was revoked');
       if (error instanceof WaitError) throw waitEnded(error.reason);
       throw error;
+    } finally {
+      stopWatching();
     }
   }
 
