@@ -86,8 +86,11 @@ export class ResolveBundleService {
           const settled = await this.readSettled(pendingId);
           rows = settled.rows;
           if (settlementOf(rows) === Settlement.Delivering) throw ClarificationError.inProgress();
-          // No winner: the bundle is not active (409) — unless a winner was just rolled back, when this attempt proceeds.
-          if (settlementOf(rows) === Settlement.Open && !settled.reopened) throw ClarificationError.notActive();
+          // No winner: the bundle is not active (409) — unless a winner was rolled back meanwhile (whether or not this
+          // caller saw it delivering first), when this attempt proceeds.
+          if (settlementOf(rows) === Settlement.Open && !settled.reopened && !(await this.bundles.isBundleActive(pendingId))) {
+            throw ClarificationError.notActive();
+          }
           break;
         }
       }
