@@ -34,7 +34,7 @@ describe('issue 9 §1b: the three-surface race against a refusing, a slow and a 
   });
   afterAll(async () => {
     // Information only: which surface won how often, per webhook behaviour.
-    console.info(`§1b race winners: ${JSON.stringify(wins)}`);
+    process.stdout.write(`§1b race winners (information only): ${JSON.stringify(wins)}\n`);
     await mcp.close();
     await Promise.all(receivers.map((receiver) => receiver.close()));
     await t.close();

@@ -16,10 +16,6 @@ import { killAllServers, killServer, type ServerProcess } from '../support/serve
 
 const EVENTS = `subscription Events($after: String) { questionEvents(after: $after) { id type pendingId } }`;
 type EventPayload = { questionEvents: { id: string; type: string; pendingId: string } };
-const ANSWERS = [
-  { question_id: 'db', selected_options: ['pg'], custom_text: '' },
-  { question_id: 'q2', selected_options: [], custom_text: 'ok' },
-];
 
 type Db = Pick<ReturnType<typeof openPool>, 'query'>;
 type Server = { baseUrl: string };
