@@ -154,4 +154,58 @@ describe('issue 9 §1b: the three-surface race against a refusing, a slow and a 
       delete (bundles as Partial<BundleRepository>).findBundle;
     }
   });
+
+  it('a loser that read the bundle rolled back, while another answer then won: told that answer, not a 409', async () => {
+    const webhook = await receiver(refuse);
+    const fixture = await createRunningSession(t, { bearer: token, resumeUrl: webhook.url });
+    const asked = await request(t.baseUrl)
+      .post('/api/v1/clarification/request')
+      .set('authorization', `Bearer ${token}`)
+      .send({ session_id: fixture.sessionId, questions: TWO_QUESTIONS })
+      .expect(200);
+    const pendingId = asked.body.pending_id as string;
+    const claims = t.app.get(ClaimRepository);
+    const bundles = t.app.get(BundleRepository);
+    const claim = claims.completeActiveBundle.bind(claims);
+    const read = bundles.findBundle.bind(bundles);
+    let arrived = 0;
+    let bothArrived!: () => void;
+    const barrier = new Promise<void>((resolve) => (bothArrived = resolve));
+    claims.completeActiveBundle = async (...args) => {
+      arrived += 1;
+      if (arrived === 2) bothArrived();
+      await barrier;
+      return claim(...args);
+    };
+    // The loser reads the bundle pending again (the winner was rolled back), then stalls while a rejection wins.
+    let loserRead!: () => void;
+    const readDone = new Promise<void>((resolve) => (loserRead = resolve));
+    let stalled = false;
+    bundles.findBundle = async (id, ...rest) => {
+      if (id !== pendingId || stalled) return read(id, ...rest);
+      stalled = true;
+      await eventually(async () => (isRestored(await rowsOf(t.db, pendingId)) ? true : undefined), 5_000, 'the winner rolled back');
+      const rows = await read(id, ...rest);
+      loserRead();
+      await eventually(async () => ((await rowsOf(t.db, pendingId))[0]?.status === 'rejected' ? true : undefined), 5_000, 'the rejection');
+      return rows;
+    };
+    try {
+      const client = { baseUrl: t.baseUrl, token, mcp };
+      const racing = Promise.all([
+        submit('rest', client, pendingId, { kind: 'answer', answers: ANSWERS.rest }),
+        submit('graphql', client, pendingId, { kind: 'answer', answers: ANSWERS.graphql }),
+      ]);
+      await readDone;
+      const rejection = await submit('mcp', client, pendingId, { kind: 'reject', reason: 'not needed' });
+      expect(rejection).toMatchObject({ kind: 'resolved', envelope: { claimed: true, status: 'rejected' } });
+      const outcomes = await racing;
+      const told = outcomes.filter((outcome) => outcome.kind === 'resolved');
+      expect(told).toEqual([{ kind: 'resolved', envelope: { claimed: false, status: 'rejected', response: { answers: [], rejected: true, reject_reason: '' } } }]);
+      expect(outcomes.filter((outcome) => outcome.kind === 'error').every(isRetryable)).toBe(true);
+    } finally {
+      delete (claims as Partial<ClaimRepository>).completeActiveBundle;
+      delete (bundles as Partial<BundleRepository>).findBundle;
+    }
+  });
 });

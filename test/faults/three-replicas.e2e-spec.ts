@@ -89,7 +89,7 @@ describe('issue 9: three replicas on one database', () => {
   });
 
   it('the same race while the agent waits live on A: the winner’s answer reaches that wait, nobody is resumed', async () => {
-    for (let index = 0; index < 3; index += 1) {
+    for (let index = 0; index < 6; index += 1) {
       const pendingId = await bundleOn(b, webhook.url);
       const agent = await waitOn(a, pendingId, 1);
       const submissions = Object.fromEntries(SURFACES.map((surface) => [surface, { kind: 'answer', answers: ANSWERS[surface] }])) as Record<Surface, Submission>;
