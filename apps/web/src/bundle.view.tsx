@@ -3,7 +3,8 @@ import { AnswerSummary } from './answer-summary.view.js';
 import { AnswerText } from './answer-text.view.js';
 import { fetchBundle } from './inbox.api.js';
 import type { InboxAction } from './inbox.state.js';
-import { assertNever, type Bundle, type Settlement, type TaskSummary } from './inbox.types.js';
+import { assertNever } from '../../../libs/common/src/assert-never.js';
+import type { Bundle, Settlement, TaskSummary } from './inbox.types.js';
 import { respond, type RespondBody, type RespondOutcome, SKIP } from './respond.api.js';
 import { SignedOutError } from './http.js';
 
@@ -14,8 +15,8 @@ interface Props {
   /** How the bundle stopped being answerable, if the feed said so. */
   settlement: Settlement | undefined;
   tasks: TaskSummary[];
-  dispatch(action: InboxAction): void;
-  onSignedOut(): void;
+  dispatch: (action: InboxAction) => void;
+  onSignedOut: () => void;
 }
 
 type Loaded = { kind: 'loading' } | { kind: 'missing' } | { kind: 'failed'; message: string } | { kind: 'ready'; bundle: Bundle };
@@ -93,8 +94,8 @@ export function BundleView({ pendingId, listed, settlement, tasks, dispatch, onS
 interface FormProps {
   bundle: Bundle;
   settlement: Settlement | undefined;
-  dispatch(action: InboxAction): void;
-  onSignedOut(): void;
+  dispatch: (action: InboxAction) => void;
+  onSignedOut: () => void;
 }
 
 function BundleForm({ bundle, settlement, dispatch, onSignedOut }: FormProps) {

@@ -1,3 +1,4 @@
+import { assertNever } from '../../../libs/common/src/assert-never.js';
 import type { FeedState } from './question-feed.js';
 import type { Bundle, Settlement } from './inbox.types.js';
 
@@ -82,10 +83,8 @@ export function reduceInbox(state: InboxState, action: InboxAction): InboxState 
     }
     case 'feed':
       return { ...state, feed: action.state };
-    default: {
-      const unhandled: never = action;
-      return unhandled;
-    }
+    default:
+      return assertNever(action);
   }
 }
 

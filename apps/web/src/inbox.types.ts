@@ -67,7 +67,3 @@ export type Settlement =
   | { kind: 'closed'; reason: 'CANCELLED' | 'EXPIRED' | 'SUPERSEDED' | 'INACTIVE' };
 
 export const MAX_ANSWER_CODE_POINTS = 2000;
-
-export function assertNever(value: never): never {
-  throw new Error(`unhandled case ${JSON.stringify(value)}`);
-}

@@ -2,15 +2,16 @@ import { useCallback, useEffect, useReducer, useRef, useState } from 'preact/hoo
 import { SignedOutError } from './http.js';
 import { type Directory, fetchBundle, fetchDirectory, fetchPendingPage, isPending } from './inbox.api.js';
 import { type InboxAction, type InboxState, initialInbox, reduceInbox } from './inbox.state.js';
-import { assertNever, type QuestionEvent, type Settlement } from './inbox.types.js';
+import { assertNever } from '../../../libs/common/src/assert-never.js';
+import type { QuestionEvent, Settlement } from './inbox.types.js';
 import { startQuestionFeed } from './question-feed.js';
 
 export interface Inbox {
   state: InboxState;
   directory: Directory;
   dispatch: (action: InboxAction) => void;
-  setWorkspace(workspaceId: string): void;
-  loadMore(): void;
+  setWorkspace: (workspaceId: string) => void;
+  loadMore: () => void;
 }
 
 function settlementOf(event: QuestionEvent): Settlement | undefined {

@@ -13,7 +13,3 @@ export abstract class DomainError<Code extends string = string> extends Error {
 
   abstract get httpStatus(): number;
 }
-
-export function assertNever(value: never): never {
-  throw new Error(`Unhandled case: ${String(value)}`);
-}

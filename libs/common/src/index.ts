@@ -1,3 +1,4 @@
+export * from './assert-never.js';
 export * from './domain-error.js';
 export * from './http-error.filter.js';
 export * from './validation.pipe.js';

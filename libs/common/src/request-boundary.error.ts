@@ -1,4 +1,5 @@
-import { assertNever, DomainError } from './domain-error.js';
+import { assertNever } from './assert-never.js';
+import { DomainError } from './domain-error.js';
 
 export enum RequestBoundaryErrorCode {
   /** A body that is not JSON, empty, not UTF-8 or has a forbidden field name; a URL that cannot be decoded. */

@@ -1,7 +1,7 @@
 import mercurius from 'mercurius';
 import { AuthorizationError, AuthorizationErrorCode } from '../../authorization/src/index.js';
 import { ClarificationError, ClarificationErrorCode } from '../../clarification/src/index.js';
-import { DATABASE_UNAVAILABLE_MESSAGE, isDatabaseUnavailable, RequestBoundaryError } from '../../common/src/index.js';
+import { assertNever, DATABASE_UNAVAILABLE_MESSAGE, isDatabaseUnavailable, RequestBoundaryError } from '../../common/src/index.js';
 import { RateLimitError } from '../../rate-limit/src/index.js';
 import { TasksError, TasksErrorCode } from '../../tasks/src/index.js';
 
@@ -32,10 +32,8 @@ function clarificationCode(code: ClarificationErrorCode): GraphqlErrorCode {
     case ClarificationErrorCode.DeliveryFailed:
     case ClarificationErrorCode.Internal:
       return GraphqlErrorCode.Internal;
-    default: {
-      const unhandled: never = code;
-      throw new Error(`unmapped code ${String(unhandled)}`);
-    }
+    default:
+      return assertNever(code);
   }
 }
 
@@ -52,10 +50,8 @@ function tasksCode(code: TasksErrorCode): GraphqlErrorCode {
       return GraphqlErrorCode.Conflict;
     case TasksErrorCode.InvalidArgument:
       return GraphqlErrorCode.BadUserInput;
-    default: {
-      const unhandled: never = code;
-      throw new Error(`unmapped code ${String(unhandled)}`);
-    }
+    default:
+      return assertNever(code);
   }
 }
 
@@ -67,10 +63,8 @@ function authorizationCode(code: AuthorizationErrorCode): GraphqlErrorCode {
       return GraphqlErrorCode.NotFound;
     case AuthorizationErrorCode.InvalidArgument:
       return GraphqlErrorCode.BadUserInput;
-    default: {
-      const unhandled: never = code;
-      throw new Error(`unmapped code ${String(unhandled)}`);
-    }
+    default:
+      return assertNever(code);
   }
 }
 
