@@ -13,7 +13,7 @@ import { buildSchemaSdl, printSortedSchema } from '../libs/graphql/src/index.js'
 import { captureStatements } from './support/statements.js';
 import { startApp, TEST_ADMIN_TOKEN, type TestApp } from './support/app.js';
 import { browserHeaders, createRunningSession, createUser, type SessionFixture, signIn, TWO_QUESTIONS } from './support/fixtures.js';
-import { gql, gqlData, graphqlErrorsOf, sleep, subscribe, type GqlResult } from './support/graphql.js';
+import { gql, gqlData, graphqlErrorsOf, openStreams, subscribe, type GqlResult } from './support/graphql.js';
 import { connectMcp, type McpConnection } from './support/mcp.js';
 
 // ---------------------------------------------------------------------------------------------
@@ -106,9 +106,9 @@ function camelBundle(bundle: Record<string, unknown>): Bundle {
       prompt: question.prompt as string,
       status: question.status as string,
       options: (question.options as Array<Record<string, string>>).map((option) => ({
-        optionId: option.option_id as string,
-        label: option.label as string,
-        description: option.description as string,
+        optionId: option.option_id,
+        label: option.label,
+        description: option.description,
       })),
     })),
   };
@@ -725,13 +725,13 @@ describe('the committed SDL, limits and GraphiQL', () => {
       }
     }
     // A valid subscription document passes the same checks.
+    await openStreams(t, 0);
     const fine = subscribe<{ questionEvents: { type: string; pendingId: string } }>(
       t,
       `subscription { questionEvents { type pendingId response { answers { questionId } } } }`,
     );
     try {
-      await fine.connected;
-      await sleep(200);
+      await openStreams(t, 1);
       const fixture = await createRunningSession(t);
       const pendingId = await ask(t, fixture.sessionId);
       expect(await fine.waitFor(1)).toEqual([{ questionEvents: { type: 'ASKED', pendingId, response: null } }]);
@@ -747,7 +747,7 @@ describe('the committed SDL, limits and GraphiQL', () => {
     const html = page.text;
     expect(html).not.toMatch(/https?:\/\//);
     expect(html).not.toMatch(/<script>/);
-    const assets = [...html.matchAll(/(?:src|href)="([^"]+)"/g)].map((match) => match[1] as string);
+    const assets = [...html.matchAll(/(?:src|href)="([^"]+)"/g)].map((match) => match[1]);
     expect(assets).toEqual([
       '/graphiql/assets/graphiql.min.css',
       '/graphiql/assets/react.production.min.js',

@@ -1,7 +1,9 @@
 import { type Client, createClient } from 'graphql-ws';
 import request from 'supertest';
 import WebSocket from 'ws';
+import { QuestionEventService } from '../../libs/clarification/src/index.js';
 import type { TestApp } from './app.js';
+import { eventually } from './eventually.js';
 
 /** One GraphQL error as it comes over the wire. */
 export interface GqlError {
@@ -38,7 +40,7 @@ export async function gql<D = Record<string, unknown>>(
   if (bearer) req = req.set('authorization', `Bearer ${bearer}`);
   for (const [name, value] of Object.entries(options.headers ?? {})) req = req.set(name, value);
   const res = await req.send({ query, ...(variables ? { variables } : {}) });
-  return { status: res.status, headers: res.headers as Record<string, string>, body: res.body as GqlBody<D> };
+  return { status: res.status, headers: res.headers, body: res.body as GqlBody<D> };
 }
 
 /** The data of a successful operation; fails (with the errors in the message) when there were errors. */
@@ -65,14 +67,19 @@ export async function gqlError(
   const result = await gql(t, query, variables, bearer);
   const errors = result.body.errors ?? [];
   if (errors.length !== 1) throw new Error(`expected exactly one GraphQL error, got ${JSON.stringify(result.body)}`);
-  return { ...(errors[0] as GqlError), status: result.status };
+  return { ...(errors[0]), status: result.status };
 }
 
-export async function sleep(ms: number): Promise<void> {
-  await new Promise((resolve) => setTimeout(resolve, ms));
+/**
+ * The "stream open" signal: resolves once `t` holds exactly `count` open question-event streams. A
+ * stream counts from the moment a live event can reach it, so after `openStreams(t, n)` every event
+ * produced reaches the n subscriptions; `openStreams(t, 0)` waits for closed ones to be gone.
+ */
+export function openStreams(t: Pick<TestApp, 'app'>, count: number): Promise<true> {
+  const events = t.app.get(QuestionEventService);
+  return eventually(() => (events.openStreamCount() === count ? true : undefined), 5000, `${count} open event streams`);
 }
 
-/** Polls `read` until it yields a value other than undefined. */
 // ---------------------------------------------------------------------------------------------
 // Subscriptions over graphql-ws (the `graphql-transport-ws` protocol)
 // ---------------------------------------------------------------------------------------------
@@ -162,7 +169,7 @@ export function subscribe<T = Record<string, unknown>>(t: Pick<TestApp, 'baseUrl
     {
       next: (value) => {
         if (value.errors) payloadErrors.push(...(value.errors as unknown as GqlError[]));
-        if (value.data) events.push(value.data as T);
+        if (value.data) events.push(value.data);
         notify();
       },
       error: (reason) => fail(reason),

@@ -82,6 +82,11 @@ export class QuestionEventService implements OnModuleInit, OnApplicationShutdown
     }
   }
 
+  /** How many subscriber streams are open: a stream counts from the moment a live event can reach it. */
+  openStreamCount(): number {
+    return this.openStreams.size;
+  }
+
   /** Reads what settled after the head (one reader per process) and hands it to the live streams. */
   private poll(): void {
     if (this.polling) {
@@ -103,7 +108,7 @@ export class QuestionEventService implements OnModuleInit, OnApplicationShutdown
     for (;;) {
       const { events, unsettled } = await this.events.listSettledAfter(this.head, undefined, BATCH);
       if (events.length > 0) {
-        this.head = (events[events.length - 1] as QuestionEventRow).id;
+        this.head = (events[events.length - 1]).id;
         this.live.emit('batch', events);
       }
       if (events.length === BATCH) continue;
