@@ -15,6 +15,7 @@ import { RequestMethod } from '@nestjs/common';
 import { METHOD_METADATA, PATH_METADATA, ROUTE_ARGS_METADATA } from '@nestjs/common/constants.js';
 import { ModulesContainer } from '@nestjs/core';
 import { GraphQLSchemaHost } from '@nestjs/graphql';
+import type { FastifyInstance } from 'fastify';
 import { AcceptsSessionAgent, AdminOnly, RequireAccess } from '../libs/authorization/src/index.js';
 import { Public } from '../libs/common/src/index.js';
 import { GqlCaller } from '../libs/graphql/src/graphql-caller.js';
@@ -108,6 +109,26 @@ function graphqlFields(t: TestApp): { resolved: string[]; schema: string[] } {
   return { resolved: resolved.sort(), schema: fields.sort() };
 }
 
+/**
+ * Every method and path the HTTP server answers (HEAD aside: it mirrors GET), read from Fastify's
+ * route tree — so a route registered past Nest (a plugin, a hook) shows up too.
+ */
+function fastifyRoutes(t: TestApp): string[] {
+  const tree = (t.app.getHttpAdapter().getInstance() as FastifyInstance).printRoutes({ commonPrefix: false });
+  const parents: string[] = [];
+  return tree.split('\n').flatMap((line) => {
+    const node = /^([│ ]*)[└├]── (\S+) \(([^)]*)\)$/.exec(line.replace(/\u00a0/g, ' '));
+    if (!node) return [];
+    const depth = (node[1] as string).length / 4;
+    const segment = node[2] as string;
+    const parent = parents[depth - 1] ?? '';
+    const route = segment.startsWith('/') ? `${parent.replace(/\/$/, '')}${segment}` : `${parent.replace(/\/$/, '')}/${segment}`;
+    parents[depth] = route;
+    parents.length = depth + 1;
+    return (node[3] as string).split(', ').filter((method) => method !== 'HEAD').map((method) => `${method} ${route}`);
+  });
+}
+
 describe('access snapshot: every entry point and what it requires (issue 16)', () => {
   let t: TestApp;
   beforeAll(async () => {
@@ -125,6 +146,16 @@ describe('access snapshot: every entry point and what it requires (issue 16)', (
     const { resolved, schema } = graphqlFields(t);
     expect(resolved).toEqual(GRAPHQL_FIELDS);
     expect(resolved.map((line) => line.split(' — ')[0])).toEqual(schema);
+  });
+
+  it('the HTTP server answers nothing else: every route is a controller route above, the GraphQL endpoint or a static file of the web bundle', () => {
+    const controllerRoutes = new Set(restRoutes(t).map((line) => line.split(' — ')[0]));
+    const served = fastifyRoutes(t);
+    expect(served.length).toBeGreaterThan(controllerRoutes.size);
+    const beyondControllers = served.filter((route) => !controllerRoutes.has(route));
+    // GraphQL fields are listed above; the web bundle is static files, public by design, GET only.
+    const webBundle = (route: string) => /^GET \/(index\.html|assets\/[\w.-]+)?$/.test(route);
+    expect(beyondControllers.filter((route) => !webBundle(route)).sort()).toEqual(['GET /graphql', 'POST /graphql']);
   });
 
   it('MCP tools, by endpoint (each requires what its route above requires)', async () => {
