@@ -3,8 +3,7 @@ import { AnswerSummary } from './answer-summary.view.js';
 import { AnswerText } from './answer-text.view.js';
 import { fetchBundle } from './inbox.api.js';
 import type { InboxAction } from './inbox.state.js';
-import { assertNever } from '../../../libs/common/src/assert-never.js';
-import type { Bundle, Settlement, TaskSummary } from './inbox.types.js';
+import { assertNever, type Bundle, type Settlement, type TaskSummary } from './inbox.types.js';
 import { respond, type RespondBody, type RespondOutcome, SKIP } from './respond.api.js';
 import { SignedOutError } from './http.js';
 

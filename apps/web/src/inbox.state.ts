@@ -1,6 +1,5 @@
-import { assertNever } from '../../../libs/common/src/assert-never.js';
 import type { FeedState } from './question-feed.js';
-import type { Bundle, Settlement } from './inbox.types.js';
+import { assertNever, type Bundle, type Settlement } from './inbox.types.js';
 
 export interface InboxState {
   /** "" = every workspace the caller may see. */

@@ -67,3 +67,6 @@ export type Settlement =
   | { kind: 'closed'; reason: 'CANCELLED' | 'EXPIRED' | 'SUPERSEDED' | 'INACTIVE' };
 
 export const MAX_ANSWER_CODE_POINTS = 2000;
+
+/** The one exhaustiveness helper of libs/common (dependency-free, so the browser bundle can import it). */
+export { assertNever } from '../../../libs/common/src/assert-never.js';

@@ -2,8 +2,7 @@ import { useCallback, useEffect, useReducer, useRef, useState } from 'preact/hoo
 import { SignedOutError } from './http.js';
 import { type Directory, fetchBundle, fetchDirectory, fetchPendingPage, isPending } from './inbox.api.js';
 import { type InboxAction, type InboxState, initialInbox, reduceInbox } from './inbox.state.js';
-import { assertNever } from '../../../libs/common/src/assert-never.js';
-import type { QuestionEvent, Settlement } from './inbox.types.js';
+import { assertNever, type QuestionEvent, type Settlement } from './inbox.types.js';
 import { startQuestionFeed } from './question-feed.js';
 
 export interface Inbox {

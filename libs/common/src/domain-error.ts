@@ -13,3 +13,6 @@ export abstract class DomainError<Code extends string = string> extends Error {
 
   abstract get httpStatus(): number;
 }
+
+// The one exhaustiveness helper lives in its own module (the browser bundle imports it too).
+export { assertNever } from './assert-never.js';

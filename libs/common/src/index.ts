@@ -1,4 +1,3 @@
-export * from './assert-never.js';
 export * from './domain-error.js';
 export * from './http-error.filter.js';
 export * from './validation.pipe.js';

@@ -1,5 +1,4 @@
-import { assertNever } from './assert-never.js';
-import { DomainError } from './domain-error.js';
+import { assertNever, DomainError } from './domain-error.js';
 
 export enum RequestBoundaryErrorCode {
   /** A body that is not JSON, empty, not UTF-8 or has a forbidden field name; a URL that cannot be decoded. */

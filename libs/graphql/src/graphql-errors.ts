@@ -1,7 +1,7 @@
 import mercurius from 'mercurius';
 import { AuthorizationError, AuthorizationErrorCode } from '../../authorization/src/index.js';
 import { ClarificationError, ClarificationErrorCode } from '../../clarification/src/index.js';
-import { assertNever, DATABASE_UNAVAILABLE_MESSAGE, isDatabaseUnavailable, RequestBoundaryError } from '../../common/src/index.js';
+import { DATABASE_UNAVAILABLE_MESSAGE, isDatabaseUnavailable, RequestBoundaryError } from '../../common/src/index.js';
 import { RateLimitError } from '../../rate-limit/src/index.js';
 import { TasksError, TasksErrorCode } from '../../tasks/src/index.js';
 
@@ -32,8 +32,10 @@ function clarificationCode(code: ClarificationErrorCode): GraphqlErrorCode {
     case ClarificationErrorCode.DeliveryFailed:
     case ClarificationErrorCode.Internal:
       return GraphqlErrorCode.Internal;
-    default:
-      return assertNever(code);
+    default: {
+      const unhandled: never = code;
+      throw new Error(`unmapped code ${String(unhandled)}`);
+    }
   }
 }
 
@@ -50,8 +52,10 @@ function tasksCode(code: TasksErrorCode): GraphqlErrorCode {
       return GraphqlErrorCode.Conflict;
     case TasksErrorCode.InvalidArgument:
       return GraphqlErrorCode.BadUserInput;
-    default:
-      return assertNever(code);
+    default: {
+      const unhandled: never = code;
+      throw new Error(`unmapped code ${String(unhandled)}`);
+    }
   }
 }
 
@@ -63,8 +67,10 @@ function authorizationCode(code: AuthorizationErrorCode): GraphqlErrorCode {
       return GraphqlErrorCode.NotFound;
     case AuthorizationErrorCode.InvalidArgument:
       return GraphqlErrorCode.BadUserInput;
-    default:
-      return assertNever(code);
+    default: {
+      const unhandled: never = code;
+      throw new Error(`unmapped code ${String(unhandled)}`);
+    }
   }
 }
 
