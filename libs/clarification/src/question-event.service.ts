@@ -108,7 +108,7 @@ export class QuestionEventService implements OnModuleInit, OnApplicationShutdown
     for (;;) {
       const { events, unsettled } = await this.events.listSettledAfter(this.head, undefined, BATCH);
       if (events.length > 0) {
-        this.head = (events[events.length - 1]).id;
+        this.head = (events[events.length - 1] as QuestionEventRow).id;
         this.live.emit('batch', events);
       }
       if (events.length === BATCH) continue;
