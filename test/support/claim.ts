@@ -10,6 +10,7 @@ import {
   DeliveryService,
   type TerminalStatus,
   validateOutcome,
+  winnerIdentity,
   type WinnerResult,
 } from '../../libs/clarification/src/index.js';
 import { SYNTHETIC_CALLER } from '../../libs/authorization/src/index.js';
@@ -18,6 +19,9 @@ import { type Db, syncBundleIndex } from './bundles.js';
 
 /** The delivery owner the claim-only tests record (no live process holds its lease). */
 export const TEST_OWNER = 'test-claimer';
+
+/** Who the claims made directly by these helpers record as the winner (issue 15). */
+export const TEST_WINNER = winnerIdentity(SYNTHETIC_CALLER, 'rest');
 
 /** Lease timings long enough that no periodic sweep runs during a test of the claim alone. */
 export const QUIET_LEASE = { leaseTtlMs: 3_600_000, leaseHeartbeatMs: 1_800_000 };
@@ -47,6 +51,7 @@ export function claimer(t: TestApp) {
           bundleTaskId: bundleTaskId(rows),
           terminal,
           responses,
+          winner: TEST_WINNER,
         },
         TEST_OWNER,
         () => plan,
@@ -82,7 +87,7 @@ export type Outcome = { answers: Answer[] } | { rejected: true; reason: string }
 export async function claimAndDeliver(t: TestApp, pendingId: string, outcome: Outcome): Promise<WinnerResult | undefined> {
   const bundle = await t.app.get(ClarificationService).authorizeBundle(SYNTHETIC_CALLER, pendingId);
   const input = 'answers' in outcome ? { answers: outcome.answers } : { rejected: true, reject_reason: outcome.reason };
-  return t.app.get(DeliveryService).claimAndDeliver({ rows: bundle.rows, session: bundle.session, outcome: validateOutcome(input, bundle.rows) });
+  return t.app.get(DeliveryService).claimAndDeliver({ rows: bundle.rows, session: bundle.session, outcome: validateOutcome(input, bundle.rows), winner: TEST_WINNER });
 }
 
 /** Runs `work` in one transaction of the app's data source (for repository methods that need one). */

@@ -2,8 +2,12 @@ import type pg from 'pg';
 import { DataSource } from 'typeorm';
 import type { TestApp } from './app.js';
 
-/** Statements the process sends on its own (the event feed's poll, lease heartbeats, sweeps, presence). */
-const BACKGROUND = /question_events|parley_processes|clarification_waiters|response_delivery_pending' = 'true' AND m\.type/;
+/**
+ * Statements the process sends on its own (the event feed's poll, lease heartbeats, sweeps, presence,
+ * the deadline sweep, the audit trail's writes, the webhook dispatcher).
+ */
+const BACKGROUND =
+  /question_events|parley_processes|clarification_waiters|response_delivery_pending' = 'true' AND m\.type|clarification_deadlines WHERE due_at|INSERT INTO clarification_audit|DELETE FROM clarification_audit|webhook_deliveries/;
 
 export interface CapturedStatements<T> {
   result: T;

@@ -15,6 +15,7 @@ import {
   ClarificationStatus,
 } from './clarification.types.js';
 import type { NormalizedOutcome } from './resolution.validation.js';
+import type { WinnerIdentity } from './resolved-by.js';
 import { ResumeDispatcher } from './resume.dispatcher.js';
 import { settlementOf, Settlement } from './settlement.js';
 import { DeliveryOutcome, WaiterStore } from './waiter.store.js';
@@ -35,6 +36,8 @@ export interface WinningAttempt {
   rows: BundleRow[];
   session: BundleSession;
   outcome: NormalizedOutcome;
+  /** Recorded with the claim when it wins (issue 15). */
+  winner: WinnerIdentity;
 }
 
 /** A claimed bundle as delivery needs it: its wire request and the ids of its rows. */
@@ -121,6 +124,7 @@ export class DeliveryService implements OnModuleInit {
             bundleTaskId: request.task_id,
             terminal: outcome.terminal,
             responses: rejected ? undefined : new Map(outcome.answers.map((answer) => [answer.question_id, answer])),
+            winner: attempt.winner,
           },
           this.lease.id,
           (remoteAgent) => this.plan({ pendingId, request, response, remoteAgent, webhook, turnId }),

@@ -1,6 +1,8 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import type { Caller } from '../../authorization/src/index.js';
 import { APP_CONFIG, type AppConfig } from '../../config/src/index.js';
+import { AuditRecorder } from './audit.recorder.js';
+import { AuditOutcome, auditEntry, failureOf } from './audit.types.js';
 import { BundleRepository } from './bundle.repository.js';
 import { recordedAnswers } from './bundle.mapper.js';
 import { BundleSignals } from './bundle-signals.service.js';
@@ -10,6 +12,7 @@ import { type BundleRow, ClarificationStatus } from './clarification.types.js';
 import { DeliveryService } from './delivery.service.js';
 import type { Resolution } from './resolution.envelope.js';
 import { type ResolutionInput, validateOutcome } from './resolution.validation.js';
+import { winnerIdentity } from './resolved-by.js';
 import { Settlement, settlementOf, winnerStatus } from './settlement.js';
 
 export type ResolutionSurface = 'rest' | 'mcp' | 'graphql' | 'command' | 'web';
@@ -44,22 +47,28 @@ export class ResolveBundleService {
     private readonly bundles: BundleRepository,
     private readonly delivery: DeliveryService,
     private readonly signals: BundleSignals,
+    private readonly audit: AuditRecorder,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
+  /** Resolves, then records the attempt and its outcome in the audit trail (issue 15) — after the fact, never read by the claim. */
   async resolve(caller: Caller, pendingId: string, input: ResolutionInput, surface: ResolutionSurface): Promise<Resolution> {
+    const attempt = { caller, pendingId, input, surface };
     try {
-      const resolution = await this.resolveOnce(caller, pendingId, input);
+      const resolution = await this.resolveOnce(caller, pendingId, input, surface);
       this.logger.log({ msg: 'resolution', pending_id: pendingId, surface, claimed: resolution.claimed, status: resolution.status });
+      this.audit.record(auditEntry(attempt, resolution.claimed ? AuditOutcome.Won : AuditOutcome.Lost, null));
       return resolution;
     } catch (error) {
       const outcome = error instanceof ClarificationError ? error.code : 'error';
       this.logger.log({ msg: 'resolution', pending_id: pendingId, surface, outcome });
+      const failure = failureOf(error);
+      this.audit.record(auditEntry(attempt, failure.outcome, failure.detail));
       throw error;
     }
   }
 
-  private async resolveOnce(caller: Caller, pendingId: string, input: ResolutionInput): Promise<Resolution> {
+  private async resolveOnce(caller: Caller, pendingId: string, input: ResolutionInput, surface: ResolutionSurface): Promise<Resolution> {
     const bundle = await this.clarifications.authorizeBundle(caller, pendingId);
     const outcome = validateOutcome(input, bundle.rows);
     let rows = bundle.rows;
@@ -74,7 +83,7 @@ export class ResolveBundleService {
         case Settlement.Open: {
           if (attempts === MAX_CLAIM_ATTEMPTS) throw ClarificationError.inProgress();
           attempts += 1;
-          const won = await this.delivery.claimAndDeliver({ rows, session: bundle.session, outcome });
+          const won = await this.delivery.claimAndDeliver({ rows, session: bundle.session, outcome, winner: winnerIdentity(caller, surface) });
           if (won !== undefined) {
             return {
               claimed: true,
