@@ -2,8 +2,8 @@ import type { MigrationInterface, QueryRunner } from 'typeorm';
 
 /**
  * Issue 15, beyond the peers:
- * - `clarification_audit`: every resolution attempt, written after its outcome is known and never
- *   read by the claim (the message rows stay the one authority on whether a bundle is resolved, P1);
+ * - `clarification_audit`: every resolution attempt (a winning one by its claim's own statement, any
+ *   other once its outcome is known), never read by the claim (the message rows stay the one authority on whether a bundle is resolved, P1);
  * - `clarification_deadlines`: bundles asked with `expires_in_seconds`, swept when due;
  * - `webhook_subscriptions` and `webhook_deliveries`: per-workspace outbound webhooks and their
  *   durable outbox (rows inserted by the statement that inserts the question events they report).
@@ -15,6 +15,7 @@ export class BeyondThePeers1765400000000 implements MigrationInterface {
     await queryRunner.query(`
       CREATE TABLE clarification_audit (
         id bigserial PRIMARY KEY,
+        attempt_id text NOT NULL UNIQUE,
         pending_id text NOT NULL,
         outcome text NOT NULL CHECK (outcome IN ('won', 'lost', 'inactive', 'invalid', 'not_found', 'failed')),
         surface text NOT NULL CHECK (surface IN ('rest', 'web', 'mcp', 'graphql', 'command')),

@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { DataSource, type EntityManager } from 'typeorm';
 import {
   type Answer,
@@ -22,6 +23,9 @@ export const TEST_OWNER = 'test-claimer';
 
 /** Who the claims made directly by these helpers record as the winner (issue 15). */
 export const TEST_WINNER = winnerIdentity(SYNTHETIC_CALLER, 'rest');
+
+/** A fresh attempt for the audit trail, as ResolveBundle gives every call one. */
+const testAudit = () => ({ attemptId: randomUUID(), rejectReason: null });
 
 /** Lease timings long enough that no periodic sweep runs during a test of the claim alone. */
 export const QUIET_LEASE = { leaseTtlMs: 3_600_000, leaseHeartbeatMs: 1_800_000 };
@@ -52,6 +56,7 @@ export function claimer(t: TestApp) {
           terminal,
           responses,
           winner: TEST_WINNER,
+          audit: testAudit(),
         },
         TEST_OWNER,
         () => plan,
@@ -87,7 +92,7 @@ export type Outcome = { answers: Answer[] } | { rejected: true; reason: string }
 export async function claimAndDeliver(t: TestApp, pendingId: string, outcome: Outcome): Promise<WinnerResult | undefined> {
   const bundle = await t.app.get(ClarificationService).authorizeBundle(SYNTHETIC_CALLER, pendingId);
   const input = 'answers' in outcome ? { answers: outcome.answers } : { rejected: true, reject_reason: outcome.reason };
-  return t.app.get(DeliveryService).claimAndDeliver({ rows: bundle.rows, session: bundle.session, outcome: validateOutcome(input, bundle.rows), winner: TEST_WINNER });
+  return t.app.get(DeliveryService).claimAndDeliver({ rows: bundle.rows, session: bundle.session, outcome: validateOutcome(input, bundle.rows), winner: TEST_WINNER, audit: testAudit() });
 }
 
 /** Runs `work` in one transaction of the app's data source (for repository methods that need one). */

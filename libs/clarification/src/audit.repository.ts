@@ -31,19 +31,21 @@ export class AuditRepository {
   constructor(private readonly dataSource: DataSource) {}
 
   /**
-   * Stores a batch of attempts in one statement, with the name of each attempt's user. A not-found
+   * Stores a batch of attempts in one statement, with the name of each attempt's user; an attempt whose
+   * claim already recorded it (won, then rolled back) gets its final outcome. A not-found
    * attempt is kept only when its id names a bundle that exists (someone reaching for a bundle that
    * is not theirs); one for an id that names nothing is dropped, so fabricated ids cannot grow the table.
    */
   async insert(entries: readonly AuditEntry[]): Promise<number> {
     const rows = await queryRows<{ id: string }>(
       this.dataSource,
-      `INSERT INTO clarification_audit (pending_id, outcome, surface, caller_kind, caller_user_id, caller_name, rejected, reject_reason, detail, at)
-       SELECT e.pending_id, e.outcome, e.surface, e.caller_kind, e.caller_user_id,
+      `INSERT INTO clarification_audit (attempt_id, pending_id, outcome, surface, caller_kind, caller_user_id, caller_name, rejected, reject_reason, detail, at)
+       SELECT e.attempt_id, e.pending_id, e.outcome, e.surface, e.caller_kind, e.caller_user_id,
               (SELECT u.name FROM users u WHERE u.id = e.caller_user_id), e.rejected, e.reject_reason, e.detail, e.at
-         FROM jsonb_to_recordset($1::jsonb) AS e(pending_id text, outcome text, surface text, caller_kind text, caller_user_id text,
+         FROM jsonb_to_recordset($1::jsonb) AS e(attempt_id text, pending_id text, outcome text, surface text, caller_kind text, caller_user_id text,
                                                  rejected boolean, reject_reason text, detail text, at timestamptz)
         WHERE e.outcome <> 'not_found' OR EXISTS (SELECT 1 FROM clarification_bundles b WHERE b.pending_id = e.pending_id)
+       ON CONFLICT (attempt_id) DO UPDATE SET outcome = EXCLUDED.outcome, detail = EXCLUDED.detail
        RETURNING id`,
       [JSON.stringify(entries)],
     );

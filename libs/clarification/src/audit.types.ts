@@ -20,8 +20,16 @@ export enum AuditOutcome {
   Failed = 'failed',
 }
 
+/** A claiming attempt as its claim records it in the audit trail when it wins. */
+export interface ClaimAudit {
+  attemptId: string;
+  rejectReason: string | null;
+}
+
 /** One attempt as the recorder queues it. */
 export interface AuditEntry {
+  /** One per resolution call: the row a winning claim wrote is updated with the call's final outcome. */
+  attempt_id: string;
   pending_id: string;
   outcome: AuditOutcome;
   surface: ResolutionSurface;
@@ -86,23 +94,30 @@ export function failureOf(error: unknown): { outcome: AuditOutcome; detail: stri
   }
 }
 
+/** The reject reason as the caller gave it (bounded), or null when the attempt is no rejection or gave none. */
+export function rejectReasonOf(input: ResolutionInput): string | null {
+  const reason = input.rejected === true && typeof input.reject_reason === 'string' && input.reject_reason !== '' ? input.reject_reason : null;
+  return reason === null ? null : bounded(reason, INPUT_LIMITS.answerText);
+}
+
 /** The audit entry of one attempt, its outcome known. */
 export function auditEntry(
-  attempt: { caller: Caller; pendingId: string; input: ResolutionInput; surface: ResolutionSurface },
+  attempt: { id: string; caller: Caller; pendingId: string; input: ResolutionInput; surface: ResolutionSurface },
   outcome: AuditOutcome,
   detail: string | null,
 ): AuditEntry {
   const { caller, input } = attempt;
   const rejected = typeof input.rejected === 'boolean' ? input.rejected : null;
-  const reason = rejected === true && typeof input.reject_reason === 'string' && input.reject_reason !== '' ? input.reject_reason : null;
+  const reason = rejectReasonOf(input);
   return {
+    attempt_id: attempt.id,
     pending_id: attempt.pendingId,
     outcome,
     surface: attempt.surface,
     caller_kind: caller.kind,
     caller_user_id: caller.kind === 'user' ? caller.userId : null,
     rejected,
-    reject_reason: reason === null ? null : bounded(reason, INPUT_LIMITS.answerText),
+    reject_reason: reason,
     detail: detail === null ? null : bounded(detail, MAX_DETAIL),
     at: new Date().toISOString(),
   };

@@ -16,6 +16,7 @@ import {
   ClarificationStatus,
 } from './clarification.types.js';
 import type { NormalizedOutcome } from './resolution.validation.js';
+import type { ClaimAudit } from './audit.types.js';
 import type { WinnerIdentity } from './resolved-by.js';
 import { ResumeDispatcher } from './resume.dispatcher.js';
 import { settlementOf, Settlement } from './settlement.js';
@@ -39,6 +40,7 @@ export interface WinningAttempt {
   outcome: NormalizedOutcome;
   /** Recorded with the claim when it wins (issue 15). */
   winner: WinnerIdentity;
+  audit: ClaimAudit;
 }
 
 /** A claimed bundle as delivery needs it: its wire request and the ids of its rows. */
@@ -147,6 +149,7 @@ export class DeliveryService implements OnModuleInit {
             terminal: outcome.terminal,
             responses: rejected ? undefined : new Map(outcome.answers.map((answer) => [answer.question_id, answer])),
             winner: attempt.winner,
+            audit: attempt.audit,
           },
           this.lease.id,
           (remoteAgent) => this.plan({ pendingId, request, response, remoteAgent, webhook, turnId }),
