@@ -6,7 +6,7 @@ import { ClarificationLifecycleService } from './clarification-lifecycle.service
 import { ClarificationError, ClarificationErrorCode } from './clarification.errors.js';
 import { ClarificationService, waitEnded } from './clarification.service.js';
 import type { ClarificationResponse } from './clarification.types.js';
-import { expiredByDeadline, expiresAtOf } from './deadline.rules.js';
+import { deadlinePassed } from './deadline.rules.js';
 import { WaitError, WaitFailure } from './waiter.store.js';
 
 export interface AgentAskOptions {
@@ -51,7 +51,10 @@ export class AgentAskService {
       if (error.reason === WaitFailure.Aborted || error.reason === WaitFailure.TimedOut) {
         await this.lifecycle.detachAgent(agent.sessionId);
       }
-      if (error.reason === WaitFailure.Expired) await this.throwIfDeadlinePassed(request.pending_id);
+      if (error.reason === WaitFailure.Expired) {
+        const expired = deadlinePassed(await this.bundles.findBundle(request.pending_id));
+        if (expired) throw expired;
+      }
       if (STILL_PENDING.includes(error.reason)) {
         throw new ClarificationError(
           ClarificationErrorCode.WaitEnded,
@@ -64,13 +67,4 @@ export class AgentAskService {
     }
   }
 
-  /** A typed result for an ask whose deadline passed — never a wait that ends as if it could proceed. */
-  private async throwIfDeadlinePassed(pendingId: string): Promise<void> {
-    const rows = await this.bundles.findBundle(pendingId);
-    if (!expiredByDeadline(rows)) return;
-    throw new ClarificationError(
-      ClarificationErrorCode.Expired,
-      `the question expired unanswered at its deadline (${expiresAtOf(rows) ?? 'unknown'}); pending_id ${pendingId} — do not proceed as if it were answered`,
-    );
-  }
 }

@@ -17,7 +17,7 @@ import {
   type ClarificationResponse,
   ClarificationStatus,
 } from './clarification.types.js';
-import { expiresAtOf, normalizeDeadline } from './deadline.rules.js';
+import { deadlinePassed, expiresAtOf, normalizeDeadline } from './deadline.rules.js';
 import { normalizeContext, normalizeQuestions, sameQuestions } from './question.validation.js';
 import type { ResolutionResponse } from './resolution.envelope.js';
 import { finalResolvedBy, type ResolvedBy } from './resolved-by.js';
@@ -217,7 +217,7 @@ export class ClarificationService implements OnModuleInit {
     const before = stateOf(rows, active);
     if (before.status !== 'pending' && before.status !== 'delivering') change.cancel();
     if (before.status === 'answered' || before.status === 'rejected') return recordedResponse(rows);
-    if (before.status !== 'pending' && before.status !== 'delivering') throw ClarificationError.notActive();
+    if (before.status !== 'pending' && before.status !== 'delivering') throw deadlinePassed(rows) ?? ClarificationError.notActive();
     const role = caller.kind === 'agent' || caller.kind === 'synthetic' ? WaiterRole.Agent : WaiterRole.Observer;
     // Revocation bites an open wait: the answer never reaches a credential revoked meanwhile.
     const revoked = new AbortController();
@@ -234,6 +234,9 @@ export class ClarificationService implements OnModuleInit {
       return await waiting;
     } catch (error) {
       if (revoked.signal.aborted) throw AuthorizationError.unauthenticated('the credential was revoked');
+      if (error instanceof WaitError && error.reason === WaitFailure.Expired) {
+        throw deadlinePassed(await this.bundles.findBundle(pendingId)) ?? waitEnded(error.reason);
+      }
       if (error instanceof WaitError) throw waitEnded(error.reason);
       throw error;
     } finally {

@@ -1,4 +1,4 @@
-import { ClarificationError } from './clarification.errors.js';
+import { ClarificationError, ClarificationErrorCode } from './clarification.errors.js';
 import type { BundleRow } from './clarification.types.js';
 
 /** `expires_in_seconds` bounds: at least a second, at most 30 days. */
@@ -25,4 +25,14 @@ export function expiresAtOf(rows: readonly BundleRow[]): string | null {
 /** Whether a bundle's rows expired because its deadline passed (not because its session ended). */
 export function expiredByDeadline(rows: readonly BundleRow[]): boolean {
   return rows.some((row) => row.metadata.status === 'expired' && row.metadata.expired_reason === 'deadline');
+}
+
+/** The typed result of an agent's wait on a bundle whose deadline passed (never a silent "proceed"); undefined otherwise. */
+export function deadlinePassed(rows: readonly BundleRow[]): ClarificationError | undefined {
+  if (!expiredByDeadline(rows)) return undefined;
+  const pendingId = rows[0]?.metadata.pending_id ?? '';
+  return new ClarificationError(
+    ClarificationErrorCode.Expired,
+    `the question expired unanswered at its deadline (${expiresAtOf(rows) ?? 'unknown'}); pending_id ${pendingId} — do not proceed as if it were answered`,
+  );
 }

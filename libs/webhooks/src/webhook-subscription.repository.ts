@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { inTransaction, queryRow, queryRows } from '../../persistence/src/index.js';
-import { DeliveryState, type SubscriptionRow, SubscriptionStatus, type WebhookEventType, type WebhookFormat } from './webhook.types.js';
+import { DeliveryState, type SubscriptionRow, SubscriptionStatus, WEBHOOK_CHANNEL, type WebhookEventType, type WebhookFormat } from './webhook.types.js';
 
 const SUBSCRIPTION_COLUMNS = `s.id, s.workspace_id, s.url, s.event_types, s.format, s.status, s.consecutive_failures,
   s.disabled_reason, s.disabled_at, s.created_by, s.created_at, s.updated_at`;
@@ -105,6 +105,7 @@ export class WebhookSubscriptionRepository {
         [id, owner, change.url ?? null, change.events ?? null, change.format ?? null, change.enabled ?? null],
       );
       if (row && row.status === SubscriptionStatus.Disabled) await skipQueued(manager, id, 'subscription disabled');
+      if (row && change.enabled === true) await requeueSkipped(manager, id);
       return row;
     });
   }
@@ -119,7 +120,20 @@ export class WebhookSubscriptionRepository {
   }
 }
 
-/** A disabled subscription's queued deliveries are never sent. */
+/**
+ * Re-enabled: what was skipped while it was disabled is queued again with fresh attempts (its history
+ * kept), so an owner who fixes the receiver loses nothing.
+ */
+async function requeueSkipped(executor: Parameters<typeof queryRows>[0], subscriptionId: string): Promise<void> {
+  await queryRows(
+    executor,
+    `UPDATE webhook_deliveries SET state = '${DeliveryState.Pending}', attempts = 0, next_attempt_at = clock_timestamp(), finished_at = NULL
+      WHERE subscription_id = $1 AND state = '${DeliveryState.Skipped}' RETURNING pg_notify('${WEBHOOK_CHANNEL}', '')`,
+    [subscriptionId],
+  );
+}
+
+/** A disabled subscription's queued deliveries are not sent (until it is enabled again). */
 async function skipQueued(executor: Parameters<typeof queryRows>[0], subscriptionId: string, reason: string): Promise<void> {
   await queryRows(
     executor,
