@@ -52,6 +52,19 @@ export class DeadlineRepository {
     );
   }
 
+  /**
+   * The agent's ask ended (typed EXPIRED): the session runs again, as after an answer — unless it still
+   * waits on another active bundle.
+   */
+  async resumeSession(sessionId: string, manager: EntityManager): Promise<void> {
+    await manager.query(
+      `UPDATE task_sessions SET state = 'RUNNING', updated_at = clock_timestamp()
+        WHERE id = $1 AND state = 'WAITING_FOR_INPUT'
+          AND NOT EXISTS (SELECT 1 FROM clarification_bundles b WHERE b.session_id = $1 AND b.active)`,
+      [sessionId],
+    );
+  }
+
   async drop(pendingId: string, manager: EntityManager): Promise<void> {
     await manager.query(`DELETE FROM clarification_deadlines WHERE pending_id = $1`, [pendingId]);
   }

@@ -74,6 +74,7 @@ export class DeadlineSweeper implements OnApplicationBootstrap, OnApplicationShu
       if (!due) return undefined;
       await this.sessions.lockById(due.session_id, manager);
       const expired = await this.bundles.expireBundle(due.pending_id, manager);
+      if (expired.length > 0) await this.deadlines.resumeSession(due.session_id, manager);
       if (expired.length === 0 && (await this.deadlines.sessionHasDelivery(due.session_id, manager))) {
         await this.deadlines.postpone(due.pending_id, RECHECK_MS, manager);
       } else {
