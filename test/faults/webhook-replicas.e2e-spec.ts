@@ -34,7 +34,8 @@ describe('outbound webhooks on several replicas (issue 15)', () => {
   beforeAll(async () => {
     databaseUrl = await createTestDatabase();
     db = openPool(databaseUrl, 4);
-    [a, b] = await Promise.all([startReplica(databaseUrl, REPLICA_ENV), startReplica(databaseUrl, REPLICA_ENV)]);
+    a = await startReplica(databaseUrl, REPLICA_ENV);
+    b = await startReplica(databaseUrl, REPLICA_ENV);
   });
   afterAll(async () => {
     await killAllServers();
