@@ -21,6 +21,8 @@ const REPLICA_ENV = {
   WEBHOOK_RETRY_MAX_MS: '200',
   WEBHOOK_TIMEOUT_MS: String(WEBHOOK_TIMEOUT_MS),
 };
+/** Bound on starting replicas and on each test: spawned servers start slowly on a loaded machine. */
+const SLOW_MACHINE_MS = 240_000;
 /** The dispatcher's claim lasts the attempt's bound plus a 10 s margin. */
 const CLAIM_EXPIRES_WITHIN_MS = WEBHOOK_TIMEOUT_MS + 10_000 + 10_000;
 
@@ -36,7 +38,7 @@ describe('outbound webhooks on several replicas (issue 15)', () => {
     db = openPool(databaseUrl, 4);
     a = await startReplica(databaseUrl, REPLICA_ENV);
     b = await startReplica(databaseUrl, REPLICA_ENV);
-  });
+  }, SLOW_MACHINE_MS);
   afterAll(async () => {
     await killAllServers();
     await Promise.all(receivers.map((receiver) => receiver.close()));
@@ -107,7 +109,7 @@ describe('outbound webhooks on several replicas (issue 15)', () => {
     const bad = await cli(['webhooks:create', '--workspace', first.workspaceId, '--url', hook.url, '--events', 'asked,nope']);
     expect(bad.code).not.toBe(0);
     expect(bad.stderr).toMatch(/events\[1\] must be one of asked, resolved, expired, detached/);
-  });
+  }, SLOW_MACHINE_MS);
 
   it('a replica killed -9 while its POST is held: another replica sends the same delivery again once the claim expires', async () => {
     const hook = await receiver((_post, index) => (index === 0 ? 'hang' : 200));
@@ -133,5 +135,5 @@ describe('outbound webhooks on several replicas (issue 15)', () => {
       'delivered',
     );
     expect(delivered).toEqual([{ state: 'delivered', attempts: 2 }]);
-  });
+  }, SLOW_MACHINE_MS);
 });
