@@ -45,6 +45,11 @@ describe('question deadlines (issue 15)', () => {
 
   it('REST: the agent waiting on /wait gets a typed 409 at the deadline; a late answer gets 409; EXPIRED is published', async () => {
     const fixture = await createRunningSession(t, { bearer: alice.token });
+    await request(t.baseUrl)
+      .post(`/api/v1/workspaces/${fixture.workspaceId}/webhooks`)
+      .set(as(alice.token))
+      .send({ url: 'https://hooks.example/expired', events: ['expired'] })
+      .expect(201);
     const asked = await ask(fixture, { expires_in_seconds: 1 }).expect(200);
     const pendingId = asked.body.pending_id as string;
     const before = await request(t.baseUrl).get(`/api/v1/clarification/${pendingId}`).set(as(alice.token)).expect(200);
@@ -70,6 +75,9 @@ describe('question deadlines (issue 15)', () => {
     expect(events.map((event) => event.type)).toEqual(['ASKED', 'EXPIRED']);
     expect(events[0]?.payload.expires_at).toBe(expiresAt);
     expect(events[1]?.payload).toMatchObject({ reason: 'deadline' });
+    // …and offered to the workspace's `expired` webhooks by the expiry's own transaction.
+    const outbox = await t.db.query(`SELECT event_type FROM webhook_deliveries WHERE pending_id = $1`, [pendingId]);
+    expect(outbox.rows).toEqual([{ event_type: 'EXPIRED' }]);
     const session = await request(t.baseUrl).get(`/api/v1/sessions/${fixture.sessionId}`).set(as(alice.token)).expect(200);
     expect(session.body.state).toBe('RUNNING');
     const { rows } = await t.db.query(`SELECT 1 FROM clarification_deadlines WHERE pending_id = $1`, [pendingId]);
