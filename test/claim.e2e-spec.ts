@@ -1,6 +1,6 @@
 import { type Answer, BundleRepository, ClarificationStatus, type TerminalStatus } from '../libs/clarification/src/index.js';
 import { startApp, type TestApp } from './support/app.js';
-import { claimer, markDispatchAttempted, QUIET_LEASE, reserveSuccessor, TEST_OWNER, TEST_WINNER } from './support/claim.js';
+import { claimer, holdTestOwnerLease, markDispatchAttempted, QUIET_LEASE, reserveSuccessor, TEST_OWNER, TEST_WINNER } from './support/claim.js';
 import {
   at,
   type Db,
@@ -47,6 +47,7 @@ describe('the claim and the one activeness rule (baseline "One activeness rule",
 
   beforeAll(async () => {
     t = await startApp({ config: QUIET_LEASE });
+    await holdTestOwnerLease(t);
     repo = t.app.get(BundleRepository);
     claims = claimer(t);
   });
