@@ -4,6 +4,7 @@ import { ReplicaDelivery1764662400000 } from './1764662400000-replica-delivery.j
 import { ExactlyOnce1764800000000 } from './1764800000000-exactly-once.js';
 import { BrowserSessions1765000000000 } from './1765000000000-browser-sessions.js';
 import { CommandReceipts1765100000000 } from './1765100000000-command-receipts.js';
+import { BeyondThePeers1765400000000 } from './1765400000000-beyond-the-peers.js';
 
 /** Every migration, in order. Listed explicitly so the ESM build needs no glob loading. */
 export const MIGRATIONS = [
@@ -13,4 +14,5 @@ export const MIGRATIONS = [
   ExactlyOnce1764800000000,
   BrowserSessions1765000000000,
   CommandReceipts1765100000000,
+  BeyondThePeers1765400000000,
 ];

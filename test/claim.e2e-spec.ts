@@ -1,6 +1,6 @@
 import { type Answer, BundleRepository, ClarificationStatus, type TerminalStatus } from '../libs/clarification/src/index.js';
 import { startApp, type TestApp } from './support/app.js';
-import { claimer, holdTestOwnerLease, markDispatchAttempted, QUIET_LEASE, reserveSuccessor, TEST_OWNER } from './support/claim.js';
+import { claimer, holdTestOwnerLease, markDispatchAttempted, QUIET_LEASE, reserveSuccessor, TEST_OWNER, TEST_WINNER } from './support/claim.js';
 import {
   at,
   type Db,
@@ -44,6 +44,7 @@ function claimedMetadata(before: StoredRow, terminal: TerminalStatus, response?:
     status: terminal,
     response_delivery_pending: true,
     delivery_owner: TEST_OWNER,
+    resolved_by: { ...TEST_WINNER, name: null, at: expect.any(String) },
     ...(response ? { response } : {}),
   };
 }

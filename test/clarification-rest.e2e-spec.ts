@@ -194,7 +194,9 @@ describe('clarification REST surface', () => {
       expect(await sessionState(fixture.sessionId)).toBe('WAITING_FOR_INPUT');
 
       const got = await api().get(`/api/v1/clarification/${pendingId}`).expect(200);
-      expect(Object.keys(got.body).sort()).toEqual(['context', 'created_at', 'pending_id', 'questions', 'response', 'session_id', 'status', 'task_id']);
+      expect(Object.keys(got.body).sort()).toEqual([
+        'context', 'created_at', 'expires_at', 'pending_id', 'questions', 'resolved_by', 'response', 'session_id', 'status', 'task_id',
+      ]);
       const firstCreated = rows.map((row) => row.created_at.getTime()).reduce((a, b) => Math.min(a, b));
       expect(got.body).toEqual({
         pending_id: pendingId,
@@ -205,6 +207,8 @@ describe('clarification REST surface', () => {
         created_at: new Date(firstCreated).toISOString(),
         status: 'pending',
         response: null,
+        resolved_by: null,
+        expires_at: null,
       });
       expect(got.body.created_at).toMatch(ISO);
     });
@@ -385,6 +389,8 @@ describe('clarification REST surface', () => {
           ...live,
           status: 'answered',
           response: { answers: ANSWERS, rejected: false, reject_reason: '' },
+          // Issue 15: who won (the claim helper answers as the synthetic caller over REST).
+          resolved_by: { kind: 'synthetic', user_id: null, name: null, surface: 'rest', at: expect.stringMatching(ISO) },
         });
         // And the same on the first instance, which never saw the answer happen.
         expect((await api().get(`/api/v1/clarification/${pendingId}`).expect(200)).body).toEqual(answered);

@@ -1,6 +1,6 @@
 import { BundleRepository, ClarificationStatus, DeliverySweeper } from '../libs/clarification/src/index.js';
 import { startApp, type TestApp } from './support/app.js';
-import { claimer, holdTestOwnerLease, inAppTransaction, QUIET_LEASE, TEST_OWNER } from './support/claim.js';
+import { claimer, holdTestOwnerLease, inAppTransaction, QUIET_LEASE, TEST_OWNER, TEST_WINNER } from './support/claim.js';
 import {
   at,
   type Db,
@@ -88,7 +88,13 @@ describe('clarification rows through restore, detach, expire and start-up reconc
       const retry = await claims.completeActiveBundle(bundle.pendingId, Rejected, undefined);
       expect(retry.claimed).toBe(true);
       expect((await rowsOfPendingId(t.db, bundle.pendingId)).map((row) => row.metadata)).toEqual(
-        before.map((row) => ({ ...row.metadata, status: 'rejected', response_delivery_pending: true, delivery_owner: TEST_OWNER })),
+        before.map((row) => ({
+          ...row.metadata,
+          status: 'rejected',
+          response_delivery_pending: true,
+          delivery_owner: TEST_OWNER,
+          resolved_by: { ...TEST_WINNER, name: null, at: expect.any(String) },
+        })),
       );
     });
 

@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { DataSource, type EntityManager } from 'typeorm';
 import {
   type Answer,
@@ -10,6 +11,7 @@ import {
   DeliveryService,
   type TerminalStatus,
   validateOutcome,
+  winnerIdentity,
   type WinnerResult,
 } from '../../libs/clarification/src/index.js';
 import { SYNTHETIC_CALLER } from '../../libs/authorization/src/index.js';
@@ -18,6 +20,12 @@ import { type Db, syncBundleIndex } from './bundles.js';
 
 /** The delivery owner the claim-only tests record (no process runs under it; see holdTestOwnerLease). */
 export const TEST_OWNER = 'test-claimer';
+
+/** Who the claims made directly by these helpers record as the winner (issue 15). */
+export const TEST_WINNER = winnerIdentity(SYNTHETIC_CALLER, 'rest');
+
+/** A fresh attempt for the audit trail, as ResolveBundle gives every call one. */
+const testAudit = () => ({ attemptId: randomUUID(), rejectReason: null });
 
 /**
  * Gives TEST_OWNER a live lease, so the app's sweeper (which also runs when its LISTEN connection
@@ -59,6 +67,8 @@ export function claimer(t: TestApp) {
           bundleTaskId: bundleTaskId(rows),
           terminal,
           responses,
+          winner: TEST_WINNER,
+          audit: testAudit(),
         },
         TEST_OWNER,
         () => plan,
@@ -94,7 +104,7 @@ export type Outcome = { answers: Answer[] } | { rejected: true; reason: string }
 export async function claimAndDeliver(t: TestApp, pendingId: string, outcome: Outcome): Promise<WinnerResult | undefined> {
   const bundle = await t.app.get(ClarificationService).authorizeBundle(SYNTHETIC_CALLER, pendingId);
   const input = 'answers' in outcome ? { answers: outcome.answers } : { rejected: true, reject_reason: outcome.reason };
-  return t.app.get(DeliveryService).claimAndDeliver({ rows: bundle.rows, session: bundle.session, outcome: validateOutcome(input, bundle.rows) });
+  return t.app.get(DeliveryService).claimAndDeliver({ rows: bundle.rows, session: bundle.session, outcome: validateOutcome(input, bundle.rows), winner: TEST_WINNER, audit: testAudit() });
 }
 
 /** Runs `work` in one transaction of the app's data source (for repository methods that need one). */

@@ -33,8 +33,8 @@ export function pausedAt(server: ServerProcess, point: string): Promise<Record<s
 }
 
 /** Runs the CLI (`node dist/apps/server/src/cli.js …`) on the database; resolves with its exit code and output. */
-export function runCli(databaseUrl: string, args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  const env: NodeJS.ProcessEnv = { ...process.env, DATABASE_URL: databaseUrl, ...FAST_LEASE };
+export function runCli(databaseUrl: string, args: string[], extraEnv: Record<string, string> = {}): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  const env: NodeJS.ProcessEnv = { ...process.env, DATABASE_URL: databaseUrl, ...FAST_LEASE, ...extraEnv };
   delete env.NODE_OPTIONS;
   const child = spawn(process.execPath, [CLI_MAIN, ...args], { env, stdio: ['ignore', 'pipe', 'pipe'] });
   let stdout = '';

@@ -15,6 +15,9 @@ export interface ResumeBody {
 export interface ReceivedPost {
   idempotencyKey: string | undefined;
   body: ResumeBody;
+  /** The body as sent (what a signature covers) and the request's headers (outbound webhooks, issue 15). */
+  raw: string;
+  headers: http.IncomingHttpHeaders;
   status: number;
 }
 
@@ -70,9 +73,12 @@ export async function startWebhookReceiver(respond: Responder = accept): Promise
     req.on('data', (chunk: Buffer) => chunks.push(chunk));
     req.on('end', () => {
       const key = req.headers['idempotency-key'];
+      const raw = Buffer.concat(chunks).toString('utf8');
       const post: ReceivedPost = {
         idempotencyKey: Array.isArray(key) ? key[0] : key,
-        body: JSON.parse(Buffer.concat(chunks).toString('utf8')) as ResumeBody,
+        body: JSON.parse(raw) as ResumeBody,
+        raw,
+        headers: req.headers,
         status: 0,
       };
       const index = receiver.posts.length;

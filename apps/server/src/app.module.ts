@@ -9,6 +9,7 @@ import { McpModule } from '../../../libs/mcp/src/index.js';
 import { PersistenceModule } from '../../../libs/persistence/src/index.js';
 import { RateLimitModule } from '../../../libs/rate-limit/src/index.js';
 import { TasksModule } from '../../../libs/tasks/src/index.js';
+import { WebhooksModule } from '../../../libs/webhooks/src/index.js';
 
 @Module({})
 export class AppModule {
@@ -24,6 +25,7 @@ export class AppModule {
         TasksModule,
         ClarificationModule,
         DecisionsModule,
+        WebhooksModule,
         McpModule,
         ParleyGraphqlModule,
       ],

@@ -6,14 +6,17 @@ import { IdentityService } from '../../../libs/authorization/src/index.js';
 import { DomainError } from '../../../libs/common/src/index.js';
 import { loadConfig } from '../../../libs/config/src/index.js';
 import { buildSchemaSdl } from '../../../libs/graphql/src/index.js';
+import { WebhookSubscriptionService } from '../../../libs/webhooks/src/index.js';
 import { CliModule } from './cli.module.js';
+import { WEBHOOK_COMMANDS, WEBHOOK_USAGE } from './webhook-commands.js';
 
 const USAGE = `usage: npm run parley -- <command>
   users:create --name NAME          create a user
   tokens:create --user ID [--name N] create a personal access token (shown once)
   tokens:revoke TOKEN_ID            revoke a token
   migrations:run                    apply pending migrations
-  schema:write                      write the GraphQL SDL to schema.graphql`;
+  schema:write                      write the GraphQL SDL to schema.graphql
+${WEBHOOK_USAGE}`;
 
 type Command = (identity: IdentityService, args: ReturnType<typeof parse>) => Promise<unknown>;
 
@@ -21,7 +24,16 @@ function parse(argv: string[]) {
   return parseArgs({
     args: argv,
     allowPositionals: true,
-    options: { name: { type: 'string' }, user: { type: 'string' } },
+    options: {
+      name: { type: 'string' },
+      user: { type: 'string' },
+      workspace: { type: 'string' },
+      url: { type: 'string' },
+      events: { type: 'string' },
+      format: { type: 'string' },
+      secret: { type: 'string' },
+      limit: { type: 'string' },
+    },
   });
 }
 
@@ -53,12 +65,15 @@ async function main(): Promise<void> {
     process.stdout.write(`${JSON.stringify({ written: 'schema.graphql' })}\n`);
     return;
   }
-  const command = COMMANDS[args.positionals[0] ?? ''];
-  if (!command) throw new Error(USAGE);
+  const name = args.positionals[0] ?? '';
+  const command = COMMANDS[name];
+  const webhookCommand = WEBHOOK_COMMANDS[name];
+  if (!command && !webhookCommand) throw new Error(USAGE);
   const config = { ...loadConfig(), logLevel: 'silent' as const };
   const app = await NestFactory.createApplicationContext(CliModule.forRoot(config), { logger: false, abortOnError: false });
   try {
-    process.stdout.write(`${JSON.stringify(await command(app.get(IdentityService), args))}\n`);
+    const result = command ? await command(app.get(IdentityService), args) : await webhookCommand?.(app.get(WebhookSubscriptionService), args);
+    process.stdout.write(`${JSON.stringify(result)}\n`);
   } finally {
     await app.close();
   }

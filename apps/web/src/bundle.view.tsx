@@ -3,7 +3,8 @@ import { AnswerSummary } from './answer-summary.view.js';
 import { AnswerText } from './answer-text.view.js';
 import { fetchBundle } from './inbox.api.js';
 import type { InboxAction } from './inbox.state.js';
-import { assertNever, type Bundle, type Settlement, type TaskSummary } from './inbox.types.js';
+import { assertNever, type Bundle, type ResolvedBy, type Settlement, type TaskSummary } from './inbox.types.js';
+import { ResolvedByLine, useResolvedBy } from './resolved-by.view.js';
 import { respond, type RespondBody, type RespondOutcome, SKIP } from './respond.api.js';
 import { SignedOutError } from './http.js';
 
@@ -179,7 +180,11 @@ function BundleForm({ bundle, settlement, dispatch, onSignedOut }: FormProps) {
 
   if (phase.kind === 'done') return <Outcome bundle={bundle} outcome={phase.outcome} />;
   if (phase.kind !== 'sending' && settlement) return <Settled bundle={bundle} settlement={settlement} />;
-  if (alreadyAnswered) return <Settled bundle={bundle} settlement={{ kind: 'closed', reason: 'INACTIVE' }} />;
+  if (alreadyAnswered) {
+    const resolved = bundle.questions.find((question) => question.status === 'answered' || question.status === 'rejected');
+    if (resolved) return <AlreadyResolved bundle={bundle} rejected={resolved.status === 'rejected'} />;
+    return <Settled bundle={bundle} settlement={{ kind: 'closed', reason: 'INACTIVE' }} />;
+  }
 
   const sending = phase.kind === 'sending';
   return (
@@ -248,6 +253,7 @@ function Outcome({ bundle, outcome }: { bundle: Bundle; outcome: Extract<Phase, 
         <div class="notice notice--done" role="status">
           <h2>{outcome.status === 'rejected' ? 'Skipped' : 'Answered'}</h2>
           <p>{outcome.status === 'rejected' ? 'The agent was told you skipped these questions.' : 'Your answer was sent to the agent.'}</p>
+          <Winner pendingId={bundle.pendingId} known={undefined} rejected={outcome.status === 'rejected'} />
           {outcome.status === 'answered' && <AnswerSummary questions={bundle.questions} response={outcome.response} />}
         </div>
       );
@@ -280,7 +286,23 @@ function Settled({ bundle, settlement }: { bundle: Bundle; settlement: Settlemen
     <div class="notice notice--done" role="status">
       <h2>{settlement.by === 'you' ? 'Answered' : 'Someone else answered first'}</h2>
       <p>{settlement.by === 'you' ? 'Your answer was sent to the agent.' : 'This is the answer the agent received:'}</p>
+      <Winner pendingId={bundle.pendingId} known={settlement.resolvedBy} rejected={settlement.status === 'rejected'} />
       <AnswerSummary questions={bundle.questions} response={settlement.response} />
+    </div>
+  );
+}
+
+/** Who won, and through which surface (issue 15). */
+function Winner({ pendingId, known, rejected }: { pendingId: string; known: ResolvedBy | null | undefined; rejected: boolean }) {
+  return <ResolvedByLine resolvedBy={useResolvedBy(pendingId, known)} rejected={rejected} />;
+}
+
+/** A bundle opened after it was resolved: who resolved it (its answers are the agent's to read). */
+function AlreadyResolved({ bundle, rejected }: { bundle: Bundle; rejected: boolean }) {
+  return (
+    <div class="notice notice--done" role="status">
+      <h2>{rejected ? 'Already skipped' : 'Already answered'}</h2>
+      <Winner pendingId={bundle.pendingId} known={bundle.resolvedBy} rejected={rejected} />
     </div>
   );
 }

@@ -15,11 +15,11 @@ export class GraphqlError extends Error {
   }
 }
 
-export function requestJson(method: string, path: string, body?: unknown): Promise<Response> {
+export function requestJson(method: string, path: string, body?: unknown, headers: Record<string, string> = {}): Promise<Response> {
   return fetch(path, {
     method,
     credentials: 'include',
-    headers: body === undefined ? { accept: 'application/json' } : { accept: 'application/json', 'content-type': 'application/json' },
+    headers: { ...headers, accept: 'application/json', ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
     body: body === undefined ? undefined : JSON.stringify(body),
   });
 }

@@ -9,7 +9,8 @@ const PENDING = `query Pending($workspaceId: String, $after: String) {
 
 const DIRECTORY = `query Directory { workspaces { id name } tasks { id title workspaceId } }`;
 
-const ONE = `query One($pendingId: String!) { question(pendingId: $pendingId) { ${BUNDLE_FIELDS} } }`;
+const ONE = `query One($pendingId: String!) { question(pendingId: $pendingId) {
+  ${BUNDLE_FIELDS} resolvedBy { kind userId name surface at } } }`;
 
 export interface PendingPage {
   bundles: Bundle[];

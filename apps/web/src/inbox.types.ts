@@ -14,6 +14,15 @@ export interface Question {
   options: QuestionOption[];
 }
 
+/** Who answered a bundle, through which surface, and when (GraphQL `ResolvedBy`). */
+export interface ResolvedBy {
+  kind: string;
+  userId: string | null;
+  name: string | null;
+  surface: string;
+  at: string;
+}
+
 export interface Bundle {
   pendingId: string;
   taskId: string;
@@ -21,6 +30,8 @@ export interface Bundle {
   createdAt: string;
   context: string;
   questions: Question[];
+  /** Read for one bundle only (question(pendingId)); absent in the list. */
+  resolvedBy?: ResolvedBy | null;
 }
 
 export interface Answer {
@@ -59,11 +70,12 @@ export interface QuestionEvent {
   taskId: string;
   workspaceId: string;
   response: Resolution | null;
+  resolvedBy: ResolvedBy | null;
 }
 
 /** How a bundle stopped being answerable, as this page learned it. */
 export type Settlement =
-  | { kind: 'resolved'; status: ResolvedStatus; response: Resolution; by: 'you' | 'elsewhere' }
+  | { kind: 'resolved'; status: ResolvedStatus; response: Resolution; by: 'you' | 'elsewhere'; resolvedBy?: ResolvedBy | null }
   | { kind: 'closed'; reason: 'CANCELLED' | 'EXPIRED' | 'SUPERSEDED' | 'INACTIVE' };
 
 export const MAX_ANSWER_CODE_POINTS = 2000;

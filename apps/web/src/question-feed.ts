@@ -3,7 +3,8 @@ import type { QuestionEvent } from './inbox.types.js';
 
 const EVENTS = `subscription Feed($after: String) { questionEvents(after: $after) {
   id type pendingId taskId workspaceId
-  response { answers { questionId selectedOptions customText } rejected rejectReason } } }`;
+  response { answers { questionId selectedOptions customText } rejected rejectReason }
+  resolvedBy { kind userId name surface at } } }`;
 
 const FIRST_RETRY_MS = 250;
 const LONGEST_RETRY_MS = 5000;

@@ -33,11 +33,14 @@ function invalidField(message: string): InvalidField {
   return 'form';
 }
 
+/** The page answers through REST respond, and says so: the answer is recorded as given `via web` (issue 15). */
+const FROM_THE_PAGE = { 'x-parley-surface': 'web' };
+
 /** Exactly one POST per call, with the session cookie (W1). */
 export async function respond(pendingId: string, body: RespondBody): Promise<RespondOutcome> {
   let response: Response;
   try {
-    response = await requestJson('POST', `/api/v1/clarification/${encodeURIComponent(pendingId)}/respond`, body);
+    response = await requestJson('POST', `/api/v1/clarification/${encodeURIComponent(pendingId)}/respond`, body, FROM_THE_PAGE);
   } catch {
     return { kind: 'network' };
   }

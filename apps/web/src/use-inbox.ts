@@ -22,6 +22,7 @@ function settlementOf(event: QuestionEvent): Settlement | undefined {
         status: event.type === 'ANSWERED' ? 'answered' : 'rejected',
         response: event.response ?? { answers: [], rejected: event.type === 'REJECTED', reject_reason: '' },
         by: 'elsewhere',
+        resolvedBy: event.resolvedBy,
       };
     case 'CANCELLED':
     case 'EXPIRED':

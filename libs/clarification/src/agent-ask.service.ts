@@ -1,14 +1,18 @@
 import { Inject, Injectable } from '@nestjs/common';
 import type { SessionAgent } from '../../authorization/src/index.js';
 import { APP_CONFIG, type AppConfig } from '../../config/src/index.js';
+import { BundleRepository } from './bundle.repository.js';
 import { ClarificationLifecycleService } from './clarification-lifecycle.service.js';
 import { ClarificationError, ClarificationErrorCode } from './clarification.errors.js';
 import { ClarificationService, waitEnded } from './clarification.service.js';
 import type { ClarificationResponse } from './clarification.types.js';
+import { deadlinePassed } from './deadline.rules.js';
 import { WaitError, WaitFailure } from './waiter.store.js';
 
 export interface AgentAskOptions {
   signal: AbortSignal;
+  /** Optional deadline (issue 15): unanswered by then, the bundle expires and this ask fails with EXPIRED. */
+  expiresInSeconds?: unknown;
   /** Called every ASK_PROGRESS_INTERVAL_MS while the agent waits (keep-alive). */
   onProgress: (tick: number, pendingId: string) => Promise<void>;
 }
@@ -22,11 +26,18 @@ export class AgentAskService {
   constructor(
     private readonly clarifications: ClarificationService,
     private readonly lifecycle: ClarificationLifecycleService,
+    private readonly bundles: BundleRepository,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
   async askAndWait(agent: SessionAgent, questions: unknown, context: unknown, options: AgentAskOptions): Promise<ClarificationResponse> {
-    const { request } = await this.clarifications.ask({ sessionId: agent.sessionId, questions, context, agentWaitsHere: true });
+    const { request } = await this.clarifications.ask({
+      sessionId: agent.sessionId,
+      questions,
+      context,
+      agentWaitsHere: true,
+      expiresInSeconds: options.expiresInSeconds,
+    });
     const waiting = this.clarifications.waitAsAgent(request.pending_id, this.config.askTimeoutMs, options.signal);
     let tick = 0;
     const progress = setInterval(() => {
@@ -40,6 +51,10 @@ export class AgentAskService {
       if (error.reason === WaitFailure.Aborted || error.reason === WaitFailure.TimedOut) {
         await this.lifecycle.detachAgent(agent.sessionId);
       }
+      if (error.reason === WaitFailure.Expired) {
+        const expired = deadlinePassed(await this.bundles.findBundle(request.pending_id));
+        if (expired) throw expired;
+      }
       if (STILL_PENDING.includes(error.reason)) {
         throw new ClarificationError(
           ClarificationErrorCode.WaitEnded,
@@ -51,4 +66,5 @@ export class AgentAskService {
       clearInterval(progress);
     }
   }
+
 }

@@ -13,7 +13,7 @@ import {
 } from '../../tasks/src/index.js';
 import { BUNDLE_CHANNEL, type BundleSignalKind } from './bundle-signal.js';
 import type { BundleRow, BundleRowMetadata } from './clarification.types.js';
-import { insertEventsSql } from './question-event.repository.js';
+import { insertEventsCtes } from './question-event.repository.js';
 
 /** D2 order: question_index, then created_at, then id (a total order even for corrupt metadata). */
 export const D2_ORDER = `COALESCE(CASE WHEN m.metadata->>'question_index' ~ '^-?[0-9]{1,9}$'
@@ -36,6 +36,8 @@ export interface NewBundle {
   rows: NewBundleRow[];
   /** The ASKED event's payload. */
   eventPayload: Record<string, unknown>;
+  /** A deadline (issue 15): the rows and the ASKED event carry `expires_at`, and the sweeper is told when it is due. */
+  expiresInSeconds?: number;
 }
 
 /** A bundle as its caller may see it: its rows (empty when missing or not the caller's), its session, whether it is active. */
@@ -162,14 +164,19 @@ export class BundleRepository {
   }
 
   /**
-   * Asking: the bundle's rows (all or nothing), its index row and its ASKED event, in one statement
-   * of the asking transaction.
+   * Asking: the bundle's rows (all or nothing), its index row, its ASKED event and — with a deadline —
+   * its `clarification_deadlines` row, in one statement of the asking transaction.
    */
   async insertBundle(bundle: NewBundle, manager: EntityManager): Promise<void> {
     await manager.query(
-      `WITH inserted AS (
+      `WITH deadline AS (
+         SELECT d.at, to_char(d.at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS iso
+           FROM (SELECT date_trunc('milliseconds', statement_timestamp() + make_interval(secs => $7::int)) AS at) d
+          WHERE $7::int IS NOT NULL
+       ), inserted AS (
          INSERT INTO task_session_messages (id, task_session_id, task_id, turn_id, author_type, type, content, requests_input, metadata, created_at)
-         SELECT q.id, $2, $3, $4, 'agent', '${CLARIFICATION_REQUEST}', q.content, true, q.metadata,
+         SELECT q.id, $2, $3, $4, 'agent', '${CLARIFICATION_REQUEST}', q.content, true,
+                q.metadata || jsonb_strip_nulls(jsonb_build_object('expires_at', (SELECT iso FROM deadline))),
                 clock_timestamp() + make_interval(secs => q.n / 1000000.0)
            FROM jsonb_to_recordset($5::jsonb) AS q(id text, content text, metadata jsonb, n int)
          RETURNING created_at
@@ -179,8 +186,13 @@ export class BundleRepository {
                                         THEN '' ELSE t.workspace_id END FROM tasks t WHERE t.id = $3), ''),
                 (SELECT MIN(created_at) FROM inserted), true
          RETURNING pending_id
-       ), events AS (${insertEventsSql(`SELECT 'ASKED'::text AS type, $1::text AS pending_id, $2::text AS session_id, $3::text AS task_id, $6::jsonb AS payload`)})
-       SELECT (SELECT COUNT(*) FROM indexed) + (SELECT COUNT(*) FROM events) AS written`,
+       ), scheduled AS (
+         INSERT INTO clarification_deadlines (pending_id, session_id, expires_at, due_at)
+         SELECT $1, $2, d.at, d.at FROM deadline d, indexed
+         RETURNING pending_id
+       ), ${insertEventsCtes(`SELECT 'ASKED'::text AS type, $1::text AS pending_id, $2::text AS session_id, $3::text AS task_id,
+           $6::jsonb || jsonb_strip_nulls(jsonb_build_object('expires_at', (SELECT iso FROM deadline))) AS payload`)}
+       SELECT (SELECT COUNT(*) FROM indexed) + (SELECT COUNT(*) FROM scheduled) + (SELECT COUNT(*) FROM events) AS written`,
       [
         bundle.pendingId,
         bundle.sessionId,
@@ -188,6 +200,7 @@ export class BundleRepository {
         bundle.turnId,
         JSON.stringify(bundle.rows.map((row, n) => ({ id: row.id, content: row.content, metadata: row.metadata, n }))),
         JSON.stringify(bundle.eventPayload),
+        bundle.expiresInSeconds ?? null,
       ],
     );
   }
@@ -218,6 +231,25 @@ export class BundleRepository {
       [pendingId],
       'CANCELLED',
       'cancelled',
+    );
+  }
+
+  /**
+   * Deadline passed (issue 15): the bundle's pending rows on the current turn expire — marked
+   * `expired_reason: deadline` — like a session ending does to them (index, EXPIRED event, signal).
+   * The caller holds the session's lock.
+   */
+  expireBundle(pendingId: string, manager: EntityManager): Promise<TouchedBundle[]> {
+    return this.closeRows(
+      manager,
+      `UPDATE task_session_messages m SET metadata = m.metadata || '{"status": "expired", "expired_reason": "deadline"}'::jsonb, updated_at = clock_timestamp()
+        WHERE m.metadata->>'pending_id' = $1 AND ${activeRow('m')}
+        RETURNING m.id, m.task_session_id, m.metadata->>'pending_id' AS pending_id`,
+      [pendingId],
+      'EXPIRED',
+      'expired',
+      undefined,
+      { reason: 'deadline' },
     );
   }
 
@@ -265,8 +297,10 @@ export class BundleRepository {
     event: string,
     signal: BundleSignalKind,
     signalledSql = 'SELECT pending_id FROM bundles',
+    eventPayload: Record<string, unknown> = {},
   ): Promise<TouchedBundle[]> {
     const deactivate = signal !== 'detached';
+    const payloadParameter = `$${parameters.length + 1}::jsonb`;
     return queryRows<TouchedBundle>(
       manager,
       `WITH touched AS (${rowsSql}),
@@ -279,7 +313,7 @@ export class BundleRepository {
            FROM touched t WHERE t.pending_id IS NOT NULL GROUP BY t.pending_id),
        indexed AS (UPDATE clarification_bundles SET active = false
                     WHERE ${deactivate ? 'TRUE' : 'FALSE'} AND active AND pending_id IN (SELECT pending_id FROM bundles) RETURNING pending_id),
-       events AS (${insertEventsSql(`SELECT '${event}'::text AS type, pending_id, session_id, task_id, '{}'::jsonb AS payload FROM bundles`)}),
+       ${insertEventsCtes(`SELECT '${event}'::text AS type, pending_id, session_id, task_id, ${payloadParameter} AS payload FROM bundles`)},
        signalled AS (${signalledSql}),
        signals AS (${notifyBundlesSql('SELECT pending_id FROM signalled', signal)})
        SELECT b.pending_id, b.session_id, b.task_id, b.message_ids, effects.written
@@ -289,7 +323,7 @@ export class BundleRepository {
                UNION SELECT b.pending_id, b.session_id, b.task_id, b.message_ids FROM bundles b) b,
               (SELECT (SELECT COUNT(*) FROM indexed) + (SELECT COUNT(*) FROM events) + (SELECT COUNT(*) FROM signals) AS written) effects
         ORDER BY b.pending_id`,
-      parameters,
+      [...parameters, JSON.stringify(eventPayload)],
     ).then((rows) => rows.map(({ pending_id, session_id, task_id, message_ids }) => ({ pending_id, session_id, task_id, message_ids })));
   }
 

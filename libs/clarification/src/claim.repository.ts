@@ -5,7 +5,12 @@ import { activeRow, CLARIFICATION_REQUEST } from '../../tasks/src/index.js';
 import { notifyBundlesSql } from './bundle.repository.js';
 import { BUNDLE_CHANNEL } from './bundle-signal.js';
 import { type Answer, type BundleRowMetadata, ClarificationStatus, type ClarificationResponse, type TerminalStatus } from './clarification.types.js';
-import { insertEventsSql } from './question-event.repository.js';
+import { insertEventsCtes } from './question-event.repository.js';
+import type { ClaimAudit } from './audit.types.js';
+import type { WinnerIdentity } from './resolved-by.js';
+
+/** What the audit trail says of a winning attempt whose claim was rolled back (its answer never reached the agent). */
+const ROLLED_BACK = 'the claim was rolled back: its answer could not be delivered, and the clarification is pending again';
 
 /** A question event written with the change it reports. */
 export interface EventRecord {
@@ -42,6 +47,10 @@ export interface ClaimRequest {
   bundleTaskId: string;
   terminal: TerminalStatus;
   responses: ReadonlyMap<string, Answer> | undefined;
+  /** Who is claiming and through which surface: recorded on the rows as `resolved_by` when the claim wins (issue 15). */
+  winner: WinnerIdentity;
+  /** The attempt, recorded in the audit trail as won by the claim's own statement (issue 15). */
+  audit: ClaimAudit;
 }
 
 export interface ClaimedRow {
@@ -118,11 +127,13 @@ export class ClaimRepository {
     const responses = Object.fromEntries(request.responses ?? new Map<string, Answer>());
     const rows = await queryRows<ClaimedRow & { written?: unknown }>(
       manager,
-      `WITH claimed AS (
+      `WITH winner_name AS (SELECT winner_u.name FROM users winner_u WHERE winner_u.id = $17::jsonb->>'user_id'),
+       claimed AS (
          UPDATE task_session_messages m
             SET metadata = m.metadata || jsonb_build_object('status', $2::text)
                   || CASE WHEN $2 = 'answered' THEN jsonb_build_object('response', $3::jsonb -> (m.metadata->>'question_id')) ELSE '{}'::jsonb END
-                  || CASE WHEN $4 THEN '{}'::jsonb ELSE jsonb_build_object('response_delivery_pending', true, 'delivery_owner', $5::text) END,
+                  || CASE WHEN $4 THEN '{}'::jsonb ELSE jsonb_build_object('response_delivery_pending', true, 'delivery_owner', $5::text) END
+                  || jsonb_build_object('resolved_by', $17::jsonb || jsonb_build_object('name', (SELECT name FROM winner_name), 'at', statement_timestamp())),
                 updated_at = clock_timestamp()
           WHERE m.metadata->>'pending_id' = $1 AND ${activeRow('m')}
           RETURNING m.id, m.metadata),
@@ -151,18 +162,26 @@ export class ClaimRepository {
           WHERE id = $7 AND state = 'WAITING_FOR_INPUT' AND $4 AND EXISTS (SELECT 1 FROM won)
          RETURNING id),
        presence AS (DELETE FROM clarification_waiters WHERE pending_id = $1 AND $4 AND EXISTS (SELECT 1 FROM won) RETURNING pending_id),
-       events AS (${insertEventsSql(`
-         SELECT $14::text AS type, $1::text AS pending_id, $7::text AS session_id, $9::text AS task_id, $15::jsonb AS payload
+       audited AS (
+         INSERT INTO clarification_audit (attempt_id, pending_id, outcome, surface, caller_kind, caller_user_id, caller_name, rejected, reject_reason, at)
+         SELECT $18, $1, 'won', $17::jsonb->>'surface', $17::jsonb->>'kind', $17::jsonb->>'user_id', (SELECT name FROM winner_name),
+                $2 = 'rejected', $19, statement_timestamp()
+           FROM won
+         ON CONFLICT (attempt_id) DO UPDATE SET outcome = 'won', detail = NULL, at = EXCLUDED.at
+         RETURNING id),
+       ${insertEventsCtes(`
+         SELECT $14::text AS type, $1::text AS pending_id, $7::text AS session_id, $9::text AS task_id,
+                $15::jsonb || jsonb_build_object('resolved_by', (SELECT c.metadata->'resolved_by' FROM claimed c LIMIT 1)) AS payload
            FROM won WHERE $4
          UNION ALL
-         SELECT 'SUPERSEDED', pending_id, session_id, task_id, '{}'::jsonb FROM superseded`)}),
+         SELECT 'SUPERSEDED', pending_id, session_id, task_id, '{}'::jsonb FROM superseded`)},
        signals AS (
          SELECT pg_notify('${BUNDLE_CHANNEL}', $16::text) FROM won WHERE $16::text IS NOT NULL
          UNION ALL
          ${notifyBundlesSql('SELECT pending_id FROM superseded', 'superseded')}),
        effects AS (
          SELECT (SELECT COUNT(*) FROM indexed) + (SELECT COUNT(*) FROM prompt) + (SELECT COUNT(*) FROM handoff)
-              + (SELECT COUNT(*) FROM running) + (SELECT COUNT(*) FROM presence) + (SELECT COUNT(*) FROM events)
+              + (SELECT COUNT(*) FROM running) + (SELECT COUNT(*) FROM presence) + (SELECT COUNT(*) FROM audited) + (SELECT COUNT(*) FROM events)
               + (SELECT COUNT(*) FROM signals) AS written)
        SELECT c.id, c.metadata, effects.written FROM claimed c, effects`,
       [
@@ -182,6 +201,9 @@ export class ClaimRepository {
         plan.kind === 'final' ? plan.event.type : null,
         plan.kind === 'final' ? JSON.stringify(plan.event.payload) : null,
         signal,
+        JSON.stringify(request.winner),
+        request.audit.attemptId,
+        request.audit.rejectReason,
       ],
     );
     return rows.map(({ id, metadata }) => ({ id, metadata }));
@@ -206,14 +228,15 @@ export class ClaimRepository {
          UPDATE task_session_messages m
             SET metadata = m.metadata - 'response_delivery_pending' - 'delivery_owner', updated_at = clock_timestamp()
           WHERE m.metadata->>'pending_id' = $1 AND m.metadata->>'response_delivery_pending' = 'true' AND m.metadata->>'delivery_owner' = $2
-          RETURNING m.id),
+          RETURNING m.id, m.metadata->'resolved_by' AS resolved_by),
        won AS (SELECT 1 AS yes FROM done LIMIT 1),
        handoff AS (DELETE FROM clarification_handoffs WHERE pending_id = $1 AND EXISTS (SELECT 1 FROM won) RETURNING pending_id),
        presence AS (DELETE FROM clarification_waiters WHERE pending_id = $1 AND EXISTS (SELECT 1 FROM won) RETURNING pending_id),
        running AS (
          UPDATE task_sessions SET state = 'RUNNING', updated_at = clock_timestamp()
           WHERE id = $3 AND state = 'WAITING_FOR_INPUT' AND EXISTS (SELECT 1 FROM won) RETURNING id),
-       events AS (${insertEventsSql(`SELECT $5::text AS type, $1::text AS pending_id, $3::text AS session_id, $4::text AS task_id, $6::jsonb AS payload FROM won`)}),
+       ${insertEventsCtes(`SELECT $5::text AS type, $1::text AS pending_id, $3::text AS session_id, $4::text AS task_id,
+         $6::jsonb || jsonb_build_object('resolved_by', (SELECT d.resolved_by FROM done d LIMIT 1)) AS payload FROM won`)},
        signals AS (SELECT pg_notify('${BUNDLE_CHANNEL}', $7::text) FROM won)
        SELECT (SELECT COUNT(*) FROM done)::text AS finalized,
               (SELECT COUNT(*) FROM handoff) + (SELECT COUNT(*) FROM presence) + (SELECT COUNT(*) FROM running)
@@ -242,7 +265,7 @@ export class ClaimRepository {
         manager,
         `WITH reverted AS (
            UPDATE task_session_messages m
-              SET metadata = (m.metadata - 'response' - 'response_delivery_pending' - 'delivery_owner') || '{"status": "pending"}'::jsonb,
+              SET metadata = (m.metadata - 'response' - 'response_delivery_pending' - 'delivery_owner' - 'resolved_by') || '{"status": "pending"}'::jsonb,
                   updated_at = clock_timestamp()
             WHERE m.metadata->>'pending_id' = $1 AND m.metadata->>'response_delivery_pending' = 'true'
               AND m.metadata->>'delivery_owner' IS NOT DISTINCT FROM $2 AND m.type = '${CLARIFICATION_REQUEST}'
@@ -252,8 +275,12 @@ export class ClaimRepository {
             WHERE t.metadata->>'resume_of' = $1 AND t.task_session_id = $3 AND EXISTS (SELECT 1 FROM reverted)
               AND NOT EXISTS (SELECT 1 FROM task_session_messages tm WHERE tm.turn_id = t.id)
            RETURNING id),
-         handoff AS (DELETE FROM clarification_handoffs WHERE pending_id = $1 AND EXISTS (SELECT 1 FROM reverted) RETURNING pending_id)
-         SELECT r.id, (SELECT COUNT(*) FROM dropped) + (SELECT COUNT(*) FROM handoff) AS written FROM reverted r`,
+         handoff AS (DELETE FROM clarification_handoffs WHERE pending_id = $1 AND EXISTS (SELECT 1 FROM reverted) RETURNING pending_id),
+         unwon AS (
+           UPDATE clarification_audit SET outcome = 'failed', detail = '${ROLLED_BACK}'
+            WHERE pending_id = $1 AND outcome = 'won' AND EXISTS (SELECT 1 FROM reverted)
+           RETURNING id)
+         SELECT r.id, (SELECT COUNT(*) FROM dropped) + (SELECT COUNT(*) FROM handoff) + (SELECT COUNT(*) FROM unwon) AS written FROM reverted r`,
         [pendingId, owner, sessionId],
       );
       if (reverted.length === 0) return { rolledBack: false, active: false, reactivated: [] };
@@ -265,8 +292,9 @@ export class ClaimRepository {
       const others = reactivated.filter((id) => id !== pendingId);
       if (others.length > 0) {
         await manager.query(
-          insertEventsSql(`SELECT 'ASKED'::text AS type, b.pending_id, b.session_id, b.task_id, '{}'::jsonb AS payload
-             FROM clarification_bundles b WHERE b.pending_id = ANY($1::text[])`),
+          `WITH ${insertEventsCtes(`SELECT 'ASKED'::text AS type, b.pending_id, b.session_id, b.task_id, '{}'::jsonb AS payload
+             FROM clarification_bundles b WHERE b.pending_id = ANY($1::text[])`)}
+           SELECT COUNT(*) FROM events`,
           [others],
         );
       }
@@ -303,7 +331,7 @@ export class ClaimRepository {
             WHERE session_id = $2 AND active AND pending_id <> $4 AND EXISTS (SELECT 1 FROM successor)
            RETURNING pending_id, session_id, task_id),
          handoff AS (DELETE FROM clarification_handoffs WHERE pending_id = $4 RETURNING pending_id),
-         events AS (${insertEventsSql(`SELECT 'SUPERSEDED'::text AS type, pending_id, session_id, task_id, '{}'::jsonb AS payload FROM superseded`)}),
+         ${insertEventsCtes(`SELECT 'SUPERSEDED'::text AS type, pending_id, session_id, task_id, '{}'::jsonb AS payload FROM superseded`)},
          signals AS (${notifyBundlesSql('SELECT pending_id FROM superseded', 'superseded')})
          SELECT (SELECT COUNT(*) FROM handoff) + (SELECT COUNT(*) FROM events) + (SELECT COUNT(*) FROM signals) AS written`,
         [successor.turnId, target.sessionId, target.sessionTaskId, target.pendingId],

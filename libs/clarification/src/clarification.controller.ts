@@ -1,4 +1,4 @@
-import { Body, Controller, Get, HttpCode, Param, Post, Query, Res } from '@nestjs/common';
+import { Body, Controller, Get, Headers, HttpCode, Param, Post, Query, Res } from '@nestjs/common';
 import type { FastifyReply } from 'fastify';
 import { AcceptsSessionAgent, type Caller, CurrentCaller } from '../../authorization/src/index.js';
 import { RateLimited, RateLimitKind } from '../../rate-limit/src/index.js';
@@ -7,6 +7,7 @@ import { ClarificationService } from './clarification.service.js';
 import { PendingListService } from './pending-list.service.js';
 import { serializeResolution } from './resolution.envelope.js';
 import { ResolveBundleService } from './resolve-bundle.service.js';
+import { SURFACE_HEADER, surfaceOfRequest } from './resolution-surface.js';
 
 /** Aborts when the client goes away before the response was sent (the response's socket closed). */
 function disconnectSignal(reply: FastifyReply): AbortSignal {
@@ -41,6 +42,7 @@ export class ClarificationController {
       taskId: body.task_id,
       questions: body.questions,
       context: body.context,
+      expiresInSeconds: body.expires_in_seconds,
     });
     return { pending_id: request.pending_id };
   }
@@ -50,7 +52,7 @@ export class ClarificationController {
   @AcceptsSessionAgent()
   async get(@CurrentCaller() caller: Caller, @Param('id') pendingId: string) {
     const state = await this.clarifications.getBundle(caller, pendingId);
-    return { ...state.request, status: state.status, response: state.response };
+    return { ...state.request, status: state.status, response: state.response, resolved_by: state.resolved_by, expires_at: state.expires_at };
   }
 
   @Get(':id/wait')
@@ -59,12 +61,20 @@ export class ClarificationController {
     return this.clarifications.wait(caller, pendingId, disconnectSignal(reply));
   }
 
-  /** R10: 200 for the winner and for a loser to a resolved winner; 409 not active; 400; 404; 500. */
+  /**
+   * R10: 200 for the winner and for a loser to a resolved winner; 409 not active; 400; 404; 500.
+   * The inbox page says it is the page with `X-Parley-Surface: web` (recorded as who answered, issue 15).
+   */
   @Post(':id/respond')
   @RateLimited(RateLimitKind.Answers)
   @HttpCode(200)
-  async respond(@CurrentCaller() caller: Caller, @Param('id') pendingId: string, @Body() body: RespondDto) {
-    const resolution = await this.resolver.resolve(caller, pendingId, body, 'rest');
+  async respond(
+    @CurrentCaller() caller: Caller,
+    @Param('id') pendingId: string,
+    @Body() body: RespondDto,
+    @Headers(SURFACE_HEADER) surface: string | undefined,
+  ) {
+    const resolution = await this.resolver.resolve(caller, pendingId, body, surfaceOfRequest(surface));
     return { success: true, ...serializeResolution(resolution) };
   }
 

@@ -21,6 +21,11 @@ export class CreateClarificationDto {
   @IsString()
   @MaxLength(INPUT_LIMITS.context)
   context?: string;
+
+  /** Optional deadline (issue 15); its bounds are checked by the service, the same on every surface. */
+  @IsOptional()
+  @IsInt()
+  expires_in_seconds?: number;
 }
 
 /** The respond body of the baseline; answer contents are validated by ResolveBundle (N6–N8b). */

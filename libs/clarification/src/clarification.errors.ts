@@ -7,6 +7,8 @@ export enum ClarificationErrorCode {
   SessionEnded = 'SESSION_ENDED',
   TaskArchived = 'TASK_ARCHIVED',
   WaitEnded = 'WAIT_ENDED',
+  /** The bundle's deadline (`expires_in_seconds`) passed before anyone answered: the asking agent must not proceed as if answered. */
+  Expired = 'EXPIRED',
   DeliveryFailed = 'DELIVERY_FAILED',
   /** A winner's delivery is not settled yet (in another process's hands, or slower than the bound): retry to learn it. */
   InProgress = 'IN_PROGRESS',
@@ -38,6 +40,7 @@ export class ClarificationError extends DomainError<ClarificationErrorCode> {
       case ClarificationErrorCode.NotActive:
       case ClarificationErrorCode.SessionEnded:
       case ClarificationErrorCode.TaskArchived:
+      case ClarificationErrorCode.Expired:
         return 409;
       case ClarificationErrorCode.WaitEnded:
         return 504;

@@ -17,8 +17,10 @@ import {
   type ClarificationResponse,
   ClarificationStatus,
 } from './clarification.types.js';
+import { deadlinePassed, expiresAtOf, normalizeDeadline } from './deadline.rules.js';
 import { normalizeContext, normalizeQuestions, sameQuestions } from './question.validation.js';
 import type { ResolutionResponse } from './resolution.envelope.js';
+import { finalResolvedBy, type ResolvedBy } from './resolved-by.js';
 import { Settlement, settlementOf, winnerStatus } from './settlement.js';
 import { WaiterPresenceRepository } from './waiter-presence.repository.js';
 import { WaitError, WaitFailure, WaiterRole, WaiterStore } from './waiter.store.js';
@@ -28,6 +30,8 @@ export interface AskInput {
   taskId?: string;
   questions: unknown;
   context?: unknown;
+  /** Optional deadline (issue 15): the bundle expires this many seconds after it was asked, unanswered. */
+  expiresInSeconds?: unknown;
   /** The asker is the session's agent and waits here at once (its in-session ask). */
   agentWaitsHere?: boolean;
 }
@@ -46,6 +50,12 @@ export interface BundleState {
   status: BundleStatus;
   /** The winner's response once final (R12 envelope), else null. */
   response: ResolutionResponse | null;
+}
+
+/** What GET /clarification/:id reports: the state, who won once final, and the deadline if any (issue 15). */
+export interface BundleReport extends BundleState {
+  resolved_by: ResolvedBy | null;
+  expires_at: string | null;
 }
 
 function openStatus(rows: readonly BundleRow[], active: boolean): BundleStatus {
@@ -108,6 +118,7 @@ export class ClarificationService implements OnModuleInit {
   async ask(input: AskInput): Promise<AskResult> {
     const questions = normalizeQuestions(input.questions);
     const context = normalizeContext(input.context);
+    const expiresInSeconds = normalizeDeadline(input.expiresInSeconds);
     const result = await inTransaction(this.dataSource, async (manager) => {
       const session = await this.sessions.lockById(input.sessionId, manager);
       if (!session) throw new ClarificationError(ClarificationErrorCode.NotFound, 'session not found');
@@ -139,7 +150,7 @@ export class ClarificationService implements OnModuleInit {
         },
       }));
       await this.bundles.insertBundle(
-        { pendingId, sessionId: session.id, taskId: session.task_id, turnId, rows, eventPayload: { questions, context } },
+        { pendingId, sessionId: session.id, taskId: session.task_id, turnId, rows, eventPayload: { questions, context }, expiresInSeconds },
         manager,
       );
       if (input.agentWaitsHere) await this.presence.announce(pendingId, this.lease.id, manager);
@@ -187,9 +198,9 @@ export class ClarificationService implements OnModuleInit {
   }
 
   /** The bundle and where it stands (spec A7, read from the durable rows on any replica) — one query. */
-  async getBundle(caller: Caller, pendingId: string): Promise<BundleState> {
+  async getBundle(caller: Caller, pendingId: string): Promise<BundleReport> {
     const { rows, active } = await this.authorizeBundle(caller, pendingId);
-    return stateOf(rows, active);
+    return { ...stateOf(rows, active), resolved_by: finalResolvedBy(rows), expires_at: expiresAtOf(rows) };
   }
   /**
    * Long poll: the winner's response — at once when it is already final, else once it is. A bundle no
@@ -206,7 +217,7 @@ export class ClarificationService implements OnModuleInit {
     const before = stateOf(rows, active);
     if (before.status !== 'pending' && before.status !== 'delivering') change.cancel();
     if (before.status === 'answered' || before.status === 'rejected') return recordedResponse(rows);
-    if (before.status !== 'pending' && before.status !== 'delivering') throw ClarificationError.notActive();
+    if (before.status !== 'pending' && before.status !== 'delivering') throw deadlinePassed(rows) ?? ClarificationError.notActive();
     const role = caller.kind === 'agent' || caller.kind === 'synthetic' ? WaiterRole.Agent : WaiterRole.Observer;
     // Revocation bites an open wait: the answer never reaches a credential revoked meanwhile.
     const revoked = new AbortController();
@@ -223,6 +234,9 @@ export class ClarificationService implements OnModuleInit {
       return await waiting;
     } catch (error) {
       if (revoked.signal.aborted) throw AuthorizationError.unauthenticated('the credential was revoked');
+      if (error instanceof WaitError && error.reason === WaitFailure.Expired) {
+        throw deadlinePassed(await this.bundles.findBundle(pendingId)) ?? waitEnded(error.reason);
+      }
       if (error instanceof WaitError) throw waitEnded(error.reason);
       throw error;
     } finally {

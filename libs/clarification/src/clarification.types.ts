@@ -80,4 +80,10 @@ export interface BundleRowMetadata {
   response_delivery_pending?: boolean;
   /** The process (lease id) delivering a claimed response; set with response_delivery_pending. */
   delivery_owner?: string;
+  /** Who won the claim, from which surface and when (issue 15); written by the claim, removed by a rollback. */
+  resolved_by?: unknown;
+  /** The bundle's deadline (RFC 3339 UTC) when it was asked with `expires_in_seconds`. */
+  expires_at?: string;
+  /** Why an expired row expired: `deadline` when its bundle's deadline passed. */
+  expired_reason?: string;
 }

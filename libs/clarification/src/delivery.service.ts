@@ -16,6 +16,8 @@ import {
   ClarificationStatus,
 } from './clarification.types.js';
 import type { NormalizedOutcome } from './resolution.validation.js';
+import type { ClaimAudit } from './audit.types.js';
+import type { WinnerIdentity } from './resolved-by.js';
 import { ResumeDispatcher } from './resume.dispatcher.js';
 import { settlementOf, Settlement } from './settlement.js';
 import { DeliveryOutcome, WaiterStore } from './waiter.store.js';
@@ -36,6 +38,9 @@ export interface WinningAttempt {
   rows: BundleRow[];
   session: BundleSession;
   outcome: NormalizedOutcome;
+  /** Recorded with the claim when it wins (issue 15). */
+  winner: WinnerIdentity;
+  audit: ClaimAudit;
 }
 
 /** A claimed bundle as delivery needs it: its wire request and the ids of its rows. */
@@ -143,6 +148,8 @@ export class DeliveryService implements OnModuleInit {
             bundleTaskId: request.task_id,
             terminal: outcome.terminal,
             responses: rejected ? undefined : new Map(outcome.answers.map((answer) => [answer.question_id, answer])),
+            winner: attempt.winner,
+            audit: attempt.audit,
           },
           this.lease.id,
           (remoteAgent) => this.plan({ pendingId, request, response, remoteAgent, webhook, turnId }),

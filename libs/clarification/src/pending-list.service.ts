@@ -4,6 +4,8 @@ import { decodeCursor, encodeCursor, isCalendarDate } from '../../common/src/ind
 import { bundleTaskId, requestFromRows } from './bundle.mapper.js';
 import { ClarificationError } from './clarification.errors.js';
 import { ClarificationService } from './clarification.service.js';
+import { expiresAtOf } from './deadline.rules.js';
+import { finalResolvedBy, type ResolvedBy } from './resolved-by.js';
 import type { BundleRow } from './clarification.types.js';
 import { PendingListRepository } from './pending-list.repository.js';
 
@@ -37,6 +39,12 @@ export interface PendingBundleView {
   age_seconds: number;
   context: string;
   questions: PendingQuestionView[];
+}
+
+/** One bundle as GraphQL `question` reports it: the list's shape, who won once final, its deadline (issue 15). */
+export interface DescribedBundle extends PendingBundleView {
+  resolved_by: ResolvedBy | null;
+  expires_at: string | null;
 }
 
 export interface PendingPage {
@@ -100,10 +108,11 @@ export class PendingListService {
   ) {}
 
   /** One bundle in the list's shape, whatever its state; a foreign id is the same not-found as a missing one. */
-  async describe(caller: Caller, pendingId: string): Promise<PendingBundleView> {
+  async describe(caller: Caller, pendingId: string): Promise<DescribedBundle> {
     const { rows } = await this.clarifications.authorizeBundle(caller, pendingId);
     const first = rows[0] as BundleRow;
-    return bundleView(rows, { pending_id: pendingId, task_id: bundleTaskId(rows), session_id: first.task_session_id }, Date.now());
+    const view = bundleView(rows, { pending_id: pendingId, task_id: bundleTaskId(rows), session_id: first.task_session_id }, Date.now());
+    return { ...view, resolved_by: finalResolvedBy(rows), expires_at: expiresAtOf(rows) };
   }
 
   async list(caller: Caller, input: PendingListInput): Promise<PendingPage> {

@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { inTransaction, queryRow, queryRows } from '../../persistence/src/index.js';
+import { outboxInsertSql } from '../../webhooks/src/index.js';
 
 export interface QuestionEventRow {
   id: string;
@@ -33,18 +34,24 @@ const HORIZON = `pg_snapshot_xmin(pg_current_snapshot())::text::bigint * ${POSIT
 const EVENT_COLUMNS = `id::text AS id, type, pending_id, session_id, task_id, workspace_id, payload, created_at`;
 
 /**
- * An INSERT of the events `sourceSql` yields — columns (type, pending_id, session_id, task_id, payload)
- * — positioned after any event this transaction already wrote. Use it as a data-modifying CTE (or a
- * statement) inside the transaction of the change the events report, at most once per statement.
+ * Two data-modifying CTEs, `events` and `events_outbox`, for the WITH clause of a statement in the
+ * transaction of the change the events report: `events` inserts the events `sourceSql` yields —
+ * columns (type, pending_id, session_id, task_id, payload) — positioned after any event this
+ * transaction already wrote, and returns them; `events_outbox` queues their outbound webhook
+ * deliveries (issue 15), so every event is offered to the subscriptions of its workspace by the very
+ * statement that records it. PostgreSQL runs both whether or not the statement reads them. At most
+ * once per statement (the names are fixed); on its own: `WITH <these CTEs> SELECT … FROM events`.
  */
-export function insertEventsSql(sourceSql: string): string {
-  return `INSERT INTO question_events (id, type, pending_id, session_id, task_id, workspace_id, payload)
+export function insertEventsCtes(sourceSql: string): string {
+  return `events AS (
+    INSERT INTO question_events (id, type, pending_id, session_id, task_id, workspace_id, payload)
     SELECT position.base + source.n, source.type, source.pending_id, source.session_id, source.task_id,
            COALESCE((SELECT event_t.workspace_id FROM tasks event_t WHERE event_t.id = source.task_id), ''), source.payload
       FROM (SELECT row_number() OVER () AS n, raw.* FROM (${sourceSql}) raw) source,
            (SELECT COALESCE(MAX(mine.id), ${TXID} * ${POSITION_SPAN} - 1) AS base FROM question_events mine
              WHERE mine.id >= ${TXID} * ${POSITION_SPAN} AND mine.id < (${TXID} + 1) * ${POSITION_SPAN}) position
-    RETURNING id`;
+    RETURNING id, type, pending_id, session_id, task_id, workspace_id, payload, created_at),
+  events_outbox AS (${outboxInsertSql('events')})`;
 }
 
 @Injectable()

@@ -1,6 +1,9 @@
+import { randomUUID } from 'node:crypto';
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import type { Caller } from '../../authorization/src/index.js';
 import { APP_CONFIG, type AppConfig } from '../../config/src/index.js';
+import { AuditRecorder } from './audit.recorder.js';
+import { AuditOutcome, auditEntry, failureOf, rejectReasonOf } from './audit.types.js';
 import { BundleRepository } from './bundle.repository.js';
 import { recordedAnswers } from './bundle.mapper.js';
 import { BundleSignals } from './bundle-signals.service.js';
@@ -10,9 +13,18 @@ import { type BundleRow, ClarificationStatus } from './clarification.types.js';
 import { DeliveryService } from './delivery.service.js';
 import type { Resolution } from './resolution.envelope.js';
 import { type ResolutionInput, validateOutcome } from './resolution.validation.js';
+import { winnerIdentity } from './resolved-by.js';
 import { Settlement, settlementOf, winnerStatus } from './settlement.js';
 
 export type ResolutionSurface = 'rest' | 'mcp' | 'graphql' | 'command' | 'web';
+
+interface Attempt {
+  id: string;
+  caller: Caller;
+  pendingId: string;
+  input: ResolutionInput;
+  surface: ResolutionSurface;
+}
 
 /** How many times one call may try the claim (a rolled-back winner lets a waiting loser try again). */
 const MAX_CLAIM_ATTEMPTS = 3;
@@ -44,22 +56,33 @@ export class ResolveBundleService {
     private readonly bundles: BundleRepository,
     private readonly delivery: DeliveryService,
     private readonly signals: BundleSignals,
+    private readonly audit: AuditRecorder,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
+  /**
+   * Resolves, and records the attempt in the audit trail (issue 15): a winning claim records itself
+   * in its own statement; any other outcome is queued once known, off the answer's path. The trail is
+   * never read by the claim.
+   */
   async resolve(caller: Caller, pendingId: string, input: ResolutionInput, surface: ResolutionSurface): Promise<Resolution> {
+    const attempt = { id: randomUUID(), caller, pendingId, input, surface };
     try {
-      const resolution = await this.resolveOnce(caller, pendingId, input);
+      const resolution = await this.resolveOnce(attempt);
       this.logger.log({ msg: 'resolution', pending_id: pendingId, surface, claimed: resolution.claimed, status: resolution.status });
+      if (!resolution.claimed) this.audit.record(auditEntry(attempt, AuditOutcome.Lost, null));
       return resolution;
     } catch (error) {
       const outcome = error instanceof ClarificationError ? error.code : 'error';
       this.logger.log({ msg: 'resolution', pending_id: pendingId, surface, outcome });
+      const failure = failureOf(error);
+      this.audit.record(auditEntry(attempt, failure.outcome, failure.detail));
       throw error;
     }
   }
 
-  private async resolveOnce(caller: Caller, pendingId: string, input: ResolutionInput): Promise<Resolution> {
+  private async resolveOnce(attempt: Attempt): Promise<Resolution> {
+    const { caller, pendingId, input, surface } = attempt;
     const bundle = await this.clarifications.authorizeBundle(caller, pendingId);
     const outcome = validateOutcome(input, bundle.rows);
     let rows = bundle.rows;
@@ -74,7 +97,13 @@ export class ResolveBundleService {
         case Settlement.Open: {
           if (attempts === MAX_CLAIM_ATTEMPTS) throw ClarificationError.inProgress();
           attempts += 1;
-          const won = await this.delivery.claimAndDeliver({ rows, session: bundle.session, outcome });
+          const won = await this.delivery.claimAndDeliver({
+            rows,
+            session: bundle.session,
+            outcome,
+            winner: winnerIdentity(caller, surface),
+            audit: { attemptId: attempt.id, rejectReason: rejectReasonOf(input) },
+          });
           if (won !== undefined) {
             return {
               claimed: true,

@@ -53,6 +53,30 @@ export interface AppConfig {
   graphql: GraphqlLimits;
   mcp: McpLimits;
   rateLimits: RateLimits;
+  /** How often each process looks for bundles whose `expires_in_seconds` deadline passed. */
+  deadlineSweepIntervalMs: number;
+  /** Resolution attempts (the audit trail) are kept this many days. */
+  auditRetentionDays: number;
+  webhooks: WebhookSettings;
+}
+
+/** Outbound webhooks (README, "Outbound webhooks"). */
+export interface WebhookSettings {
+  /** Bound on one delivery attempt (connect, send, response status). */
+  timeoutMs: number;
+  /** Attempts per delivery before it is given up as failed. */
+  maxAttempts: number;
+  /** The first retry's delay; each later one doubles it (with jitter), up to retryMaxMs. */
+  retryBaseMs: number;
+  retryMaxMs: number;
+  /** A subscription is disabled after this many consecutive failed attempts. */
+  disableAfterFailures: number;
+  /** The fallback poll of the outbox (a committed event wakes every process at once). */
+  pollIntervalMs: number;
+  /** Deliveries one process sends at a time. */
+  concurrency: number;
+  /** Allow targets on loopback, private and link-local addresses (refused by default: no SSRF into the server's network). */
+  allowPrivateTargets: boolean;
 }
 
 export interface GraphqlLimits {
@@ -192,6 +216,12 @@ function checkBrowserSessionTimeouts(config: Pick<AppConfig, 'browserSessionIdle
   }
 }
 
+function checkWebhookRetries(config: Pick<AppConfig, 'webhooks'>): void {
+  if (config.webhooks.retryBaseMs > config.webhooks.retryMaxMs) {
+    throw new ConfigError('WEBHOOK_RETRY_BASE_MS', `must not exceed WEBHOOK_RETRY_MAX_MS (${config.webhooks.retryMaxMs})`);
+  }
+}
+
 function readAdminToken(env: Env): string | undefined {
   const raw = readString(env, 'ADMIN_TOKEN');
   if (raw !== undefined && raw.length < 24) {
@@ -250,6 +280,18 @@ export function loadConfig(env: Env = process.env): AppConfig {
       lists: readInteger(env, 'RATE_LIMIT_LISTS', 1_200, 1, PER_WINDOW_MAX),
       asks: readInteger(env, 'RATE_LIMIT_ASKS', 600, 1, PER_WINDOW_MAX),
     },
+    deadlineSweepIntervalMs: readInteger(env, 'DEADLINE_SWEEP_INTERVAL_MS', 1_000, 10, HOUR),
+    auditRetentionDays: readInteger(env, 'AUDIT_RETENTION_DAYS', 90, 1, 36_500),
+    webhooks: {
+      timeoutMs: readInteger(env, 'WEBHOOK_TIMEOUT_MS', 10_000, 100, 10 * 60_000),
+      maxAttempts: readInteger(env, 'WEBHOOK_MAX_ATTEMPTS', 8, 1, 100),
+      retryBaseMs: readInteger(env, 'WEBHOOK_RETRY_BASE_MS', 5_000, 1, HOUR),
+      retryMaxMs: readInteger(env, 'WEBHOOK_RETRY_MAX_MS', HOUR, 1, 24 * HOUR),
+      disableAfterFailures: readInteger(env, 'WEBHOOK_DISABLE_AFTER_FAILURES', 20, 1, 10_000),
+      pollIntervalMs: readInteger(env, 'WEBHOOK_POLL_INTERVAL_MS', 1_000, 10, HOUR),
+      concurrency: readInteger(env, 'WEBHOOK_CONCURRENCY', 8, 1, 1_000),
+      allowPrivateTargets: readBoolean(env, 'WEBHOOK_ALLOW_PRIVATE_TARGETS', false),
+    },
     publicUrl: readHttpUrl(env, 'PUBLIC_URL'),
     allowUnauthenticatedNetwork: readBoolean(env, 'ALLOW_UNAUTHENTICATED_NETWORK', false),
     browserSessionIdleTimeoutMs: readInteger(env, 'BROWSER_SESSION_IDLE_TIMEOUT_MS', 12 * HOUR, 1000, 365 * 24 * HOUR),
@@ -259,6 +301,7 @@ export function loadConfig(env: Env = process.env): AppConfig {
     keepAliveTimeoutMs: readInteger(env, 'KEEP_ALIVE_TIMEOUT_MS', 5_000, 100, HOUR),
   };
   checkTimeouts(config);
+  checkWebhookRetries(config);
   checkBrowserSessionTimeouts(config);
   checkNetworkExposure(config);
   return config;

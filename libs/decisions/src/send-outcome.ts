@@ -41,6 +41,7 @@ export function outcomeOfResolveError(error: unknown): SendOutcome {
     case ClarificationErrorCode.Validation:
       return { state: 'rejected', error: new DecisionError(CommandStatus.InvalidSelection, error.message, { field: 'params.selection' }) };
     case ClarificationErrorCode.NotActive:
+    case ClarificationErrorCode.Expired:
       return { state: 'rejected', error: DecisionError.notPending() };
     case ClarificationErrorCode.SessionEnded:
     case ClarificationErrorCode.TaskArchived:

@@ -4,6 +4,7 @@ import { ClarificationError, ClarificationErrorCode } from '../../clarification/
 import { DATABASE_UNAVAILABLE_MESSAGE, isDatabaseUnavailable, RequestBoundaryError } from '../../common/src/index.js';
 import { RateLimitError } from '../../rate-limit/src/index.js';
 import { TasksError, TasksErrorCode } from '../../tasks/src/index.js';
+import { WebhookError, WebhookErrorCode } from '../../webhooks/src/index.js';
 
 export enum GraphqlErrorCode {
   BadUserInput = 'BAD_USER_INPUT',
@@ -26,6 +27,7 @@ function clarificationCode(code: ClarificationErrorCode): GraphqlErrorCode {
     case ClarificationErrorCode.SessionEnded:
     case ClarificationErrorCode.TaskArchived:
     case ClarificationErrorCode.WaitEnded:
+    case ClarificationErrorCode.Expired:
       return GraphqlErrorCode.Conflict;
     case ClarificationErrorCode.InProgress:
       return GraphqlErrorCode.Unavailable;
@@ -74,12 +76,28 @@ function authorizationCode(code: AuthorizationErrorCode): GraphqlErrorCode {
   }
 }
 
+function webhookCode(code: WebhookErrorCode): GraphqlErrorCode {
+  switch (code) {
+    case WebhookErrorCode.NotFound:
+      return GraphqlErrorCode.NotFound;
+    case WebhookErrorCode.InvalidArgument:
+      return GraphqlErrorCode.BadUserInput;
+    case WebhookErrorCode.LimitReached:
+      return GraphqlErrorCode.Conflict;
+    default: {
+      const unhandled: never = code;
+      throw new Error(`unmapped code ${String(unhandled)}`);
+    }
+  }
+}
+
 /** The one mapping of every module's typed errors onto GraphQL errors with `extensions.code`. */
 export function toGraphqlError(error: unknown): Error {
   if (error instanceof mercurius.ErrorWithProps) return error;
   if (error instanceof RequestBoundaryError) return new mercurius.ErrorWithProps(error.message, error.extensions);
   if (error instanceof ClarificationError) return new mercurius.ErrorWithProps(error.message, { code: clarificationCode(error.code) });
   if (error instanceof TasksError) return new mercurius.ErrorWithProps(error.message, { code: tasksCode(error.code) });
+  if (error instanceof WebhookError) return new mercurius.ErrorWithProps(error.message, { code: webhookCode(error.code) });
   if (error instanceof AuthorizationError) {
     const code = authorizationCode(error.code);
     return new mercurius.ErrorWithProps(error.message, { code }, code === GraphqlErrorCode.Unauthenticated ? 401 : 200);

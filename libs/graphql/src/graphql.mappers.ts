@@ -1,20 +1,31 @@
-import type {
-  Answer,
-  PendingBundleView,
+import {
+  type Answer,
+  type DescribedBundle,
+  parseResolvedBy,
+  type PendingBundleView,
   PendingPage,
-  QuestionEventRow,
-  QuestionEventType,
-  Resolution,
-  ResolutionResponse,
+  type QuestionEventRow,
+  type QuestionEventType,
+  type Resolution,
+  type ResolutionResponse,
+  type ResolvedBy,
 } from '../../clarification/src/index.js';
 import { type TaskRow, taskView, type WorkspaceRow, workspaceView } from '../../tasks/src/index.js';
 import type { QuestionEventModel } from './models/question-event.model.js';
 import type { PendingBundleModel, PendingQuestionConnectionModel } from './models/pending-question.model.js';
 import type { ResolutionModel, ResolutionResponseModel } from './models/resolution.model.js';
+import type { ResolvedByModel } from './models/resolved-by.model.js';
 import type { TaskModel, WorkspaceModel } from './models/task.model.js';
 
-export function bundleModel(bundle: PendingBundleView): PendingBundleModel {
+export function resolvedByModel(resolvedBy: ResolvedBy | null): ResolvedByModel | null {
+  return resolvedBy && { kind: resolvedBy.kind, userId: resolvedBy.user_id, name: resolvedBy.name, surface: resolvedBy.surface, at: resolvedBy.at };
+}
+
+/** A bundle of a list (no winner, no deadline shown) or one described by question(pendingId). */
+export function bundleModel(bundle: PendingBundleView | DescribedBundle): PendingBundleModel {
   return {
+    resolvedBy: 'resolved_by' in bundle ? resolvedByModel(bundle.resolved_by) : null,
+    expiresAt: 'expires_at' in bundle ? bundle.expires_at : null,
     pendingId: bundle.pending_id,
     taskId: bundle.task_id,
     sessionId: bundle.session_id,
@@ -82,5 +93,6 @@ export function questionEventModel(row: QuestionEventRow): QuestionEventModel {
     workspaceId: row.workspace_id,
     occurredAt: row.created_at.toISOString(),
     response: response ? responseModel(response) : null,
+    resolvedBy: resolvedByModel(parseResolvedBy(row.payload.resolved_by)),
   };
 }

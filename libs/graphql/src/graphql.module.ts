@@ -11,6 +11,7 @@ import { BEARER_CHALLENGE, findUnstorableText, RequestBoundaryError, RequestBoun
 import { APP_CONFIG, type AppConfig } from '../../config/src/index.js';
 import { RateLimitService } from '../../rate-limit/src/index.js';
 import { TasksModule } from '../../tasks/src/index.js';
+import { WebhookManagementModule } from '../../webhooks/src/index.js';
 import { connectionInitCredential } from './connection-init.js';
 import { checkSourceLimits } from './document-limits.js';
 import type { GraphqlContext } from './graphql-caller.js';
@@ -150,6 +151,7 @@ function socketSchema(request: FastifyRequest): GraphQLSchema {
   imports: [
     ClarificationModule,
     TasksModule,
+    WebhookManagementModule,
     GraphQLModule.forRootAsync<MercuriusDriverConfig>({
       driver: MercuriusDriver,
       inject: [IdentityService, APP_CONFIG, RateLimitService],

@@ -2,11 +2,13 @@ import { NestFactory } from '@nestjs/core';
 import { GraphQLSchemaBuilderModule, GraphQLSchemaFactory } from '@nestjs/graphql';
 import { lexicographicSortSchema, printSchema, type GraphQLSchema } from 'graphql';
 import { AnswerResolver } from './answer.resolver.js';
+import { AuditResolver } from './audit.resolver.js';
 import { PendingQuestionsResolver } from './pending-questions.resolver.js';
 import { QuestionEventsResolver } from './question-events.resolver.js';
 import { TasksResolver } from './tasks.resolver.js';
+import { WebhooksResolver } from './webhooks.resolver.js';
 
-export const RESOLVERS = [AnswerResolver, PendingQuestionsResolver, QuestionEventsResolver, TasksResolver];
+export const RESOLVERS = [AnswerResolver, AuditResolver, PendingQuestionsResolver, QuestionEventsResolver, TasksResolver, WebhooksResolver];
 
 /** The SDL as committed in schema.graphql (sorted, so it is stable). */
 export function printSortedSchema(schema: GraphQLSchema): string {

@@ -10,6 +10,8 @@ export enum McpErrorCode {
   NotFound = 'NOT_FOUND',
   ValidationError = 'VALIDATION_ERROR',
   Conflict = 'CONFLICT',
+  /** ask_user_question_kandev: the question's deadline passed unanswered — do not proceed as if it were answered. */
+  Expired = 'EXPIRED',
   Unauthenticated = 'UNAUTHENTICATED',
   /** The database is unreachable, or a winner's delivery is not settled yet: retry shortly. */
   Unavailable = 'UNAVAILABLE',
@@ -38,6 +40,8 @@ function clarificationCode(code: ClarificationErrorCode): McpErrorCode {
     case ClarificationErrorCode.TaskArchived:
     case ClarificationErrorCode.WaitEnded:
       return McpErrorCode.Conflict;
+    case ClarificationErrorCode.Expired:
+      return McpErrorCode.Expired;
     case ClarificationErrorCode.InProgress:
       return McpErrorCode.Unavailable;
     case ClarificationErrorCode.DeliveryFailed:

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import type { SessionAgent } from '../../authorization/src/index.js';
-import { type AgentAskService, normalizeQuestions } from '../../clarification/src/index.js';
+import { type AgentAskService, MAX_EXPIRES_IN_SECONDS, MIN_EXPIRES_IN_SECONDS, normalizeQuestions } from '../../clarification/src/index.js';
 import { askResult, askResultSchema, askToolResult } from './ask-result.js';
 import { defineTool, type McpTool } from './mcp-tool.js';
 import { INPUT_LIMITS } from '../../common/src/index.js';
@@ -24,6 +24,13 @@ const questionSchema = z.strictObject({
 const askInput = z.strictObject({
   questions: z.array(questionSchema).describe('1 to 4 questions'),
   context: z.string().max(INPUT_LIMITS.context).optional().describe(`Why you are asking (at most ${INPUT_LIMITS.context} characters)`),
+  expires_in_seconds: z
+    .number()
+    .int()
+    .min(MIN_EXPIRES_IN_SECONDS)
+    .max(MAX_EXPIRES_IN_SECONDS)
+    .optional()
+    .describe('Give up after this many seconds: unanswered by then, the question expires and this call fails with code EXPIRED'),
 });
 
 export const ASK_TOOL = 'ask_user_question_kandev';
@@ -36,13 +43,15 @@ export function sessionTools(agent: SessionAgent, asks: AgentAskService): McpToo
       title: 'Ask the user',
       description:
         'Ask the user 1-4 structured questions and block until they answer, skip or cancel. ' +
-        'Progress notifications arrive while waiting; if this call is aborted the question stays pending.',
+        'Progress notifications arrive while waiting; if this call is aborted the question stays pending. ' +
+        'With expires_in_seconds, an unanswered question expires at that deadline and the call fails with code EXPIRED.',
       input: askInput,
       output: askResultSchema,
       annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true },
-      run: async ({ questions, context }, extra) => {
+      run: async ({ questions, context, expires_in_seconds: expiresInSeconds }, extra) => {
         const response = await asks.askAndWait(agent, questions, context, {
           signal: extra.signal,
+          expiresInSeconds,
           onProgress: async (tick, pendingId) => {
             const progressToken = extra._meta?.progressToken;
             if (progressToken === undefined) return;

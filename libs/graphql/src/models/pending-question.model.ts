@@ -1,5 +1,6 @@
 import { Field, Int, ObjectType } from '@nestjs/graphql';
 import { listCost, MAX_OPTIONS_PER_QUESTION, MAX_QUESTIONS_PER_BUNDLE } from '../operation-cost.js';
+import { ResolvedByModel } from './resolved-by.model.js';
 
 @ObjectType('QuestionOption')
 export class QuestionOptionModel {
@@ -26,6 +27,10 @@ export class PendingBundleModel {
   @Field(() => Int) ageSeconds!: number;
   @Field() context!: string;
   @Field(() => [PendingQuestionModel], { complexity: listCost(MAX_QUESTIONS_PER_BUNDLE) }) questions!: PendingQuestionModel[];
+  @Field(() => ResolvedByModel, { nullable: true, description: 'Who answered, once the answer is final (question(pendingId) only; null in lists)' })
+  resolvedBy!: ResolvedByModel | null;
+  @Field(() => String, { nullable: true, description: 'RFC3339 UTC deadline, when asked with expires_in_seconds (question(pendingId) only)' })
+  expiresAt!: string | null;
 }
 
 @ObjectType('PageInfo')

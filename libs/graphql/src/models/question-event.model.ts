@@ -1,6 +1,7 @@
 import { Field, ObjectType, registerEnumType } from '@nestjs/graphql';
 import { QuestionEventType } from '../../../clarification/src/index.js';
 import { ResolutionResponseModel } from './resolution.model.js';
+import { ResolvedByModel } from './resolved-by.model.js';
 
 registerEnumType(QuestionEventType, { name: 'QuestionEventType' });
 
@@ -15,4 +16,6 @@ export class QuestionEventModel {
   @Field() occurredAt!: string;
   @Field(() => ResolutionResponseModel, { nullable: true, description: 'The answer, on ANSWERED and REJECTED' })
   response!: ResolutionResponseModel | null;
+  @Field(() => ResolvedByModel, { nullable: true, description: 'Who answered, on ANSWERED and REJECTED' })
+  resolvedBy!: ResolvedByModel | null;
 }

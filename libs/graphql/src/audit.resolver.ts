@@ -1,0 +1,43 @@
+import { UseInterceptors } from '@nestjs/common';
+import { Args, Int, Query, Resolver } from '@nestjs/graphql';
+import type { Caller } from '../../authorization/src/index.js';
+import { type AuditAttemptView, AuditService, DEFAULT_AUDIT_LIMIT, MAX_AUDIT_LIMIT } from '../../clarification/src/index.js';
+import { GqlCaller } from './graphql-caller.js';
+import { GraphqlErrorsInterceptor } from './graphql-errors.interceptor.js';
+import { ResolutionAttemptConnectionModel, type ResolutionAttemptModel } from './models/audit.model.js';
+import { pageCost } from './operation-cost.js';
+
+function attemptModel(attempt: AuditAttemptView): ResolutionAttemptModel {
+  return {
+    id: attempt.id,
+    pendingId: attempt.pending_id,
+    outcome: attempt.outcome,
+    surface: attempt.surface,
+    caller: { kind: attempt.caller.kind, userId: attempt.caller.user_id, name: attempt.caller.name },
+    rejected: attempt.rejected,
+    rejectReason: attempt.reject_reason,
+    detail: attempt.detail,
+    at: attempt.at,
+  };
+}
+
+/** The audit trail of a bundle (issue 15): the same service and authorization as GET /clarification/:id/audit. */
+@Resolver(() => ResolutionAttemptConnectionModel)
+@UseInterceptors(GraphqlErrorsInterceptor)
+export class AuditResolver {
+  constructor(private readonly audit: AuditService) {}
+
+  @Query(() => ResolutionAttemptConnectionModel, {
+    description: 'Every attempt to answer or reject a bundle, in the order they ended',
+    complexity: pageCost(DEFAULT_AUDIT_LIMIT, MAX_AUDIT_LIMIT),
+  })
+  async questionAudit(
+    @GqlCaller() caller: Caller,
+    @Args('pendingId') pendingId: string,
+    @Args('after', { nullable: true, description: 'pageInfo.endCursor of the previous page' }) after?: string,
+    @Args('first', { type: () => Int, nullable: true, description: `default ${DEFAULT_AUDIT_LIMIT}, at most ${MAX_AUDIT_LIMIT}` }) first?: number,
+  ): Promise<ResolutionAttemptConnectionModel> {
+    const page = await this.audit.list(caller, pendingId, { cursor: after, limit: first });
+    return { nodes: page.attempts.map(attemptModel), pageInfo: { hasNextPage: page.next_cursor !== '', endCursor: page.next_cursor } };
+  }
+}
