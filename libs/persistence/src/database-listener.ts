@@ -8,7 +8,7 @@ type Handler = (payload: string) => void;
 
 const MIN_BACKOFF_MS = 100;
 const MAX_BACKOFF_MS = 2_000;
-/** How often the connection is probed; a database that stopped answering is noticed within ~2 probes. */
+/** How often the connection is probed; a database that stopped answering is noticed within ~3 probe timeouts. */
 const PROBE_EVERY_MS = 2_000;
 const PROBE_TIMEOUT_MS = 1_500;
 /** How long shutdown waits for the connection to close in order: a hung server never acknowledges it. */
@@ -85,15 +85,23 @@ export class DatabaseListener implements OnModuleInit, BeforeApplicationShutdown
     this.reachable = true;
     this.attempt = 0;
     clearInterval(this.probeTimer);
-    this.probeTimer = setInterval(
-      () => void client.query({ text: 'SELECT 1', query_timeout: PROBE_TIMEOUT_MS } as pg.QueryConfig).catch((error: unknown) => this.lost(client, error)),
-      PROBE_EVERY_MS,
-    );
+    this.probeTimer = setInterval(() => this.probe(client), PROBE_EVERY_MS);
     this.probeTimer.unref();
     if (recovering) {
       this.logger.log({ msg: 'database reachable again' });
       for (const handler of this.reconnected) this.safely(handler);
     }
+  }
+
+  /**
+   * A probe that timed out is sent once more before the connection counts as lost: on a loaded
+   * machine a stalled event loop can fire the timeout although the answer already arrived.
+   */
+  private probe(client: pg.Client): void {
+    const once = () => client.query({ text: 'SELECT 1', query_timeout: PROBE_TIMEOUT_MS } as pg.QueryConfig);
+    once()
+      .catch(() => once())
+      .catch((error: unknown) => this.lost(client, error));
   }
 
   private dispatch(channel: string, payload: string): void {

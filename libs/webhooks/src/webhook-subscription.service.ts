@@ -6,7 +6,7 @@ import { APP_CONFIG, type AppConfig } from '../../config/src/index.js';
 import { WebhookDeliveryRepository } from './webhook-delivery.repository.js';
 import { type SubscriptionChange, WebhookSubscriptionRepository } from './webhook-subscription.repository.js';
 import { validTargetUrl } from './webhook-target.js';
-import { type DeliveryRow, type SubscriptionRow, WEBHOOK_EVENT_TYPES, WEBHOOK_FORMATS, type WebhookEventType, WebhookFormat } from './webhook.types.js';
+import { DeliveryState, type DeliveryRow, type SubscriptionRow, WEBHOOK_EVENT_TYPES, WEBHOOK_FORMATS, type WebhookEventType, WebhookFormat } from './webhook.types.js';
 import { WebhookError, WebhookErrorCode } from './webhooks.errors.js';
 
 /** Subscriptions one workspace may have. */
@@ -87,7 +87,7 @@ function deliveryView(row: DeliveryRow): DeliveryView {
     pending_id: row.pending_id,
     state: row.state,
     attempts: row.attempts,
-    next_attempt_at: finished || row.state === 'sending' ? null : row.next_attempt_at.toISOString(),
+    next_attempt_at: finished || row.state === DeliveryState.Sending ? null : row.next_attempt_at.toISOString(),
     last_status_code: row.last_status_code,
     last_error: row.last_error,
     history: row.history,
