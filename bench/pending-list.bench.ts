@@ -17,6 +17,7 @@ import { listHeadsStatement, rowsOfStatement, type Statement } from './support/c
 import { type BenchServer, startBenchServer } from './support/database.js';
 import { explain, type PlanReport } from './support/explain.js';
 import { seed, pendingIdOf, SCOPED_EVERY, type SeedResult } from './support/seed.js';
+import type { Report } from './support/report.js';
 import { measureRoundRobin, ms, type Scenario, summarize, type Summary } from './support/stats.js';
 
 const PAGE = 50;
@@ -133,7 +134,8 @@ function mcp(client: ListClient, cursor: string): () => Promise<PendingPage> {
   return () => client.list(cursor ? { limit: PAGE, cursor } : { limit: PAGE });
 }
 
-async function main(): Promise<void> {
+export async function run(report: Report): Promise<void> {
+  void report;
   const wallStart = performance.now();
   const server = await startBenchServer();
   const sets: Dataset[] = [];
@@ -308,10 +310,3 @@ async function main(): Promise<void> {
   }
 }
 
-main().then(
-  () => process.exit(0),
-  (error: unknown) => {
-    process.stderr.write(`${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
-    process.exit(1);
-  },
-);
