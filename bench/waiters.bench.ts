@@ -7,10 +7,11 @@
  * constructor (where the bytes go), the wake latency of answered waiters, and /healthz and list
  * latency with N waiting vs none.
  *
- * Environment: BENCH_WAITERS (10000), BENCH_WAKES (200), BENCH_SNAPSHOTS (1 = take heap snapshots).
+ * Environment: BENCH_WAITERS (10000), BENCH_WAKES (200), BENCH_SNAPSHOTS (1 = take heap snapshots),
+ * BENCH_WAITER_KINDS (wait,mcp), BENCH_SNAPSHOT_DIR (keep the snapshots there, for a retainer analysis).
  */
 import http from 'node:http';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
@@ -27,6 +28,7 @@ import { BenchServerProcess } from './support/server-process.js';
 const N = envInt('BENCH_WAITERS', 10_000);
 const WAKES = Math.min(envInt('BENCH_WAKES', 200), N);
 const SNAPSHOTS = process.env.BENCH_SNAPSHOTS !== '0';
+const KINDS = (process.env.BENCH_WAITER_KINDS ?? 'wait,mcp').split(',').filter((kind): kind is Kind => kind === 'wait' || kind === 'mcp');
 const BATCH = 250;
 const WARM = 200;
 const PROBES = 40;
@@ -90,7 +92,9 @@ async function measureKind(kind: Kind, url: string, db: pg.Pool, token: string):
   const server = await BenchServerProcess.start(url, { WAIT_TIMEOUT_MS: '3600000', ASK_TIMEOUT_MS: '3600000' });
   const agent = new http.Agent({ keepAlive: false, maxSockets: Infinity });
   const answerer = new HttpClient(server.baseUrl, 8);
-  const snapshotDir = await mkdtemp(path.join(tmpdir(), 'parley-bench-heap-'));
+  const keptSnapshots = process.env.BENCH_SNAPSHOT_DIR;
+  const snapshotDir = keptSnapshots ? path.join(keptSnapshots, kind) : await mkdtemp(path.join(tmpdir(), 'parley-bench-heap-'));
+  if (keptSnapshots) await mkdir(snapshotDir, { recursive: true });
   const blocked: Blocked[] = [];
   try {
     const presence = async () => Number((await db.query<{ n: string }>(`SELECT count(*) AS n FROM clarification_waiters`)).rows[0]?.n);
@@ -155,8 +159,9 @@ async function measureKind(kind: Kind, url: string, db: pg.Pool, token: string):
     const latency = { healthz: [] as number[], list: [] as number[], healthzLoaded: [] as number[], listLoaded: [] as number[] };
     await probe([], []);
     await probe(latency.healthz, latency.list);
-    const before = await server.heap();
+    // A snapshot leaves malloc'd memory behind: both readings come after one snapshot, so RSS compares alike.
     const beforeSnapshot = SNAPSHOTS ? await server.snapshot(path.join(snapshotDir, 'before.heapsnapshot')) : undefined;
+    const before = await server.heap();
 
     progress(`waiters/${kind}: opening ${N} blocked requests`);
     const t0 = performance.now();
@@ -192,7 +197,7 @@ async function measureKind(kind: Kind, url: string, db: pg.Pool, token: string):
     agent.destroy();
     answerer.close();
     await server.stop();
-    await rm(snapshotDir, { recursive: true, force: true });
+    if (!keptSnapshots) await rm(snapshotDir, { recursive: true, force: true });
   }
 }
 
@@ -200,7 +205,7 @@ export async function run(report: Report): Promise<void> {
   const server: BenchServer = await startBenchServer();
   const results: KindResult[] = [];
   try {
-    for (const kind of ['wait', 'mcp'] as const) {
+    for (const kind of KINDS) {
       const url = await server.createDatabase(`waiters_${kind}`);
       // The schema comes from the first start of the server; the seed goes in before the measured one.
       const setup = await BenchServerProcess.start(url);
