@@ -1,21 +1,38 @@
+import type { OutgoingHttpHeaders } from 'node:http';
 import type { FastifyReply } from 'fastify';
 import { HttpErrorFilter } from './http-error.filter.js';
 
 const errors = new HttpErrorFilter();
 
 /**
- * Answers a long poll outside Nest's request pipeline: the route handler returns as soon as the wait
- * is parked, so the interceptor chain, its observables and the handler's async frames are released
- * while it waits (issue 11, target 3) — only the reply and the parked wait stay. The outcome is sent
- * as Nest would send it: 200 with the value, or the error through the same mapping as every REST error.
+ * Answers a long poll outside Nest's request pipeline (issue 11, target 3). The reply is hijacked
+ * before the route handler returns, so Nest and Fastify count it as handled and release the request's
+ * pipeline — interceptor observables, async frames, the execution context — at once; while it waits,
+ * only the connection and the parked wait stay. The outcome is written as Fastify would send it: the
+ * headers set so far (x-request-id…), 200 with the value as JSON, or an error through the same
+ * mapping as every REST error.
  */
 export function replyWhenSettled(reply: FastifyReply, outcome: Promise<unknown>): void {
+  reply.hijack();
   outcome.then(
-    (body) => {
-      if (!reply.sent) void reply.status(200).send(body);
-    },
+    (body) => writeJson(reply, 200, {}, body),
     (error: unknown) => {
-      if (!reply.sent) errors.reply(error, reply.request, reply);
+      const { status, headers, body } = errors.errorReply(error, reply.request);
+      writeJson(reply, status, headers, body);
     },
   );
+}
+
+function writeJson(reply: FastifyReply, status: number, headers: Record<string, string>, body: unknown): void {
+  const raw = reply.raw;
+  if (raw.headersSent || raw.destroyed) return;
+  const payload = JSON.stringify(body);
+  const sent: OutgoingHttpHeaders = {
+    ...(reply.getHeaders() as OutgoingHttpHeaders),
+    ...headers,
+    'content-type': 'application/json; charset=utf-8',
+    'content-length': Buffer.byteLength(payload),
+  };
+  raw.writeHead(status, sent);
+  raw.end(payload);
 }
