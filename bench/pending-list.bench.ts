@@ -57,7 +57,8 @@ interface Dataset {
 
 async function prepare(server: BenchServer, label: string, bundles: number): Promise<Dataset> {
   const url = await server.createDatabase(label);
-  const bench = await startBenchApp(url);
+  // A first call on a just-seeded million-bundle database reads cold pages on a shared machine.
+  const bench = await startBenchApp(url, { dbStatementTimeoutMs: 120_000 });
   const scopedUser = await createUserWithToken(bench.baseUrl, 'scoped');
   const halfUser = await createUserWithToken(bench.baseUrl, 'half');
   const nobodyUser = await createUserWithToken(bench.baseUrl, 'nobody');
@@ -84,6 +85,19 @@ async function prepare(server: BenchServer, label: string, bundles: number): Pro
     rowsOf: await rowsOfStatement(dataSource),
     dataSource,
   };
+}
+
+/** The first calls after seeding warm the caches; one that fails (e.g. a pool timeout) is retried. */
+async function warm(client: ListClient): Promise<void> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      await client.list({ limit: PAGE });
+      return;
+    } catch (error) {
+      if (attempt === 5) throw error;
+      progress(`warming up: attempt ${attempt} failed: ${error instanceof Error ? error.message : String(error)}`);
+    }
+  }
 }
 
 /** Follows next_cursor through MCP `pages` times (pages of 50) and returns the cursor reached. */
@@ -137,6 +151,8 @@ export async function run(report: Report): Promise<void> {
     sets.push(big);
     const small = await prepare(server, '1k', SMALL);
     sets.push(small);
+
+    for (const set of sets) for (const client of [set.admin, set.scoped, set.half, set.nobody]) await warm(client);
 
     // --- sanity: the seeded data lists as expected (the scan order is the seed order) ------------
     const firstUnscoped = await big.admin.list({ limit: PAGE });

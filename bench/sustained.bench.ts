@@ -59,7 +59,8 @@ export async function run(report: Report): Promise<void> {
     } finally {
       await db.end();
     }
-    const target = await BenchServerProcess.start(url, { WAIT_TIMEOUT_MS: '600000' });
+    // Keep-alive sockets outlive the pauses of a busy client, so a request never races the server closing its idle socket.
+    const target = await BenchServerProcess.start(url, { WAIT_TIMEOUT_MS: '600000', KEEP_ALIVE_TIMEOUT_MS: '120000' });
     const client = new HttpClient(target.baseUrl, AGENTS * 2 + LISTERS + 4);
     const counters: Counters = { asks: 0, answers: 0, waits: 0, lists: 0, events: 0, errors: [] };
     let errorCount = 0;
@@ -105,14 +106,22 @@ export async function run(report: Report): Promise<void> {
     subscriber.on('connected', () => subscribed());
     await ready;
 
+    /** A request that failed on the wire (reset, refused) is an error of the run, not the end of it. */
+    const send = (method: string, route: string, bearer: string, body?: unknown) =>
+      client.request(method, route, bearer, body).catch((error: unknown) => ({ status: -1, body: error instanceof Error ? error.message : String(error) }));
     /** One agent's session: wait for its bundle's answer while a person answers it, then ask again. */
     const agent = async (index: number) => {
       let pendingId = seededIds(index).pendingId;
       const { sessionId } = seededIds(index);
       while (performance.now() < deadline) {
-        const waited = client.request('GET', `/api/v1/clarification/${pendingId}/wait`, agentTokenOf(index));
+        const waited = send('GET', `/api/v1/clarification/${pendingId}/wait`, agentTokenOf(index));
         const sent = performance.now();
-        const answered = await client.request('POST', `/api/v1/clarification/${pendingId}/respond`, user.token, { answers: ANSWERS });
+        let answered = await send('POST', `/api/v1/clarification/${pendingId}/respond`, user.token, { answers: ANSWERS });
+        // A lost response is retried (a replay answers 200 too), so the agent's wait is never left hanging.
+        for (let retry = 0; retry < 3 && answered.status === -1; retry++) {
+          fail(`respond: ${answered.body}`);
+          answered = await send('POST', `/api/v1/clarification/${pendingId}/respond`, user.token, { answers: ANSWERS });
+        }
         const responded = performance.now();
         answerLatency.push(responded - sent);
         if (answered.status === 200) {
@@ -122,7 +131,7 @@ export async function run(report: Report): Promise<void> {
         const wait = await waited;
         if (wait.status === 200) counters.waits += 1;
         else fail(`wait ${wait.status}: ${wait.body.slice(0, 200)}`);
-        const asked = await client.request('POST', '/api/v1/clarification/request', user.token, { session_id: sessionId, questions: QUESTIONS });
+        const asked = await send('POST', '/api/v1/clarification/request', user.token, { session_id: sessionId, questions: QUESTIONS });
         if (asked.status !== 200) {
           fail(`ask ${asked.status}: ${asked.body.slice(0, 200)}`);
           return;
@@ -134,7 +143,7 @@ export async function run(report: Report): Promise<void> {
     const lister = async () => {
       while (performance.now() < deadline) {
         const t0 = performance.now();
-        const listed = await client.request('GET', '/api/v1/clarification?limit=20', user.token);
+        const listed = await send('GET', '/api/v1/clarification?limit=20', user.token);
         listLatency.push(performance.now() - t0);
         if (listed.status === 200) counters.lists += 1;
         else fail(`list ${listed.status}: ${listed.body.slice(0, 200)}`);

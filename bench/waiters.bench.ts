@@ -41,6 +41,8 @@ interface Blocked {
   index: number;
   request: http.ClientRequest;
   done: Promise<{ status: number; at: number; body: string }>;
+  /** Set once the response arrived. */
+  settled?: { status: number; body: string };
 }
 
 function block(baseUrl: string, kind: Kind, index: number, agent: http.Agent): Blocked {
@@ -64,7 +66,9 @@ function block(baseUrl: string, kind: Kind, index: number, agent: http.Agent): B
     request.on('error', () => resolve({ status: -1, at: performance.now(), body: '' }));
     request.end(body);
   });
-  return { index, request, done };
+  const blocked: Blocked = { index, request, done };
+  void done.then(({ status, body: text }) => (blocked.settled = { status, body: text.slice(0, 200) }));
+  return blocked;
 }
 
 async function until(what: string, check: () => Promise<boolean>, ms = 120_000): Promise<void> {
@@ -114,7 +118,11 @@ async function measureKind(kind: Kind, url: string, db: pg.Pool, token: string):
       for (let i = from; i < from + count; i += BATCH) {
         const size = Math.min(BATCH, from + count - i);
         for (let j = i; j < i + size; j++) opened.push(block(server.baseUrl, kind, j, agent));
-        await until(`${i + size - from} ${kind} waiters`, async () => (await presence()) >= base + (i + size - from));
+        await until(`${i + size - from} ${kind} waiters`, async () => {
+          const ended = opened.filter((waiter) => waiter.settled !== undefined);
+          if (ended.length > 0) throw new Error(`${ended.length} of ${opened.length} blocked requests ended early: ${JSON.stringify(ended.slice(0, 3).map((waiter) => waiter.settled))}`);
+          return (await presence()) >= base + (i + size - from);
+        });
       }
       return opened;
     };
