@@ -8,7 +8,7 @@
  * latency with N waiting vs none.
  *
  * Environment: BENCH_WAITERS (10000), BENCH_WAKES (200), BENCH_SNAPSHOTS (1 = take heap snapshots),
- * BENCH_WAITER_KINDS (wait,mcp), BENCH_SNAPSHOT_DIR (keep the snapshots there, for a retainer analysis).
+ * BENCH_WAITER_KINDS (wait,mcp), BENCH_WAITER_BATCH (250 requests opened at a time), BENCH_SNAPSHOT_DIR (keep the snapshots there, for a retainer analysis).
  */
 import http from 'node:http';
 import { mkdir, mkdtemp, rm } from 'node:fs/promises';
@@ -29,7 +29,7 @@ const N = envInt('BENCH_WAITERS', 10_000);
 const WAKES = Math.min(envInt('BENCH_WAKES', 200), N);
 const SNAPSHOTS = process.env.BENCH_SNAPSHOTS !== '0';
 const KINDS = (process.env.BENCH_WAITER_KINDS ?? 'wait,mcp').split(',').filter((kind): kind is Kind => kind === 'wait' || kind === 'mcp');
-const BATCH = 250;
+const BATCH = envInt('BENCH_WAITER_BATCH', 250);
 const WARM = 200;
 const PROBES = 40;
 const ASK_QUESTIONS = [{ id: 'q1', prompt: 'Proceed?', options: [{ option_id: 'q1_yes', label: 'Yes' }, { option_id: 'q1_no', label: 'No' }] }];
