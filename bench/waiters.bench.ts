@@ -212,6 +212,7 @@ async function measureKind(kind: Kind, url: string, db: pg.Pool, token: string):
 export async function run(report: Report): Promise<void> {
   const server: BenchServer = await startBenchServer();
   const results: KindResult[] = [];
+  const failures: string[] = [];
   try {
     for (const kind of KINDS) {
       const url = await server.createDatabase(`waiters_${kind}`);
@@ -230,12 +231,18 @@ export async function run(report: Report): Promise<void> {
           await db.query(`VACUUM ANALYZE task_session_messages`);
         }
         results.push(await measureKind(kind, url, db, user.token));
+      } catch (error) {
+        // One kind failing (e.g. a burst refused) must not lose the figures of the other.
+        failures.push(`${kind}: ${error instanceof Error ? error.message.slice(0, 600) : String(error)}`);
+        progress(`waiters/${kind} failed: ${String(error)}`);
       } finally {
         await db.end();
       }
     }
     report.say(`Run: ${await machineLine(server.description)}. N = ${N} blocked agents per kind (each its own session, bundle and agent token \`parley_sat_…\`), opened ${BATCH} at a time; the server is the built \`dist/apps/server/src/main.js\` in its own process (AUTH_MODE=enabled, LOG_LEVEL=warn, WAIT_TIMEOUT_MS and ASK_TIMEOUT_MS 1 h, rate limits raised) with \`bench/support/heap-probe.js\` preloaded (\`--expose-gc --import\`): heap = \`v8.getHeapStatistics().used_heap_size\` after two \`global.gc()\`, RSS = \`process.memoryUsage().rss\`, read over IPC. Baseline after ${WARM} waiters were opened and answered (warm code paths).`);
     report.say();
+    for (const failure of failures) report.say(`**Run failed for ${failure}**`);
+    if (failures.length > 0) report.say();
     const perWaiter = (r: KindResult, key: 'usedHeap' | 'rss') => (r.after[key] - r.before[key]) / r.opened;
     const kb = (bytes: number) => `${(bytes / 1024).toFixed(2)} KB`;
     const label = (r: KindResult) => (r.kind === 'wait' ? 'GET /wait (agent token)' : 'MCP ask on /mcp/session');
