@@ -5,7 +5,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { createApp } from '../../apps/server/src/create-app.js';
-import { loadConfig } from '../../libs/config/src/index.js';
+import { type AppConfig, loadConfig } from '../../libs/config/src/index.js';
 
 export const BENCH_ADMIN_TOKEN = 'bench-admin-token-0123456789abcdef';
 const LIST_TOOL = 'list_pending_questions_kandev';
@@ -16,8 +16,29 @@ export interface BenchApp {
   close(): Promise<void>;
 }
 
+/**
+ * Rate limits out of the way (README "Rate limits": 600 answers/min per identity by default): a
+ * benchmark measures the answer path, not the limiter refusing it. The same values as environment
+ * variables for a spawned server.
+ */
+export const UNLIMITED_RATES: AppConfig['rateLimits'] = {
+  windowSeconds: 60,
+  signIn: 1_000_000,
+  failedCredentials: 1_000_000,
+  answers: 1_000_000,
+  lists: 1_000_000,
+  asks: 1_000_000,
+};
+export const UNLIMITED_RATE_ENV: Record<string, string> = {
+  RATE_LIMIT_SIGN_IN: '1000000',
+  RATE_LIMIT_FAILED_CREDENTIALS: '1000000',
+  RATE_LIMIT_ANSWERS: '1000000',
+  RATE_LIMIT_LISTS: '1000000',
+  RATE_LIMIT_ASKS: '1000000',
+};
+
 /** The real application (createApp), auth enabled, on `databaseUrl`, listening on 127.0.0.1:<free port>. */
-export async function startBenchApp(databaseUrl: string): Promise<BenchApp> {
+export async function startBenchApp(databaseUrl: string, overrides: Partial<AppConfig> = {}): Promise<BenchApp> {
   const dataDir = await mkdtemp(path.join(tmpdir(), 'parley-bench-app-'));
   const app = await createApp({
     ...loadConfig({}),
@@ -28,6 +49,8 @@ export async function startBenchApp(databaseUrl: string): Promise<BenchApp> {
     logLevel: 'silent',
     authMode: 'enabled',
     adminToken: BENCH_ADMIN_TOKEN,
+    rateLimits: UNLIMITED_RATES,
+    ...overrides,
   });
   await app.listen({ port: 0, host: '127.0.0.1' });
   const address = app.getHttpServer().address();

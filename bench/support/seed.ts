@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import type pg from 'pg';
+import { upsertBundleIndexSql } from '../../libs/tasks/src/index.js';
 
 export const WORKSPACES = 1000;
 /** Workspace w belongs to the scoped user when w % SCOPED_EVERY === 0: 10 of the 1,000, spread out. */
@@ -9,7 +10,15 @@ export interface SeedOptions {
   /** Active bundles; bundle i is the only bundle of task i, in workspace i % 1000. */
   bundles: number;
   /** Owner of the scoped user's 10 workspaces (the id the admin API returned). */
-  scopedUserId: string;
+  scopedUserId?: string;
+  /** Owner of the 500 odd-numbered workspaces (a caller who sees half of them). */
+  halfUserId?: string;
+  /** Owner of every workspace (overrides the two above): one user who may answer every bundle. */
+  ownerId?: string;
+  /** Questions per bundle: 1, or the default `1or2` (bundle i has 2 rows when i is even). */
+  questions?: 1 | '1or2';
+  /** Session state of every seeded session (RUNNING). */
+  sessionState?: string;
 }
 
 export interface SeedResult {
@@ -20,11 +29,31 @@ export interface SeedResult {
   seconds: number;
 }
 
+/** Identifiers the seed gives bundle i (keys are zero-padded, so no id is a prefix of another). */
+export function seededIds(i: number): { pendingId: string; sessionId: string; taskId: string; turnId: string; workspaceId: string } {
+  const k = String(i).padStart(7, '0');
+  return {
+    pendingId: pendingIdOf(i),
+    sessionId: `session-${k}`,
+    taskId: `task-${k}`,
+    turnId: `turn-${k}`,
+    workspaceId: `ws-${String(i % WORKSPACES).padStart(4, '0')}`,
+  };
+}
+
+/** The session agent token (`parley_sat_…`) of bundle i's session; the seed stores its sha256. */
+export function agentTokenOf(i: number): string {
+  const md5 = (text: string) => createHash('md5').update(text).digest('hex');
+  return `parley_sat_${(md5(`sat-a-${i}`) + md5(`sat-b-${i}`)).slice(0, 43)}`;
+}
+
 /** The pending_id of bundle i: a deterministic UUID, the same as the seed's md5('pending-' || i)::uuid. */
 export function pendingIdOf(i: number): string {
   const hex = createHash('md5').update(`pending-${i}`).digest('hex');
   return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
 }
+
+const AGENT_TOKEN_SQL = `'parley_sat_' || substr(md5('sat-a-' || i) || md5('sat-b-' || i), 1, 43)`;
 
 /**
  * Seeds `bundles` active bundles with set-based SQL (a handful of INSERT … SELECT generate_series):
@@ -43,10 +72,12 @@ export async function seed(db: pg.Pool, options: SeedOptions): Promise<SeedResul
     await client.query(
       `INSERT INTO workspaces (id, name, owner_id, created_at)
        SELECT 'ws-' || lpad(w::text, 4, '0'), 'Workspace ' || w,
-              CASE WHEN w % ${SCOPED_EVERY} = 0 THEN $1 ELSE 'other-owner-' || lpad(w::text, 4, '0') END,
+              COALESCE($3, CASE WHEN w % ${SCOPED_EVERY} = 0 AND $1::text IS NOT NULL THEN $1
+                                WHEN w % 2 = 1 AND $2::text IS NOT NULL THEN $2
+                                ELSE 'other-owner-' || lpad(w::text, 4, '0') END),
               now() - interval '30 days'
          FROM generate_series(0, ${WORKSPACES - 1}) w`,
-      [options.scopedUserId],
+      [options.scopedUserId ?? null, options.halfUserId ?? null, options.ownerId ?? null],
     );
     await client.query(
       `CREATE TEMP TABLE bench_seed ON COMMIT DROP AS
@@ -62,8 +93,9 @@ export async function seed(db: pg.Pool, options: SeedOptions): Promise<SeedResul
     );
     await client.query(
       `INSERT INTO task_sessions (id, task_id, state, agent_token_sha256, created_at, updated_at)
-       SELECT 'session-' || k, 'task-' || k, 'RUNNING', md5('agent-a-' || i) || md5('agent-b-' || i), at, at
+       SELECT 'session-' || k, 'task-' || k, $1, encode(sha256(convert_to(${AGENT_TOKEN_SQL}, 'UTF8')), 'hex'), at, at
          FROM bench_seed`,
+      [options.sessionState ?? 'RUNNING'],
     );
     await client.query(
       `INSERT INTO task_session_turns (id, task_session_id, task_id, started_at, metadata, created_at)
@@ -86,20 +118,31 @@ export async function seed(db: pg.Pool, options: SeedOptions): Promise<SeedResul
                     jsonb_build_object('option_id', 'q' || (q + 1) || '_no', 'label', 'No', 'description', 'Stop here'),
                     jsonb_build_object('option_id', 'q' || (q + 1) || '_later', 'label', 'Later', 'description', 'Ask again tomorrow'))),
                 'question_index', q,
-                'question_total', CASE WHEN i % 2 = 0 THEN 2 ELSE 1 END,
+                'question_total', CASE WHEN i % 2 = 0 AND $1 THEN 2 ELSE 1 END,
                 'context', 'Context of bundle ' || i || ': the agent needs a decision before it can continue.',
                 'status', 'pending'),
               at + interval '10 milliseconds' + q * interval '1 millisecond',
               at + interval '10 milliseconds' + q * interval '1 millisecond'
-         FROM bench_seed CROSS JOIN LATERAL generate_series(0, CASE WHEN i % 2 = 0 THEN 1 ELSE 0 END) q`,
+         FROM bench_seed CROSS JOIN LATERAL generate_series(0, CASE WHEN i % 2 = 0 AND $1 THEN 1 ELSE 0 END) q`,
+      [(options.questions ?? '1or2') === '1or2'],
+    );
+    // The bundle index, as the writers maintain it (one row per active bundle); checked against the
+    // activeness rule on a sample below.
+    await client.query(
+      `INSERT INTO clarification_bundles (pending_id, session_id, task_id, visibility_key, created_at, active)
+       SELECT md5('pending-' || i)::uuid::text, 'session-' || k, 'task-' || k,
+              'ws-' || lpad((i % ${WORKSPACES})::text, 4, '0'), at + interval '10 milliseconds', $1 NOT IN ('COMPLETED', 'FAILED', 'CANCELLED')
+         FROM bench_seed`,
+      [options.sessionState ?? 'RUNNING'],
     );
     await client.query('COMMIT');
-    for (const table of ['workspaces', 'tasks', 'task_sessions', 'task_session_turns', 'task_session_messages']) {
+    for (const table of ['workspaces', 'tasks', 'task_sessions', 'task_session_turns', 'task_session_messages', 'clarification_bundles']) {
       await client.query(`VACUUM (ANALYZE) ${table}`);
     }
+    await checkIndexSample(client, options.bundles);
     const scoped = await client.query<{ n: string }>(
       `SELECT count(*) AS n FROM tasks t JOIN workspaces w ON w.id = t.workspace_id WHERE w.owner_id = $1`,
-      [options.scopedUserId],
+      [options.scopedUserId ?? ''],
     );
     return {
       bundles: options.bundles,
@@ -112,5 +155,20 @@ export async function seed(db: pg.Pool, options: SeedOptions): Promise<SeedResul
     throw error;
   } finally {
     client.release();
+  }
+}
+
+/**
+ * The seeded index rows equal what the activeness rule derives (upsertBundleIndexSql run on a sample
+ * of 200 bundles writes nothing when they are in step), so the list walks what the app would have.
+ */
+async function checkIndexSample(client: pg.PoolClient, bundles: number): Promise<void> {
+  const sample = `SELECT md5('pending-' || (floor(random() * ${bundles}))::int)::uuid::text FROM generate_series(1, 200)`;
+  await client.query('BEGIN');
+  try {
+    const changed = await client.query(upsertBundleIndexSql(sample));
+    if ((changed.rowCount ?? 0) !== 0) throw new Error(`seeded bundle index differs from the activeness rule on ${changed.rowCount} of 200 sampled bundles`);
+  } finally {
+    await client.query('ROLLBACK');
   }
 }

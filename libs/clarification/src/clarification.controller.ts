@@ -1,6 +1,7 @@
 import { Body, Controller, Get, Headers, HttpCode, Param, Post, Query, Res } from '@nestjs/common';
 import type { FastifyReply } from 'fastify';
 import { AcceptsSessionAgent, type Caller, CurrentCaller } from '../../authorization/src/index.js';
+import { replyWhenSettled } from '../../common/src/index.js';
 import { RateLimited, RateLimitKind } from '../../rate-limit/src/index.js';
 import { CreateClarificationDto, ListPendingQueryDto, RespondDto } from './clarification.dto.js';
 import { ClarificationService } from './clarification.service.js';
@@ -57,8 +58,8 @@ export class ClarificationController {
 
   @Get(':id/wait')
   @AcceptsSessionAgent()
-  wait(@CurrentCaller() caller: Caller, @Param('id') pendingId: string, @Res({ passthrough: true }) reply: FastifyReply) {
-    return this.clarifications.wait(caller, pendingId, disconnectSignal(reply));
+  wait(@CurrentCaller() caller: Caller, @Param('id') pendingId: string, @Res() reply: FastifyReply): void {
+    replyWhenSettled(reply, this.clarifications.wait(caller, pendingId, disconnectSignal(reply)));
   }
 
   /**

@@ -8,7 +8,7 @@ import { inTransaction, ProcessLease } from '../../persistence/src/index.js';
 import { isTerminalSessionState, SessionRepository, SessionState } from '../../tasks/src/index.js';
 import { type AuthorizedBundle, BundleRepository, type NewBundleRow } from './bundle.repository.js';
 import { recordedResponse, requestFromRows } from './bundle.mapper.js';
-import { BundleSignals } from './bundle-signals.service.js';
+import { BundleSignals, type PendingChange } from './bundle-signals.service.js';
 import { ClarificationLifecycleService } from './clarification-lifecycle.service.js';
 import { ClarificationError, ClarificationErrorCode } from './clarification.errors.js';
 import {
@@ -219,29 +219,39 @@ export class ClarificationService implements OnModuleInit {
     if (before.status === 'answered' || before.status === 'rejected') return recordedResponse(rows);
     if (before.status !== 'pending' && before.status !== 'delivering') throw deadlinePassed(rows) ?? ClarificationError.notActive();
     const role = caller.kind === 'agent' || caller.kind === 'synthetic' ? WaiterRole.Agent : WaiterRole.Observer;
-    // Revocation bites an open wait: the answer never reaches a credential revoked meanwhile.
-    const revoked = new AbortController();
-    const stopWatching = this.revocations.watch(caller, () => revoked.abort());
-    const waiting = this.waiters.wait(pendingId, {
-      role,
-      timeoutMs: this.config.waitTimeoutMs,
-      signal: signal ? AbortSignal.any([signal, revoked.signal]) : revoked.signal,
+    // Returned, not awaited: once parked, nothing of this call (its rows, its caller) stays referenced.
+    return this.park(caller, pendingId, role, change, signal);
+  }
+
+  /**
+   * Parks a long poll: one compact waiter, no timer or signal of its own. Revocation bites an open wait
+   * (the answer never reaches a credential revoked meanwhile): it ends the wait with a 401.
+   */
+  private park(caller: Caller, pendingId: string, role: WaiterRole, change: PendingChange, signal?: AbortSignal): Promise<ClarificationResponse> {
+    const parked = this.waiters.park(pendingId, { role, timeoutMs: this.config.waitTimeoutMs, signal });
+    let revoked = false;
+    const stopWatching = this.revocations.watch(caller, () => {
+      revoked = true;
+      parked.abort();
     });
     // Attached: a change from now on reaches the waiter; one that came in between is read again.
     if (change.fired()) void this.recheck(pendingId);
     change.cancel();
-    try {
-      return await waiting;
-    } catch (error) {
-      if (revoked.signal.aborted) throw AuthorizationError.unauthenticated('the credential was revoked');
-      if (error instanceof WaitError && error.reason === WaitFailure.Expired) {
-        throw deadlinePassed(await this.bundles.findBundle(pendingId)) ?? waitEnded(error.reason);
-      }
-      if (error instanceof WaitError) throw waitEnded(error.reason);
-      throw error;
-    } finally {
-      stopWatching();
-    }
+    return parked.outcome.then(
+      (response) => {
+        stopWatching();
+        return response;
+      },
+      async (error: unknown) => {
+        stopWatching();
+        if (revoked) throw AuthorizationError.unauthenticated('the credential was revoked');
+        if (error instanceof WaitError && error.reason === WaitFailure.Expired) {
+          throw deadlinePassed(await this.bundles.findBundle(pendingId)) ?? waitEnded(error.reason);
+        }
+        if (error instanceof WaitError) throw waitEnded(error.reason);
+        throw error;
+      },
+    );
   }
 
   /**

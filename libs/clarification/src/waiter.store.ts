@@ -1,5 +1,6 @@
 import { type BeforeApplicationShutdown, Injectable } from '@nestjs/common';
 import type { ClarificationResponse } from './clarification.types.js';
+import { DeadlineWheel, type Expiring } from './deadline-wheel.js';
 
 export enum WaitFailure {
   Cancelled = 'cancelled',
@@ -45,27 +46,54 @@ export interface WaitOptions {
   signal?: AbortSignal;
 }
 
-/** One blocked caller: a promise's settle functions, its bound, and whether a delivery is being confirmed. */
-class Waiter {
+/** A parked wait: its outcome, and how to end it early (the caller went away, its credential was revoked). */
+export interface ParkedWait {
+  readonly outcome: Promise<ClarificationResponse>;
+  abort(): void;
+}
+
+/**
+ * One blocked caller, as small as it can be: its bundle, role, settle functions, deadline slot and
+ * confirmation flags. It is its own abort listener (`handleEvent`) and wheel entry, so waiting
+ * allocates no closures and no timer of its own.
+ */
+class Waiter implements Expiring, ParkedWait {
   confirming = false;
   overdue = false;
-  timer: NodeJS.Timeout | undefined;
+  slot = 0;
+  signal: AbortSignal | undefined;
+  private resolve!: (response: ClarificationResponse) => void;
+  private reject!: (error: WaitError) => void;
+  readonly outcome: Promise<ClarificationResponse>;
 
   constructor(
+    readonly pendingId: string,
     readonly role: WaiterRole,
-    private readonly resolve: (response: ClarificationResponse) => void,
-    private readonly reject: (error: WaitError) => void,
-    private readonly release: (waiter: Waiter, answered: boolean) => void,
-  ) {}
+    private readonly store: WaiterStore,
+  ) {
+    this.outcome = new Promise<ClarificationResponse>((resolve, reject) => {
+      this.resolve = resolve;
+      this.reject = reject;
+    });
+  }
 
   succeed(response: ClarificationResponse): void {
-    this.release(this, true);
+    this.store.release(this, true);
     this.resolve(response);
   }
 
   fail(reason: WaitFailure): void {
-    this.release(this, false);
+    this.store.release(this, false);
     this.reject(new WaitError(reason));
+  }
+
+  abort(): void {
+    this.fail(WaitFailure.Aborted);
+  }
+
+  /** The abort signal fired. */
+  handleEvent(): void {
+    this.abort();
   }
 
   /** The wait bound passed: ends the wait — unless a delivery is being confirmed, which decides instead. */
@@ -77,12 +105,14 @@ class Waiter {
 
 /**
  * The per-process registry of callers blocked on a bundle (an agent's ask, REST long polls). It holds
- * no bundle data — the durable rows are the authority — only who waits, so a blocked caller costs a
- * few small objects and one timer. Several waiters may wait on one bundle; one delivery wakes them all.
+ * no bundle data — the durable rows are the authority — only who waits, so a blocked caller costs one
+ * small record and a set entry; all their bounds share one timer. Several waiters may wait on one
+ * bundle; one delivery wakes them all.
  */
 @Injectable()
 export class WaiterStore implements BeforeApplicationShutdown {
   private readonly waiting = new Map<string, Set<Waiter>>();
+  private readonly deadlines = new DeadlineWheel();
   private presence: WaiterPresence | undefined;
 
   observePresence(presence: WaiterPresence): void {
@@ -91,21 +121,23 @@ export class WaiterStore implements BeforeApplicationShutdown {
 
   /** Blocks until the bundle's answer reaches this waiter (resolves) or the wait ends (rejects with WaitError). */
   wait(pendingId: string, options: WaitOptions): Promise<ClarificationResponse> {
-    return new Promise<ClarificationResponse>((resolve, reject) => {
-      const onAbort = () => waiter.fail(WaitFailure.Aborted);
-      const waiter = new Waiter(options.role, resolve, reject, (done, answered) => {
-        clearTimeout(done.timer);
-        options.signal?.removeEventListener('abort', onAbort);
-        this.remove(pendingId, done, answered);
-      });
-      if (options.signal?.aborted) {
-        reject(new WaitError(WaitFailure.Aborted));
-        return;
-      }
-      this.add(pendingId, waiter);
-      waiter.timer = setTimeout(() => waiter.expire(), options.timeoutMs);
-      options.signal?.addEventListener('abort', onAbort, { once: true });
-    });
+    return this.park(pendingId, options).outcome;
+  }
+
+  /** Like `wait`, with a handle to end the wait early instead of an abort signal. */
+  park(pendingId: string, options: WaitOptions): ParkedWait {
+    const waiter = new Waiter(pendingId, options.role, this);
+    if (options.signal?.aborted) {
+      waiter.abort();
+      return waiter;
+    }
+    this.add(pendingId, waiter);
+    this.deadlines.add(waiter, options.timeoutMs);
+    if (options.signal) {
+      waiter.signal = options.signal;
+      options.signal.addEventListener('abort', waiter, { once: true });
+    }
+    return waiter;
   }
 
   hasAgent(pendingId: string): boolean {
@@ -162,6 +194,14 @@ export class WaiterStore implements BeforeApplicationShutdown {
    */
   beforeApplicationShutdown(): void {
     for (const pendingId of this.pendingIds()) this.close(pendingId, WaitFailure.ShuttingDown);
+  }
+
+  /** A waiter's wait ended: it leaves the registry, the wheel and its signal. */
+  release(waiter: Waiter, answered: boolean): void {
+    this.deadlines.remove(waiter);
+    waiter.signal?.removeEventListener('abort', waiter);
+    waiter.signal = undefined;
+    this.remove(waiter.pendingId, waiter, answered);
   }
 
   private add(pendingId: string, waiter: Waiter): void {

@@ -68,14 +68,20 @@ export class HttpErrorFilter implements ExceptionFilter {
   }
 
   reply(exception: unknown, request: FastifyRequest, reply: FastifyReply): void {
+    const { status, headers, body } = this.errorReply(exception, request);
+    void reply.headers(headers).status(status).send(body);
+  }
+
+  /** Status, headers and body of the error's response — for a reply Fastify sends, or one written raw (a parked long poll). */
+  errorReply(exception: unknown, request: Pick<FastifyRequest, 'id' | 'url'>): { status: number; headers: Record<string, string>; body: unknown } {
     if (exception instanceof RequestBoundaryError) {
-      void reply.status(exception.httpStatus).send(exception.bodyFor(surfaceOf(request.url)));
-      return;
+      return { status: exception.httpStatus, headers: {}, body: exception.bodyFor(surfaceOf(request.url)) };
     }
     const { status, body } = toErrorResponse(exception, String(request.id), this.logger);
+    const headers: Record<string, string> = {};
     // RFC 9110 §15.5.2: a 401 names the scheme the client should authenticate with.
-    if (status === 401) void reply.header('www-authenticate', BEARER_CHALLENGE);
-    if (status === 503) void reply.header('retry-after', '2');
-    void reply.status(status).send(body);
+    if (status === 401) headers['www-authenticate'] = BEARER_CHALLENGE;
+    if (status === 503) headers['retry-after'] = '2';
+    return { status, headers, body };
   }
 }

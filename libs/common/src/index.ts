@@ -15,3 +15,4 @@ export * from './request-boundary.error.js';
 export * from './request-boundary.hooks.js';
 export * from './json-body.parser.js';
 export * from './storable-text.pipe.js';
+export * from './detached-reply.js';

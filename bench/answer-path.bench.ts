@@ -1,0 +1,200 @@
+/**
+ * Issue 11 target 1: REST answers/s with 16 concurrent clients on distinct bundles vs the raw claim
+ * transaction — the statements the app sent for one captured winning answer, replayed with each
+ * bundle's ids — driven straight at PostgreSQL with 16 connections; GraphQL and MCP the same way.
+ *
+ * Environment: BENCH_ROUNDS (3), BENCH_ANSWERS (answers per scenario per round, 600), BENCH_CLIENTS (16).
+ */
+import { randomUUID } from 'node:crypto';
+import pg from 'pg';
+import type { Surface } from './support/answer-clients.js';
+import { ANSWERS } from './support/answer-clients.js';
+import { type BenchApp, createUserWithToken, startBenchApp } from './support/app.js';
+import { captureWithParameters, claimTransaction, substitute } from './support/capture.js';
+import type { Statement } from './support/captured-sql.js';
+import { type BenchServer, startBenchServer } from './support/database.js';
+import { envInt, fixed, median } from './support/env.js';
+import { Load } from './support/load.js';
+import { machineLine, progress, Report, ratioVerdict } from './support/report.js';
+import { seed, seededIds } from './support/seed.js';
+
+const ROUNDS = envInt('BENCH_ROUNDS', 3);
+const PER_SLICE = envInt('BENCH_ANSWERS', 600);
+const CLIENTS = envInt('BENCH_CLIENTS', 16);
+const WARMUP = 100;
+
+type Scenario = 'raw' | Surface;
+const SCENARIOS: Scenario[] = ['raw', 'rest', 'graphql', 'mcp'];
+
+interface Captured {
+  all: Statement[];
+  claim: Statement[];
+  /** The per-bundle ids in the claim's parameters, to substitute. */
+  ids: Map<string, string>;
+  /** The ids the claim generated (successor turn, queued prompt): fresh per replay. */
+  generated: string[];
+}
+
+async function capture(bench: BenchApp, db: pg.Pool, token: string): Promise<Captured> {
+  const target = seededIds(0);
+  const { result, statements } = await captureWithParameters(bench, async () =>
+    fetch(`${bench.baseUrl}/api/v1/clarification/${target.pendingId}/respond`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ answers: ANSWERS }),
+    }).then(async (res) => ({ status: res.status, body: (await res.json()) as { claimed: boolean } })),
+  );
+  if (result.status !== 200 || !result.body.claimed) throw new Error(`the captured answer did not win: ${JSON.stringify(result)}`);
+  const successor = await db.query<{ id: string }>(`SELECT id FROM task_session_turns WHERE metadata->>'resume_of' = $1`, [target.pendingId]);
+  const prompt = await db.query<{ id: string }>(`SELECT id FROM task_session_messages WHERE turn_id = ANY($1::text[]) AND type = 'resume_prompt'`, [
+    successor.rows.map((row) => row.id),
+  ]);
+  return {
+    all: statements,
+    claim: claimTransaction(statements),
+    ids: new Map([
+      [target.pendingId, 'pendingId'],
+      [target.sessionId, 'sessionId'],
+      [target.taskId, 'taskId'],
+      [target.turnId, 'turnId'],
+    ]),
+    generated: [...successor.rows.map((row) => row.id), ...prompt.rows.map((row) => row.id)],
+  };
+}
+
+/** The captured claim transaction for seeded bundle i: its ids in, fresh generated ids. */
+function replayFor(captured: Captured, i: number): Statement[] {
+  const ids = seededIds(i) as unknown as Record<string, string>;
+  const map = new Map<string, string>();
+  for (const [from, key] of captured.ids) map.set(from, ids[key] as string);
+  for (const generated of captured.generated) map.set(generated, randomUUID());
+  return captured.claim.map((statement) => substitute(statement, map));
+}
+
+export async function run(report: Report): Promise<void> {
+  const server: BenchServer = await startBenchServer();
+  let bench: BenchApp | undefined;
+  let load: Load | undefined;
+  let db: pg.Pool | undefined;
+  try {
+    const url = await server.createDatabase('answers');
+    bench = await startBenchApp(url);
+    const user = await createUserWithToken(bench.baseUrl, 'answerer');
+    db = new pg.Pool({ connectionString: url, max: 2 });
+    const total = 1 + SCENARIOS.length * (WARMUP + ROUNDS * PER_SLICE) + 10;
+    progress(`answer-path: seeding ${total} one-question bundles, one session each`);
+    await seed(db, { bundles: total, ownerId: user.userId, questions: 1 });
+    const captured = await capture(bench, db, user.token);
+    progress(`answer-path: captured ${captured.all.length} statements for one winning REST answer; the claim transaction is ${captured.claim.length}`);
+
+    load = await Load.start({ baseUrl: bench.baseUrl, bearer: user.token, databaseUrl: url, concurrency: CLIENTS });
+    let nextBundle = 1;
+    const take = (n: number): number[] => Array.from({ length: n }, () => nextBundle++);
+    const errors: string[] = [];
+    const rawBundles: number[] = [];
+    const slice = async (scenario: Scenario, n: number): Promise<number> => {
+      const bundles = take(n);
+      const response =
+        scenario === 'raw'
+          ? await load!.run({ op: 'raw', transactions: bundles.map((i) => replayFor(captured, i)), concurrency: CLIENTS })
+          : await load!.run({ op: 'throughput', surface: scenario, pendingIds: bundles.map((i) => seededIds(i).pendingId), concurrency: CLIENTS });
+      if (scenario === 'raw') rawBundles.push(...bundles);
+      const won = response.outcomes.filter((outcome) => outcome.claimed).length;
+      for (const outcome of response.outcomes) if (outcome.error) errors.push(outcome.error);
+      if (won !== n) errors.push(`${scenario}: ${won} of ${n} answers won`);
+      return (won / response.elapsedMs) * 1000;
+    };
+    progress('answer-path: warm-up');
+    for (const scenario of SCENARIOS) await slice(scenario, WARMUP);
+    const tps = new Map<Scenario, number[]>(SCENARIOS.map((scenario) => [scenario, []]));
+    for (let round = 0; round < ROUNDS; round++) {
+      for (let index = 0; index < SCENARIOS.length; index++) {
+        const scenario = SCENARIOS[(index + round) % SCENARIOS.length] as Scenario;
+        const value = await slice(scenario, PER_SLICE);
+        tps.get(scenario)?.push(value);
+        progress(`answer-path: round ${round + 1} ${scenario}: ${value.toFixed(0)}/s`);
+      }
+    }
+    const replayed = await db.query<{ n: string }>(
+      `SELECT count(*) AS n FROM task_session_messages WHERE type = 'clarification_request' AND metadata->>'status' = 'answered' AND task_session_id = ANY($1::text[])`,
+      [rawBundles.map((i) => seededIds(i).sessionId)],
+    );
+    if (Number(replayed.rows[0]?.n) !== rawBundles.length) errors.push(`raw replay answered ${replayed.rows[0]?.n} of ${rawBundles.length} bundles`);
+
+    // Planning vs execution of the claim's statements, on a fresh bundle, rolled back.
+    const plans: string[] = [];
+    let claimPlan = '';
+    const client = await db.connect();
+    try {
+      await client.query('BEGIN');
+      for (const statement of replayFor(captured, nextBundle)) {
+        if (/^\s*(START TRANSACTION|BEGIN|COMMIT|SET TRANSACTION)\b/i.test(statement.sql)) continue;
+        const explained = await client.query<{ 'QUERY PLAN': string }>(`EXPLAIN (ANALYZE, BUFFERS) ${statement.sql}`, statement.parameters);
+        const text = explained.rows.map((row) => row['QUERY PLAN']).join('\n');
+        const time = (label: string) => Number(new RegExp(`${label} Time: ([\\d.]+) ms`).exec(text)?.[1] ?? Number.NaN);
+        plans.push(`| \`${statement.sql.trim().slice(0, 60).replace(/\s+/g, ' ')}…\` | ${fixed(time('Planning'))} | ${fixed(time('Execution'))} |`);
+        if (/^\s*WITH claimed AS/.test(statement.sql)) claimPlan = text;
+      }
+    } finally {
+      await client.query('ROLLBACK');
+      client.release();
+    }
+
+    const med = (scenario: Scenario) => median(tps.get(scenario) ?? []);
+    const perRound = (top: Scenario, bottom: Scenario) => (tps.get(top) ?? []).map((value, i) => value / ((tps.get(bottom) ?? [])[i] as number));
+    const restRaw = median(perRound('rest', 'raw'));
+    const graphqlRest = median(perRound('graphql', 'rest'));
+    const mcpRest = median(perRound('mcp', 'rest'));
+    const spread = (scenario: Scenario) => {
+      const values = tps.get(scenario) ?? [];
+      return `${Math.min(...values).toFixed(0)}–${Math.max(...values).toFixed(0)}`;
+    };
+
+    report.say(`Run: ${await machineLine(server.description)}. ${ROUNDS} rounds × ${PER_SLICE} answers per scenario, ${CLIENTS} concurrent clients, scenarios interleaved round-robin (order rotated each round) after a ${WARMUP}-answer warm-up each.`);
+    report.say();
+    report.table(
+      ['scenario', 'answers/s (median of rounds)', 'range over rounds', 'per round'],
+      SCENARIOS.map((scenario) => [
+        scenario === 'raw' ? 'raw claim transaction (pg, 16 connections)' : scenario.toUpperCase(),
+        med(scenario).toFixed(0),
+        spread(scenario),
+        (tps.get(scenario) ?? []).map((value) => value.toFixed(0)).join(', '),
+      ]),
+      ['l', 'r', 'r', 'l'],
+    );
+    report.say();
+    report.table(
+      ['ratio (median of per-round ratios)', 'before (issue 11)', 'after', 'target', ''],
+      [
+        ['REST / raw claim tx', '0.16× (246/s vs 1,535 tps)', `${fixed(restRaw)}×`, '≥ 0.5×', ratioVerdict(restRaw, 0.5, false)],
+        ['GraphQL / REST', '1.06× (0.17× / 0.16×)', `${fixed(graphqlRest)}×`, '0.85–1.15×', graphqlRest >= 0.85 && graphqlRest <= 1.15 ? 'met' : '**MISSED**'],
+        ['MCP / REST', '0.75× (0.12× / 0.16×)', `${fixed(mcpRest)}×`, '0.85–1.15×', mcpRest >= 0.85 && mcpRest <= 1.15 ? 'met' : '**MISSED**'],
+      ],
+      ['l', 'r', 'r', 'r', 'l'],
+    );
+    report.say();
+    report.say(`Errors: ${errors.length === 0 ? 'none (every answer won; every replayed claim answered its bundle)' : errors.slice(0, 10).join('; ')}.`);
+    report.say();
+    report.say(`One winning REST answer, as captured on the pool (${captured.all.length} statements; the baseline replays the ${captured.claim.length} of the claim transaction):`);
+    report.say();
+    report.code(captured.all.map((statement, i) => `${i + 1}. ${statement.sql.trim().replace(/\s+/g, ' ').slice(0, 150)}`).join('\n'));
+    report.say();
+    report.say('Planning vs execution of the claim transaction’s statements (EXPLAIN ANALYZE on a fresh bundle, rolled back; ms):');
+    report.say();
+    report.say('| statement | planning | execution |');
+    report.say('|---|---:|---:|');
+    for (const line of plans) report.say(line);
+    report.say();
+    report.say('<details><summary>EXPLAIN (ANALYZE, BUFFERS) of the claim statement</summary>');
+    report.say();
+    report.code(claimPlan);
+    report.say();
+    report.say('</details>');
+    if (errors.length > 0) process.exitCode = 1;
+  } finally {
+    await load?.close().catch(() => undefined);
+    await db?.end().catch(() => undefined);
+    await bench?.close().catch(() => undefined);
+    await server.stop();
+  }
+}

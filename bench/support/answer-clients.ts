@@ -1,0 +1,128 @@
+import http from 'node:http';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+
+export type Surface = 'rest' | 'graphql' | 'mcp';
+export const SURFACES: readonly Surface[] = ['rest', 'graphql', 'mcp'];
+
+/** The seeded bundles have one question, q1, whose first option is q1_yes (bench/support/seed.ts). */
+export const ANSWERS = [{ question_id: 'q1', selected_options: ['q1_yes'], custom_text: '' }];
+const GRAPHQL_ANSWERS = [{ questionId: 'q1', selectedOptions: ['q1_yes'], customText: '' }];
+const ANSWER_MUTATION = `mutation Answer($pendingId: String!, $answers: [AnswerInput!]!) { answerQuestion(pendingId: $pendingId, answers: $answers) { claimed status } }`;
+
+export interface AnswerOutcome {
+  /** Whether this call won the bundle (R10 `claimed`). */
+  claimed: boolean;
+  /** undefined when the call succeeded (winner or loser told the winner's answer). */
+  error?: string;
+}
+
+export interface HttpResult {
+  status: number;
+  body: string;
+}
+
+/** A plain keep-alive HTTP client: light on the client side, so the server's cost dominates. */
+export class HttpClient {
+  readonly agent: http.Agent;
+
+  constructor(
+    readonly baseUrl: string,
+    sockets: number,
+  ) {
+    this.agent = new http.Agent({ keepAlive: true, maxSockets: sockets });
+  }
+
+  request(method: string, path: string, bearer: string | undefined, body?: unknown): Promise<HttpResult> {
+    const payload = body === undefined ? undefined : JSON.stringify(body);
+    const headers: Record<string, string | number> = {};
+    if (bearer) headers.authorization = `Bearer ${bearer}`;
+    if (payload !== undefined) {
+      headers['content-type'] = 'application/json';
+      headers['content-length'] = Buffer.byteLength(payload);
+    }
+    return new Promise((resolve, reject) => {
+      const req = http.request(`${this.baseUrl}${path}`, { method, headers, agent: this.agent }, (res) => {
+        let text = '';
+        res.setEncoding('utf8');
+        res.on('data', (chunk: string) => (text += chunk));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, body: text }));
+        res.on('error', reject);
+      });
+      req.on('error', reject);
+      req.end(payload);
+    });
+  }
+
+  close(): void {
+    this.agent.destroy();
+  }
+}
+
+/** Answers bundles as a person's client would, over one of the three surfaces, with one bearer. */
+export class Answerer {
+  private constructor(
+    private readonly http: HttpClient,
+    private readonly bearer: string,
+    private readonly mcp: Client[],
+  ) {}
+
+  private next = 0;
+
+  static async connect(baseUrl: string, bearer: string, concurrency: number): Promise<Answerer> {
+    const mcp: Client[] = [];
+    for (let i = 0; i < Math.min(concurrency, 16); i++) {
+      const client = new Client({ name: 'parley-bench', version: '1.0.0' });
+      await client.connect(new StreamableHTTPClientTransport(new URL(`${baseUrl}/mcp`), { requestInit: { headers: { authorization: `Bearer ${bearer}` } } }));
+      mcp.push(client);
+    }
+    return new Answerer(new HttpClient(baseUrl, concurrency), bearer, mcp);
+  }
+
+  async answer(surface: Surface, pendingId: string): Promise<AnswerOutcome> {
+    try {
+      switch (surface) {
+        case 'rest': {
+          const res = await this.http.request('POST', `/api/v1/clarification/${pendingId}/respond`, this.bearer, { answers: ANSWERS });
+          if (res.status !== 200) return { claimed: false, error: `REST ${res.status} ${res.body.slice(0, 200)}` };
+          return { claimed: (JSON.parse(res.body) as { claimed: boolean }).claimed };
+        }
+        case 'graphql': {
+          const res = await this.http.request('POST', '/graphql', this.bearer, { query: ANSWER_MUTATION, variables: { pendingId, answers: GRAPHQL_ANSWERS } });
+          const body = JSON.parse(res.body) as { data?: { answerQuestion?: { claimed: boolean } }; errors?: unknown[] };
+          if (res.status !== 200 || body.errors || !body.data?.answerQuestion) return { claimed: false, error: `GraphQL ${res.status} ${res.body.slice(0, 200)}` };
+          return { claimed: body.data.answerQuestion.claimed };
+        }
+        case 'mcp': {
+          const client = this.mcp[this.next++ % this.mcp.length] as Client;
+          const result = await client.callTool({ name: 'answer_question_kandev', arguments: { pending_id: pendingId, answers: ANSWERS } });
+          if (result.isError) return { claimed: false, error: `MCP ${JSON.stringify(result.content).slice(0, 200)}` };
+          const structured = result.structuredContent as { claimed?: boolean } | undefined;
+          return { claimed: structured?.claimed === true };
+        }
+      }
+    } catch (error) {
+      return { claimed: false, error: `${surface}: ${error instanceof Error ? error.message : String(error)}` };
+    }
+  }
+
+  async close(): Promise<void> {
+    this.http.close();
+    await Promise.all(this.mcp.map((client) => client.close()));
+  }
+}
+
+/** Runs `work` over `items` with `concurrency` loops; returns the wall time in ms. */
+export async function runConcurrently<T>(items: readonly T[], concurrency: number, work: (item: T) => Promise<void>): Promise<number> {
+  let next = 0;
+  const started = performance.now();
+  await Promise.all(
+    Array.from({ length: concurrency }, async () => {
+      while (next < items.length) {
+        const item = items[next++] as T;
+        await work(item);
+      }
+    }),
+  );
+  return performance.now() - started;
+}

@@ -1,0 +1,82 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { freePort } from '../../test/support/server-process.js';
+import { BENCH_ADMIN_TOKEN, UNLIMITED_RATE_ENV } from './app.js';
+import type { HeapReading, ProbeRequest } from './heap-probe.js';
+
+const SERVER_MAIN = fileURLToPath(new URL('../../apps/server/src/main.js', import.meta.url));
+const PROBE = new URL('./heap-probe.js', import.meta.url).href;
+
+/** The built server (dist/apps/server/src/main.js) in its own process, with the heap probe preloaded. */
+export class BenchServerProcess {
+  private constructor(
+    readonly child: ChildProcess,
+    readonly baseUrl: string,
+    private readonly dataDir: string,
+    readonly output: { stderr: string },
+  ) {}
+
+  static async start(databaseUrl: string, env: Record<string, string> = {}): Promise<BenchServerProcess> {
+    const dataDir = await mkdtemp(path.join(tmpdir(), 'parley-bench-server-'));
+    const port = await freePort();
+    const childEnv: NodeJS.ProcessEnv = {
+      ...process.env,
+      DATABASE_URL: databaseUrl,
+      DATA_DIR: dataDir,
+      HOST: '127.0.0.1',
+      PORT: String(port),
+      AUTH_MODE: 'enabled',
+      ADMIN_TOKEN: BENCH_ADMIN_TOKEN,
+      LOG_LEVEL: 'warn',
+      ...UNLIMITED_RATE_ENV,
+      ...env,
+    };
+    delete childEnv.NODE_OPTIONS;
+    const child = spawn(process.execPath, ['--expose-gc', '--import', PROBE, SERVER_MAIN], { env: childEnv, stdio: ['ignore', 'ignore', 'pipe', 'ipc'] });
+    const output = { stderr: '' };
+    child.stderr?.setEncoding('utf8').on('data', (chunk: string) => (output.stderr = (output.stderr + chunk).slice(-20_000)));
+    const server = new BenchServerProcess(child, `http://127.0.0.1:${port}`, dataDir, output);
+    const deadline = Date.now() + 60_000;
+    for (;;) {
+      if (child.exitCode !== null) throw new Error(`the server exited: ${output.stderr}`);
+      const healthy = await fetch(`${server.baseUrl}/healthz`).then((res) => res.ok, () => false);
+      if (healthy) return server;
+      if (Date.now() > deadline) throw new Error(`the server never became healthy: ${output.stderr}`);
+      await new Promise((resolve) => setTimeout(resolve, 200));
+    }
+  }
+
+  get pid(): number {
+    return this.child.pid ?? 0;
+  }
+
+  private ask<T>(request: ProbeRequest): Promise<T> {
+    return new Promise((resolve) => {
+      this.child.once('message', (reply) => resolve(reply as T));
+      this.child.send(request);
+    });
+  }
+
+  /** V8 heap in use and RSS of the server after a full GC. */
+  heap(): Promise<HeapReading> {
+    return this.ask<HeapReading>({ op: 'heap' });
+  }
+
+  async snapshot(file: string): Promise<string> {
+    return (await this.ask<{ path: string }>({ op: 'snapshot', path: file })).path;
+  }
+
+  async stop(): Promise<void> {
+    if (this.child.exitCode === null) {
+      const exited = new Promise((resolve) => this.child.once('exit', resolve));
+      this.child.kill('SIGTERM');
+      const timer = setTimeout(() => this.child.kill('SIGKILL'), 20_000);
+      await exited;
+      clearTimeout(timer);
+    }
+    await rm(this.dataDir, { recursive: true, force: true });
+  }
+}
