@@ -71,7 +71,7 @@ describe('authentication (AUTH_MODE=enabled)', () => {
   function expectUnauthorized(res: request.Response, error: string): void {
     expect(res.status).toBe(401);
     expect(res.headers['content-type']).toMatch(JSON_TYPE);
-    expect(res.body).toEqual({ error });
+    expect(res.body).toEqual({ error, code: 'UNAUTHENTICATED' });
     expect(res.headers['www-authenticate']).toBe('Bearer realm="parley"');
     expect(res.get('Set-Cookie')).toBeUndefined();
   }
@@ -328,7 +328,7 @@ describe('authentication (AUTH_MODE=enabled)', () => {
       ];
       for (const res of await Promise.all(calls)) {
         expect(res.status).toBe(404);
-        expect(res.body).toEqual({ error: 'resource not found' });
+        expect(res.body).toEqual({ error: 'resource not found', code: 'NOT_FOUND' });
       }
       expect(await countRows('users')).toBe(users);
       expect(await countRows('access_tokens')).toBe(tokens);
@@ -351,7 +351,7 @@ describe('authentication (AUTH_MODE=enabled)', () => {
       const users = await countRows('users');
       const res = await request(t.baseUrl).post('/api/v1/admin/users').set('Authorization', ADMIN).send({ name: 'eve', role: 'admin' });
       expect(res.status).toBe(400);
-      expect(res.body).toEqual({ error: 'role is not an allowed field' });
+      expect(res.body).toEqual({ error: 'role is not an allowed field', code: 'VALIDATION_ERROR' });
       expect(await countRows('users')).toBe(users);
 
       const userId = await createUser('token-validation');
@@ -361,7 +361,7 @@ describe('authentication (AUTH_MODE=enabled)', () => {
         .set('Authorization', ADMIN)
         .send({ name: 'x', scopes: ['all'] });
       expect(bad.status).toBe(400);
-      expect(bad.body).toEqual({ error: 'scopes is not an allowed field' });
+      expect(bad.body).toEqual({ error: 'scopes is not an allowed field', code: 'VALIDATION_ERROR' });
       expect(await countRows('access_tokens')).toBe(tokens);
     });
 
@@ -371,12 +371,12 @@ describe('authentication (AUTH_MODE=enabled)', () => {
         .post('/api/v1/admin/users/no-such-user/tokens')
         .set('Authorization', ADMIN)
         .send({})
-        .expect(404, { error: 'user not found' });
+        .expect(404, { error: 'user not found', code: 'NOT_FOUND' });
       expect(await countRows('access_tokens')).toBe(tokens);
       await request(t.baseUrl)
         .post('/api/v1/admin/tokens/no-such-token/revoke')
         .set('Authorization', ADMIN)
-        .expect(404, { error: 'token not found' });
+        .expect(404, { error: 'token not found', code: 'NOT_FOUND' });
     });
   });
 
@@ -431,7 +431,7 @@ describe('authentication (AUTH_MODE=enabled)', () => {
       const result = await cli('tokens:create', '--user', 'no-such-user');
       expect(result.code).toBe(1);
       expect(result.stdout).toBe('');
-      expect(JSON.parse(result.stderr)).toEqual({ error: 'user not found' });
+      expect(JSON.parse(result.stderr)).toEqual({ error: 'user not found', code: 'NOT_FOUND' });
       expect(await countRows('access_tokens')).toBe(tokens);
     });
 
@@ -440,7 +440,7 @@ describe('authentication (AUTH_MODE=enabled)', () => {
       const [revoke, create] = await Promise.all([cli('tokens:revoke', 'no-such-token'), cli('users:create')]);
       expect(revoke.code).toBe(1);
       expect(revoke.stdout).toBe('');
-      expect(JSON.parse(revoke.stderr)).toEqual({ error: 'token not found' });
+      expect(JSON.parse(revoke.stderr)).toEqual({ error: 'token not found', code: 'NOT_FOUND' });
       expect(create.code).toBe(1);
       expect(create.stdout).toBe('');
       expect((JSON.parse(create.stderr) as { error: string }).error).toMatch(/^--name is required/);

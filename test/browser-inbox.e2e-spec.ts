@@ -327,7 +327,7 @@ describeInChromium('browser inbox (AUTH_MODE=disabled)', () => {
       // A 400 lands next to the field it names (the page itself never sends one, so it is simulated).
       await page.route(
         RESPOND,
-        (route) => route.fulfill({ status: 400, contentType: 'application/json', body: JSON.stringify({ error: 'answers[1].custom_text must be at most 2000 characters' }) }),
+        (route) => route.fulfill({ status: 400, contentType: 'application/json', body: JSON.stringify({ error: 'answers[1].custom_text must be at most 2000 characters', code: 'VALIDATION_ERROR' }) }),
         { times: 1 },
       );
       await page.getByRole('button', { name: 'Try again' }).click();
@@ -359,7 +359,7 @@ describeInChromium('browser inbox (AUTH_MODE=disabled)', () => {
     await option(page, 'Yes').check();
     await option(page, 'SQLite').check();
     await page.route(RESPOND, (route) =>
-      route.fulfill({ status: 404, contentType: 'application/json', body: JSON.stringify({ error: 'clarification request not found' }) }),
+      route.fulfill({ status: 404, contentType: 'application/json', body: JSON.stringify({ error: 'clarification request not found', code: 'NOT_FOUND' }) }),
     );
     await page.getByRole('button', { name: 'Submit answers' }).click();
     await page.getByRole('heading', { name: 'Not found' }).waitFor();
@@ -423,7 +423,7 @@ describeInChromium('browser inbox (AUTH_MODE=disabled)', () => {
     }
     // Only the built files are routes: the API keeps its own 404 everywhere else.
     const missing = await request(t.baseUrl).get('/no-such-page').expect(404);
-    expect(missing.body).toEqual(expect.objectContaining({ error: expect.any(String) }));
+    expect(missing.body).toEqual(expect.objectContaining({ error: expect.any(String), code: 'VALIDATION_ERROR' }));
   });
 });
 

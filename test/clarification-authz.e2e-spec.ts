@@ -18,7 +18,7 @@ const ANSWERS = [
   { question_id: 'q2', selected_options: ['q2_opt1'], custom_text: 'now' },
 ];
 const NOT_FOUND_TEXT = '{"error":"clarification request not found"}';
-const NOT_ACTIVE = { error: 'clarification request is no longer active' };
+const NOT_ACTIVE = { error: 'clarification request is no longer active', code: 'CONFLICT' };
 const WAIT_TIMEOUT_MS = 800;
 /** Strings of the bundle that a denial must never leak (A3), besides the fixture's ids. */
 const QUESTION_TEXT = ['Which database?', 'Deploy now?', 'Database', 'PostgreSQL', 'SQLite', 'relational'];

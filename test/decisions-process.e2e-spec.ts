@@ -66,7 +66,9 @@ describe('answer_decision across restarts and a killed replica', () => {
     const first = await post(server.baseUrl, body);
     expect(first.status).toBe(200);
     expect(JSON.parse(first.text)).toMatchObject({ status: 'accepted', disposition: 'terminal_accepted' });
-    const attempts = logLines(server.output.stdout).filter((line) => line.context === 'Commands').map((line) => line.message);
+    const attempts = logLines(server.output.stdout)
+      .filter((line) => line.context === 'Commands')
+      .map(({ msg, request_id, worker_id, dry_run, status, disposition }) => ({ msg, request_id, worker_id, dry_run, status, disposition }));
     expect(attempts).toContainEqual({
       msg: 'command',
       request_id: 'restart-replay',

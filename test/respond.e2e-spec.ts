@@ -29,8 +29,8 @@ interface RowSnapshot {
   updated_at: Date;
 }
 
-const NOT_ACTIVE = { error: 'clarification request is no longer active' };
-const NOT_FOUND = { error: 'clarification request not found' };
+const NOT_ACTIVE = { error: 'clarification request is no longer active', code: 'CONFLICT' };
+const NOT_FOUND = { error: 'clarification request not found', code: 'NOT_FOUND' };
 const EVENT_NAMES: ParleyEventName[] = [
   'clarification.requested',
   'clarification.primary_answered',

@@ -1,6 +1,7 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
-import type { Caller } from '../../authorization/src/index.js';
+import { type Caller, callerId } from '../../authorization/src/index.js';
 import { APP_CONFIG, type AppConfig } from '../../config/src/index.js';
+import { ParleyMetrics } from '../../observability/src/index.js';
 import { BundleRepository } from './bundle.repository.js';
 import { recordedAnswers } from './bundle.mapper.js';
 import { BundleSignals } from './bundle-signals.service.js';
@@ -12,7 +13,7 @@ import type { Resolution } from './resolution.envelope.js';
 import { type ResolutionInput, validateOutcome } from './resolution.validation.js';
 import { Settlement, settlementOf, winnerStatus } from './settlement.js';
 
-export type ResolutionSurface = 'rest' | 'mcp' | 'graphql' | 'command' | 'web';
+export type ResolutionSurface = 'rest' | 'mcp' | 'graphql' | 'command' | 'web' | 'cli';
 
 /** How many times one call may try the claim (a rolled-back winner lets a waiting loser try again). */
 const MAX_CLAIM_ATTEMPTS = 3;
@@ -45,16 +46,21 @@ export class ResolveBundleService {
     private readonly delivery: DeliveryService,
     private readonly signals: BundleSignals,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
+    private readonly metrics: ParleyMetrics,
   ) {}
 
   async resolve(caller: Caller, pendingId: string, input: ResolutionInput, surface: ResolutionSurface): Promise<Resolution> {
+    const resolved = this.metrics.startResolution(surface);
+    const who = callerId(caller);
     try {
       const resolution = await this.resolveOnce(caller, pendingId, input);
-      this.logger.log({ msg: 'resolution', pending_id: pendingId, surface, claimed: resolution.claimed, status: resolution.status });
+      resolved(resolution.claimed ? resolution.status : 'replayed');
+      this.logger.log({ msg: 'resolution', caller: who, pending_id: pendingId, surface, claimed: resolution.claimed, status: resolution.status });
       return resolution;
     } catch (error) {
       const outcome = error instanceof ClarificationError ? error.code : 'error';
-      this.logger.log({ msg: 'resolution', pending_id: pendingId, surface, outcome });
+      resolved(outcome);
+      this.logger.log({ msg: 'resolution', caller: who, pending_id: pendingId, surface, outcome });
       throw error;
     }
   }

@@ -1,3 +1,4 @@
+export * from './error-code.js';
 export * from './domain-error.js';
 export * from './http-error.filter.js';
 export * from './validation.pipe.js';
@@ -15,3 +16,4 @@ export * from './request-boundary.error.js';
 export * from './request-boundary.hooks.js';
 export * from './json-body.parser.js';
 export * from './storable-text.pipe.js';
+export * from './api-docs.js';
