@@ -11,7 +11,7 @@ export interface SessionFixture {
 
 /** A workspace, a task in it, a RUNNING session with a started turn — through the public API. */
 export async function createRunningSession(
-  t: TestApp,
+  t: Pick<TestApp, 'baseUrl'>,
   options: { resumeUrl?: string; bearer?: string; taskTitle?: string; workspaceName?: string } = {},
 ): Promise<SessionFixture> {
   const auth = (req: request.Test) => (options.bearer ? req.set('authorization', `Bearer ${options.bearer}`) : req);
@@ -47,7 +47,7 @@ export const TWO_QUESTIONS = [
 ];
 
 /** A user and a personal access token of theirs, made through the admin API. */
-export async function createUser(t: TestApp, name: string): Promise<{ id: string; token: string }> {
+export async function createUser(t: Pick<TestApp, 'baseUrl'>, name: string): Promise<{ id: string; token: string }> {
   const admin = `Bearer ${TEST_ADMIN_TOKEN}`;
   const user = await request(t.baseUrl).post('/api/v1/admin/users').set('authorization', admin).send({ name }).expect(201);
   const token = await request(t.baseUrl)

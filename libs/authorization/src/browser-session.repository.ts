@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { queryRow, queryRows } from '../../persistence/src/index.js';
+import { REVOCATION_CHANNEL } from './caller-revocations.js';
 
 export interface NewBrowserSession {
   id: string;
@@ -9,6 +10,12 @@ export interface NewBrowserSession {
   tokenId: string;
   idleTimeoutMs: number;
   maxAgeMs: number;
+}
+
+export interface LiveBrowserSession {
+  id: string;
+  user_id: string;
+  token_id: string;
 }
 
 @Injectable()
@@ -36,11 +43,11 @@ export class BrowserSessionRepository {
    * expiry is pushed forward (never past the absolute one) once `touchAfterMs` has passed since the
    * last push, so most reads write nothing.
    */
-  async use(sessionSha256: string, idleTimeoutMs: number, touchAfterMs: number): Promise<string | undefined> {
-    const row = await queryRow<{ user_id: string }>(
+  async use(sessionSha256: string, idleTimeoutMs: number, touchAfterMs: number): Promise<LiveBrowserSession | undefined> {
+    return queryRow<LiveBrowserSession>(
       this.dataSource,
       `WITH live AS (
-         SELECT s.id, s.user_id, s.last_seen_at
+         SELECT s.id, s.user_id, s.token_id, s.last_seen_at
            FROM browser_sessions s
            JOIN access_tokens t ON t.id = s.token_id AND t.revoked_at IS NULL
           WHERE s.session_sha256 = $1
@@ -53,13 +60,18 @@ export class BrowserSessionRepository {
            FROM live
           WHERE s.id = live.id AND live.last_seen_at < clock_timestamp() - make_interval(secs => $3::double precision / 1000)
        )
-       SELECT user_id FROM live`,
+       SELECT id, user_id, token_id FROM live`,
       [sessionSha256, idleTimeoutMs, touchAfterMs],
     );
-    return row?.user_id;
   }
 
+  /** Ends the session and tells every process, so streams it opened close (CallerRevocations). */
   async delete(sessionSha256: string): Promise<void> {
-    await queryRows(this.dataSource, `DELETE FROM browser_sessions WHERE session_sha256 = $1`, [sessionSha256]);
+    await queryRows(
+      this.dataSource,
+      `WITH ended AS (DELETE FROM browser_sessions WHERE session_sha256 = $1 RETURNING id)
+       SELECT pg_notify('${REVOCATION_CHANNEL}', json_build_object('browser_session_id', id)::text) FROM ended`,
+      [sessionSha256],
+    );
   }
 }

@@ -6,14 +6,20 @@
 export type Caller =
   | { readonly kind: 'synthetic' }
   | { readonly kind: 'admin' }
-  | { readonly kind: 'user'; readonly userId: string }
+  | { readonly kind: 'user'; readonly userId: string; readonly grant?: CallerGrant }
   | { readonly kind: 'agent'; readonly sessionId: string; readonly taskId: string };
 
 export const SYNTHETIC_CALLER: Caller = Object.freeze({ kind: 'synthetic' });
 export const ADMIN_CALLER: Caller = Object.freeze({ kind: 'admin' });
 
-export function userCaller(userId: string): Caller {
-  return { kind: 'user', userId };
+/** What a user's request was authenticated with: the access token, and the browser session it opened. */
+export interface CallerGrant {
+  readonly tokenId: string;
+  readonly browserSessionId?: string;
+}
+
+export function userCaller(userId: string, grant?: CallerGrant): Caller {
+  return grant ? { kind: 'user', userId, grant } : { kind: 'user', userId };
 }
 
 export function agentCaller(agent: SessionAgent): Caller {
@@ -45,7 +51,7 @@ export function isAdmin(caller: Caller): boolean {
 /** What a caller may reach: everything, the tasks a user may see, or one session. */
 export type CallerReach =
   | { readonly kind: 'all' }
-  | { readonly kind: 'user'; readonly userId: string }
+  | { readonly kind: 'user'; readonly userId: string; readonly grant?: CallerGrant }
   | { readonly kind: 'session'; readonly sessionId: string };
 
 export function callerReach(caller: Caller): CallerReach {

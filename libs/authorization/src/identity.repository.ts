@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { queryRow, queryRows } from '../../persistence/src/index.js';
+import { REVOCATION_CHANNEL } from './caller-revocations.js';
 
 export interface UserRow {
   id: string;
@@ -71,7 +72,7 @@ export class IdentityRepository {
     );
   }
 
-  /** Revokes a token and ends the browser sessions it opened, in one statement. */
+  /** Revokes a token, ends the browser sessions it opened and tells every process — in one statement. */
   async revokeToken(id: string): Promise<AccessTokenRow | undefined> {
     return queryRow<AccessTokenRow>(
       this.dataSource,
@@ -80,8 +81,10 @@ export class IdentityRepository {
          RETURNING id, user_id, name, created_at, last_used_at, revoked_at
        ), ended AS (
          DELETE FROM browser_sessions WHERE token_id IN (SELECT id FROM revoked)
+       ), told AS (
+         SELECT pg_notify('${REVOCATION_CHANNEL}', json_build_object('token_id', id)::text) AS sent FROM revoked
        )
-       SELECT * FROM revoked`,
+       SELECT revoked.*, (SELECT COUNT(*) FROM told) AS told FROM revoked`,
       [id],
     );
   }

@@ -81,7 +81,7 @@ export class IdentityService {
     if (this.config.adminToken && constantTimeEquals(credential, this.config.adminToken)) return ADMIN_CALLER;
     if (!credential.startsWith(PERSONAL_ACCESS_TOKEN_PREFIX)) return undefined;
     const token = await this.identities.useActiveToken(sha256(credential));
-    return token === undefined ? undefined : userCaller(token.user_id);
+    return token === undefined ? undefined : userCaller(token.user_id, { tokenId: token.token_id });
   }
 
   /** The session a session agent token belongs to (valid in every auth mode, for that session only). */
@@ -151,7 +151,7 @@ export class IdentityService {
   private async useBrowserSession(sessionId: string): Promise<Caller | undefined> {
     if (!sessionId.startsWith(BROWSER_SESSION_PREFIX)) return undefined;
     const idle = this.config.browserSessionIdleTimeoutMs;
-    const userId = await this.browserSessions.use(sha256(sessionId), idle, Math.min(SESSION_TOUCH_INTERVAL_MS, idle / 10));
-    return userId === undefined ? undefined : userCaller(userId);
+    const session = await this.browserSessions.use(sha256(sessionId), idle, Math.min(SESSION_TOUCH_INTERVAL_MS, idle / 10));
+    return session === undefined ? undefined : userCaller(session.user_id, { tokenId: session.token_id, browserSessionId: session.id });
   }
 }

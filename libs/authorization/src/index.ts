@@ -9,3 +9,4 @@ export * from './request-caller.js';
 export * from './resource-access.guard.js';
 export * from './same-origin.hook.js';
 export * from './token.js';
+export * from './caller-revocations.js';

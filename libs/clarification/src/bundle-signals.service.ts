@@ -5,6 +5,8 @@ import { BUNDLE_CHANNEL, type BundleSignal, parseBundleSignal } from './bundle-s
 export interface PendingChange {
   /** Resolves true at the bundle's next signal, false when the bound passed first. */
   changed: Promise<boolean>;
+  /** Whether the signal came already (synchronously known). */
+  fired(): boolean;
   cancel(): void;
 }
 
@@ -52,8 +54,10 @@ export class BundleSignals implements OnModuleInit {
   nextChange(pendingId: string, withinMs: number): PendingChange {
     let wake!: () => void;
     let timer: NodeJS.Timeout | undefined;
+    let fired = false;
     const changed = new Promise<boolean>((resolve) => {
       wake = () => {
+        fired = true;
         clearTimeout(timer);
         resolve(true);
       };
@@ -70,6 +74,7 @@ export class BundleSignals implements OnModuleInit {
     watchers.add(wake);
     return {
       changed,
+      fired: () => fired,
       cancel: () => {
         clearTimeout(timer);
         this.unwatch(pendingId, wake);

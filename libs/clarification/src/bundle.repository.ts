@@ -38,10 +38,11 @@ export interface NewBundle {
   eventPayload: Record<string, unknown>;
 }
 
-/** A bundle as its caller may see it: its rows (empty when missing or not the caller's) and its session. */
+/** A bundle as its caller may see it: its rows (empty when missing or not the caller's), its session, whether it is active. */
 export interface AuthorizedBundle {
   rows: BundleRow[];
   session: { state: string; resume_url: string; task_id: string } | undefined;
+  active: boolean;
 }
 
 /** What a lifecycle change did to one bundle. */
@@ -102,28 +103,33 @@ export class BundleRepository {
    */
   async findAuthorizedBundle(pendingId: string, reach: CallerReach): Promise<AuthorizedBundle> {
     const condition = reachCondition(reach);
-    const rows = await queryRows<BundleRow & { session_state: string | null; session_resume_url: string | null; allowed: boolean; d2: string }>(
+    const rows = await queryRows<
+      BundleRow & { session_state: string | null; session_resume_url: string | null; allowed: boolean; active: boolean | null; d2: string }
+    >(
       this.dataSource,
       `WITH bundle AS (
          SELECT ${BUNDLE_COLUMNS}, s.state AS session_state, s.resume_url AS session_resume_url,
                 row_number() OVER (ORDER BY ${D2_ORDER}) AS d2
            FROM task_session_messages m LEFT JOIN task_sessions s ON s.id = m.task_session_id
-          WHERE m.metadata->>'pending_id' = $1 AND m.type = '${CLARIFICATION_REQUEST}')
-       SELECT m.*, (SELECT ${condition.sql} FROM bundle m
-                      LEFT JOIN tasks t ON t.id = COALESCE(NULLIF(m.task_id, ''), m.session_task_id)
-                     ORDER BY m.d2 LIMIT 1) AS allowed
-         FROM bundle m ORDER BY m.d2`,
+          WHERE m.metadata->>'pending_id' = $1 AND m.type = '${CLARIFICATION_REQUEST}'),
+       access AS (
+         SELECT (SELECT ${condition.sql} FROM bundle m
+                   LEFT JOIN tasks t ON t.id = COALESCE(NULLIF(m.task_id, ''), m.session_task_id)
+                  ORDER BY m.d2 LIMIT 1) AS allowed),
+       state AS (SELECT CASE WHEN (SELECT allowed FROM access) THEN ${bundleIsActive('$1')} END AS active)
+       SELECT m.*, access.allowed, state.active FROM bundle m, access, state ORDER BY m.d2`,
       [pendingId, ...condition.parameters],
     );
-    if (rows.length === 0 || rows[0]?.allowed !== true) return { rows: [], session: undefined };
+    if (rows.length === 0 || rows[0]?.allowed !== true) return { rows: [], session: undefined, active: false };
     const first = rows[0];
     const session =
       first.session_state === null
         ? undefined
         : { state: first.session_state, resume_url: first.session_resume_url ?? '', task_id: first.session_task_id ?? '' };
     return {
-      rows: rows.map(({ session_state: _state, session_resume_url: _url, allowed: _allowed, d2: _d2, ...row }) => row),
+      rows: rows.map(({ session_state: _state, session_resume_url: _url, allowed: _allowed, active: _active, d2: _d2, ...row }) => row),
       session,
+      active: first.active === true,
     };
   }
 

@@ -147,6 +147,7 @@ export class ClaimRepository {
          UPDATE task_sessions SET state = 'RUNNING', updated_at = clock_timestamp()
           WHERE id = $7 AND state = 'WAITING_FOR_INPUT' AND $4 AND EXISTS (SELECT 1 FROM won)
          RETURNING id),
+       presence AS (DELETE FROM clarification_waiters WHERE pending_id = $1 AND $4 AND EXISTS (SELECT 1 FROM won) RETURNING pending_id),
        events AS (${insertEventsSql(`
          SELECT $14::text AS type, $1::text AS pending_id, $7::text AS session_id, $9::text AS task_id, $15::jsonb AS payload
            FROM won WHERE $4
@@ -158,7 +159,8 @@ export class ClaimRepository {
          ${notifyBundlesSql('SELECT pending_id FROM superseded', 'superseded')}),
        effects AS (
          SELECT (SELECT COUNT(*) FROM indexed) + (SELECT COUNT(*) FROM prompt) + (SELECT COUNT(*) FROM handoff)
-              + (SELECT COUNT(*) FROM running) + (SELECT COUNT(*) FROM events) + (SELECT COUNT(*) FROM signals) AS written)
+              + (SELECT COUNT(*) FROM running) + (SELECT COUNT(*) FROM presence) + (SELECT COUNT(*) FROM events)
+              + (SELECT COUNT(*) FROM signals) AS written)
        SELECT c.id, c.metadata, effects.written FROM claimed c, effects`,
       [
         request.pendingId,
@@ -204,13 +206,15 @@ export class ClaimRepository {
           RETURNING m.id),
        won AS (SELECT 1 AS yes FROM done LIMIT 1),
        handoff AS (DELETE FROM clarification_handoffs WHERE pending_id = $1 AND EXISTS (SELECT 1 FROM won) RETURNING pending_id),
+       presence AS (DELETE FROM clarification_waiters WHERE pending_id = $1 AND EXISTS (SELECT 1 FROM won) RETURNING pending_id),
        running AS (
          UPDATE task_sessions SET state = 'RUNNING', updated_at = clock_timestamp()
           WHERE id = $3 AND state = 'WAITING_FOR_INPUT' AND EXISTS (SELECT 1 FROM won) RETURNING id),
        events AS (${insertEventsSql(`SELECT $5::text AS type, $1::text AS pending_id, $3::text AS session_id, $4::text AS task_id, $6::jsonb AS payload FROM won`)}),
        signals AS (SELECT pg_notify('${BUNDLE_CHANNEL}', $7::text) FROM won)
        SELECT (SELECT COUNT(*) FROM done)::text AS finalized,
-              (SELECT COUNT(*) FROM handoff) + (SELECT COUNT(*) FROM running) + (SELECT COUNT(*) FROM events) + (SELECT COUNT(*) FROM signals) AS written`,
+              (SELECT COUNT(*) FROM handoff) + (SELECT COUNT(*) FROM presence) + (SELECT COUNT(*) FROM running)
+                + (SELECT COUNT(*) FROM events) + (SELECT COUNT(*) FROM signals) AS written`,
       [pendingId, owner, sessionId, taskId, event.type, JSON.stringify(event.payload), settledSignal(pendingId)],
     );
     return Number(row?.finalized ?? 0) > 0;

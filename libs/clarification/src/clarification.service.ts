@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { Inject, Injectable, type OnModuleInit } from '@nestjs/common';
 import { DataSource } from 'typeorm';
-import { AccessService, type Caller, callerReach } from '../../authorization/src/index.js';
+import { AccessService, AuthorizationError, type Caller, CallerRevocations, callerReach } from '../../authorization/src/index.js';
 import { EventBus } from '../../common/src/index.js';
 import { APP_CONFIG, type AppConfig } from '../../config/src/index.js';
 import { inTransaction, ProcessLease } from '../../persistence/src/index.js';
@@ -55,6 +55,25 @@ function openStatus(rows: readonly BundleRow[], active: boolean): BundleStatus {
   return 'inactive';
 }
 
+/** Where a bundle stands, from its rows and whether the activeness rule holds it active. */
+function stateOf(rows: BundleRow[], active: boolean): BundleState {
+  const request = requestFromRows(rows);
+  switch (settlementOf(rows)) {
+    case Settlement.Final: {
+      const response = recordedResponse(rows);
+      return {
+        request,
+        status: winnerStatus(rows) === ClarificationStatus.Rejected ? 'rejected' : 'answered',
+        response: { answers: response.answers, rejected: response.rejected, reject_reason: '' },
+      };
+    }
+    case Settlement.Delivering:
+      return { request, status: 'delivering', response: null };
+    case Settlement.Open:
+      return { request, status: openStatus(rows, active), response: null };
+  }
+}
+
 /** The wait failure that matches a bundle no longer active without a winner. */
 function closedReason(status: BundleStatus): WaitFailure {
   if (status === 'expired') return WaitFailure.Expired;
@@ -75,6 +94,7 @@ export class ClarificationService implements OnModuleInit {
     private readonly lifecycle: ClarificationLifecycleService,
     private readonly lease: ProcessLease,
     private readonly access: AccessService,
+    private readonly revocations: CallerRevocations,
     private readonly events: EventBus,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
@@ -163,52 +183,50 @@ export class ClarificationService implements OnModuleInit {
   async authorizeBundle(caller: Caller, pendingId: string): Promise<AuthorizedBundle & { session: NonNullable<AuthorizedBundle['session']> }> {
     const bundle = await this.bundles.findAuthorizedBundle(pendingId, callerReach(caller));
     if (bundle.rows.length === 0) throw ClarificationError.notFound();
-    return { rows: bundle.rows, session: bundle.session ?? { state: '', resume_url: '', task_id: '' } };
+    return { rows: bundle.rows, session: bundle.session ?? { state: '', resume_url: '', task_id: '' }, active: bundle.active };
   }
 
-  /** The bundle and where it stands (spec A7, read from the durable rows on any replica). */
+  /** The bundle and where it stands (spec A7, read from the durable rows on any replica) — one query. */
   async getBundle(caller: Caller, pendingId: string): Promise<BundleState> {
-    const { rows } = await this.authorizeBundle(caller, pendingId);
-    return this.stateOf(rows);
+    const { rows, active } = await this.authorizeBundle(caller, pendingId);
+    return stateOf(rows, active);
   }
-
-  private async stateOf(rows: BundleRow[]): Promise<BundleState> {
-    const request = requestFromRows(rows);
-    switch (settlementOf(rows)) {
-      case Settlement.Final: {
-        const response = recordedResponse(rows);
-        return {
-          request,
-          status: winnerStatus(rows) === ClarificationStatus.Rejected ? 'rejected' : 'answered',
-          response: { answers: response.answers, rejected: response.rejected, reject_reason: '' },
-        };
-      }
-      case Settlement.Delivering:
-        return { request, status: 'delivering', response: null };
-      case Settlement.Open:
-        return { request, status: openStatus(rows, await this.bundles.isBundleActive(request.pending_id)), response: null };
-    }
-  }
-
   /**
    * Long poll: the winner's response — at once when it is already final, else once it is. A bundle no
    * longer active without a winner is a 409; the bound passing, a cancel or a drain a 504 saying which.
    * The session's agent (its agent token; anyone while auth is disabled) consumes the answer; others observe.
    */
   async wait(caller: Caller, pendingId: string, signal?: AbortSignal): Promise<ClarificationResponse> {
-    const { rows } = await this.authorizeBundle(caller, pendingId);
-    const before = await this.stateOf(rows);
+    // Watch for a change before reading, so one between the read and the attach is not missed.
+    const change = this.signals.nextChange(pendingId, this.config.waitTimeoutMs);
+    const { rows, active } = await this.authorizeBundle(caller, pendingId).catch((error: unknown) => {
+      change.cancel();
+      throw error;
+    });
+    const before = stateOf(rows, active);
+    if (before.status !== 'pending' && before.status !== 'delivering') change.cancel();
     if (before.status === 'answered' || before.status === 'rejected') return recordedResponse(rows);
     if (before.status !== 'pending' && before.status !== 'delivering') throw ClarificationError.notActive();
     const role = caller.kind === 'agent' || caller.kind === 'synthetic' ? WaiterRole.Agent : WaiterRole.Observer;
-    const waiting = this.waiters.wait(pendingId, { role, timeoutMs: this.config.waitTimeoutMs, signal });
-    // Attached: a change from now on reaches this waiter; one more read covers a change in between.
-    void this.recheck(pendingId);
+    // Revocation bites an open wait: the answer never reaches a credential revoked meanwhile.
+    const revoked = new AbortController();
+    const stopWatching = this.revocations.watch(caller, () => revoked.abort());
+    const waiting = this.waiters.wait(pendingId, {
+      role,
+      timeoutMs: this.config.waitTimeoutMs,
+      signal: signal ? AbortSignal.any([signal, revoked.signal]) : revoked.signal,
+    });
+    // Attached: a change from now on reaches the waiter; one that came in between is read again.
+    if (change.fired()) void this.recheck(pendingId);
+    change.cancel();
     try {
       return await waiting;
     } catch (error) {
+      if (revoked.signal.aborted) throw AuthorizationError.unauthenticated('the credential was revoked');
       if (error instanceof WaitError) throw waitEnded(error.reason);
       throw error;
+    } finally {
+      stopWatching();
     }
   }
 
@@ -220,7 +238,7 @@ export class ClarificationService implements OnModuleInit {
     try {
       const rows = await this.bundles.findBundle(pendingId);
       if (rows.length === 0) return;
-      const state = await this.stateOf(rows);
+      const state = stateOf(rows, await this.bundles.isBundleActive(pendingId));
       if (state.status === 'answered' || state.status === 'rejected') this.waiters.settle(pendingId, recordedResponse(rows));
       else if (state.status !== 'pending' && state.status !== 'delivering') this.waiters.close(pendingId, closedReason(state.status));
     } catch {
@@ -240,11 +258,13 @@ export class ClarificationService implements OnModuleInit {
     this.lifecycle.announce(cancelled, 'cancelled', 'clarification.cancelled');
   }
 
-  /** The agent's in-session wait on a bundle it just asked. */
+  /**
+   * The agent's in-session wait on a bundle it just asked — attached in the same tick the ask
+   * committed (no answer can be decided here in between; other replicas see the presence the ask
+   * recorded), so nothing needs to be read again.
+   */
   waitAsAgent(pendingId: string, timeoutMs: number, signal: AbortSignal): Promise<ClarificationResponse> {
-    const waiting = this.waiters.wait(pendingId, { role: WaiterRole.Agent, timeoutMs, signal });
-    void this.recheck(pendingId);
-    return waiting;
+    return this.waiters.wait(pendingId, { role: WaiterRole.Agent, timeoutMs, signal });
   }
 
   /** Wakes waiters here as bundles' fates change anywhere; re-checks them after a database outage. */

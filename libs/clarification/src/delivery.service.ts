@@ -10,6 +10,7 @@ import { BundleSignals } from './bundle-signals.service.js';
 import { type ClaimPlan, ClaimRepository, type EventRecord, type UndeliveredClaim } from './claim.repository.js';
 import { ClarificationError, ClarificationErrorCode } from './clarification.errors.js';
 import {
+  type Answer,
   type BundleRow,
   type ClarificationRequest,
   type ClarificationResponse,
@@ -57,6 +58,25 @@ export interface WinnerResult {
 /** Extra time a winner gives another replica to report the outcome of a delivery handed to it. */
 const REMOTE_GRACE_MS = 1_000;
 
+function sameAnswer(recorded: Answer, given: Answer | undefined): boolean {
+  return (
+    given !== undefined &&
+    recorded.question_id === given.question_id &&
+    recorded.custom_text === given.custom_text &&
+    recorded.selected_options.join('\u0000') === given.selected_options.join('\u0000')
+  );
+}
+
+/** Whether the final rows hold exactly `response` (jsonb does not keep key order, so field by field). */
+function recordsResponse(rows: readonly BundleRow[], response: ClarificationResponse): boolean {
+  const recorded = recordedResponse(rows);
+  return (
+    recorded.rejected === response.rejected &&
+    recorded.answers.length === response.answers.length &&
+    recorded.answers.every((answer, index) => sameAnswer(answer, response.answers[index]))
+  );
+}
+
 function eventFor(response: ClarificationResponse, delivery: WinnerDelivery): EventRecord {
   return {
     type: response.rejected ? 'REJECTED' : 'ANSWERED',
@@ -78,6 +98,8 @@ export class DeliveryService implements OnModuleInit {
   private readonly logger = new Logger('Delivery');
   /** Bundles whose delivery this process is carrying out right now (the sweeper leaves them alone). */
   private readonly inFlight = new Set<string>();
+  /** Hand-offs addressed here while this process was busy with the same bundle: taken once it is done. */
+  private readonly deferredHandoffs = new Set<string>();
 
   constructor(
     private readonly claims: ClaimRepository,
@@ -135,9 +157,10 @@ export class DeliveryService implements OnModuleInit {
         throw new ClarificationError(ClarificationErrorCode.Internal, 'the clarification could not be resolved');
       }
       await faultPoint('claim.committed');
-      return { delivery: await this.carryOut(plan as ClaimPlan, target, response, session, webhook), response };
+      const delivery = await this.carryOut(plan as ClaimPlan, target, response, session, webhook);
+      return delivery === undefined ? undefined : { delivery, response };
     } finally {
-      this.inFlight.delete(pendingId);
+      this.release(pendingId);
     }
   }
 
@@ -168,13 +191,14 @@ export class DeliveryService implements OnModuleInit {
     };
   }
 
+  /** How the answer reached the agent; `undefined` when this claim was rolled back and another answer became final. */
   private async carryOut(
     plan: ClaimPlan,
     target: Target,
     response: ClarificationResponse,
     session: BundleSession,
     webhook: string | undefined,
-  ): Promise<WinnerDelivery> {
+  ): Promise<WinnerDelivery | undefined> {
     switch (plan.kind) {
       case 'final': {
         const delivery = response.rejected ? WinnerDelivery.StaleDismissed : WinnerDelivery.Resumed;
@@ -226,7 +250,7 @@ export class DeliveryService implements OnModuleInit {
     response: ClarificationResponse,
     session: BundleSession,
     webhook: string | undefined,
-  ): Promise<WinnerDelivery> {
+  ): Promise<WinnerDelivery | undefined> {
     const pendingId = target.request.pending_id;
     const change = this.signals.nextChange(pendingId, this.config.deliveryConfirmTimeoutMs + REMOTE_GRACE_MS);
     let rows = await this.bundles.findBundle(pendingId);
@@ -238,7 +262,8 @@ export class DeliveryService implements OnModuleInit {
     }
     switch (settlementOf(rows)) {
       case Settlement.Final:
-        return WinnerDelivery.LiveWaiter;
+        // Final, but possibly another answer's: this claim was rolled back and another won before this read.
+        return recordsResponse(rows, response) ? WinnerDelivery.LiveWaiter : undefined;
       case Settlement.Delivering:
         if (!(await this.claims.takeOver(pendingId, remote, this.lease.id))) throw ClarificationError.inProgress();
         this.logger.warn({ msg: 'hand-off not taken in time; resuming the agent instead', pending_id: pendingId, replica: remote });
@@ -351,7 +376,10 @@ export class DeliveryService implements OnModuleInit {
 
   /** A winner on another replica handed this process the answer for the agent waiting here. */
   private async receiveHandoff(pendingId: string): Promise<void> {
-    if (this.inFlight.has(pendingId)) return;
+    if (this.inFlight.has(pendingId)) {
+      this.deferredHandoffs.add(pendingId);
+      return;
+    }
     this.inFlight.add(pendingId);
     try {
       const response = await this.claims.handoff(pendingId, this.lease.id);
@@ -361,7 +389,7 @@ export class DeliveryService implements OnModuleInit {
     } catch (error) {
       this.logger.warn({ msg: 'handed-off delivery not completed', pending_id: pendingId, err: String(error) });
     } finally {
-      this.inFlight.delete(pendingId);
+      this.release(pendingId);
     }
   }
 
@@ -373,6 +401,8 @@ export class DeliveryService implements OnModuleInit {
   async recover(claim: UndeliveredClaim): Promise<void> {
     const pendingId = claim.pending_id;
     if (this.inFlight.has(pendingId)) return;
+    // A hand-off addressed here and not taken yet (its signal missed, or deferred): deliver it, never roll it back.
+    if (claim.owner === this.lease.id && (await this.claims.handoff(pendingId, this.lease.id))) return this.receiveHandoff(pendingId);
     if (claim.owner !== this.lease.id && !(await this.claims.takeOver(pendingId, claim.owner, this.lease.id))) return;
     this.inFlight.add(pendingId);
     try {
@@ -402,7 +432,12 @@ export class DeliveryService implements OnModuleInit {
       this.metrics.resumeHandoff('queued');
       this.announceFinal(target, response, WinnerDelivery.Resumed);
     } finally {
-      this.inFlight.delete(pendingId);
+      this.release(pendingId);
     }
+  }
+
+  private release(pendingId: string): void {
+    this.inFlight.delete(pendingId);
+    if (this.deferredHandoffs.delete(pendingId)) void this.receiveHandoff(pendingId);
   }
 }

@@ -29,6 +29,7 @@ export interface SettledEvents {
 const POSITION_SPAN = 65536;
 const TXID = `pg_current_xact_id()::text::bigint`;
 const HORIZON = `pg_snapshot_xmin(pg_current_snapshot())::text::bigint * ${POSITION_SPAN}`;
+/** `id` as text (positions exceed JS numbers): order by `question_events.id`, never the text output column `id`. */
 const EVENT_COLUMNS = `id::text AS id, type, pending_id, session_id, task_id, workspace_id, payload, created_at`;
 
 /**
@@ -61,7 +62,7 @@ export class QuestionEventRepository {
          LEFT JOIN LATERAL (
            SELECT ${EVENT_COLUMNS} FROM question_events
             WHERE id > $1::bigint AND id < horizon.position AND ($2::text IS NULL OR workspace_id = $2)
-            ORDER BY id LIMIT $3) e ON true`,
+            ORDER BY question_events.id LIMIT $3) e ON true`,
       [afterId, workspaceId ?? null, limit],
     );
     const unsettled = rows[0]?.unsettled ?? false;

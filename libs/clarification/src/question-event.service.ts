@@ -1,6 +1,6 @@
 import { EventEmitter } from 'node:events';
 import { Injectable, Logger, type OnApplicationShutdown, type OnModuleInit } from '@nestjs/common';
-import { AccessService, type Caller } from '../../authorization/src/index.js';
+import { AccessService, type Caller, CallerRevocations } from '../../authorization/src/index.js';
 import { ParleyMetrics } from '../../observability/src/index.js';
 import { DatabaseListener } from '../../persistence/src/index.js';
 import { BUNDLE_CHANNEL } from './bundle-signal.js';
@@ -47,6 +47,7 @@ export class QuestionEventService implements OnModuleInit, OnApplicationShutdown
   constructor(
     private readonly events: QuestionEventRepository,
     private readonly access: AccessService,
+    private readonly revocations: CallerRevocations,
     private readonly listener: DatabaseListener,
     private readonly metrics: ParleyMetrics,
   ) {
@@ -127,14 +128,19 @@ export class QuestionEventService implements OnModuleInit, OnApplicationShutdown
   async open(caller: Caller, options: { workspaceId?: string; after?: string }): Promise<AsyncIterableIterator<QuestionEventRow>> {
     const start = await this.startingPoint(options.after);
     const workspaceId = options.workspaceId || undefined;
-    const stream = new QuestionEventStream(start, {
+    const stream: QuestionEventStream = new QuestionEventStream(start, {
       replay: async (after) => (await this.events.listSettledAfter(after, workspaceId, BATCH)).events,
       head: () => this.head,
       visible: (batch) => this.visibleTo(caller, batch),
       inScope: (event) => workspaceId === undefined || event.workspace_id === workspaceId,
       live: this.live,
-      closed: () => this.openStreams.delete(stream),
+      closed: () => {
+        stopWatching();
+        this.openStreams.delete(stream);
+      },
     });
+    // Revocation bites an open subscription: it ends when the caller's credential is revoked.
+    const stopWatching = this.revocations.watch(caller, () => void stream.return());
     this.openStreams.add(stream);
     return stream;
   }
@@ -146,7 +152,7 @@ export class QuestionEventService implements OnModuleInit, OnApplicationShutdown
   }
 
   private async startingPoint(after: string | undefined): Promise<string> {
-    if (after === undefined || after === '') return this.head;
+    if (after === undefined || after === '') return this.events.settledHead();
     if (!/^\d{1,19}$/.test(after) || BigInt(after) > 2n ** 63n - 1n) throw ClarificationError.validation('after must be an event id');
     if (BigInt(after) < BigInt(await this.events.prunedThrough())) {
       throw ClarificationError.validation('after is older than the event retention; re-list pending questions and subscribe without after');

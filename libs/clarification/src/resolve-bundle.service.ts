@@ -92,8 +92,12 @@ export class ResolveBundleService {
           const settled = await this.readSettled(pendingId);
           rows = settled.rows;
           if (settlementOf(rows) === Settlement.Delivering) throw ClarificationError.inProgress();
-          // No winner: the bundle is not active (409) — unless a winner was just rolled back, when this attempt proceeds.
-          if (settlementOf(rows) === Settlement.Open && !settled.reopened) throw ClarificationError.notActive();
+          // No winner now: active ⇒ a winner was rolled back meanwhile (seen or not), and this attempt proceeds;
+          // not active ⇒ 409 — unless another claim won since the read, which the next round of the loop handles.
+          if (settlementOf(rows) === Settlement.Open && !settled.reopened && !(await this.bundles.isBundleActive(pendingId))) {
+            rows = await this.bundles.findBundle(pendingId);
+            if (settlementOf(rows) === Settlement.Open) throw ClarificationError.notActive();
+          }
           break;
         }
       }

@@ -55,16 +55,16 @@ class Waiter {
     readonly role: WaiterRole,
     private readonly resolve: (response: ClarificationResponse) => void,
     private readonly reject: (error: WaitError) => void,
-    private readonly release: (waiter: Waiter) => void,
+    private readonly release: (waiter: Waiter, answered: boolean) => void,
   ) {}
 
   succeed(response: ClarificationResponse): void {
-    this.release(this);
+    this.release(this, true);
     this.resolve(response);
   }
 
   fail(reason: WaitFailure): void {
-    this.release(this);
+    this.release(this, false);
     this.reject(new WaitError(reason));
   }
 
@@ -93,10 +93,10 @@ export class WaiterStore implements BeforeApplicationShutdown {
   wait(pendingId: string, options: WaitOptions): Promise<ClarificationResponse> {
     return new Promise<ClarificationResponse>((resolve, reject) => {
       const onAbort = () => waiter.fail(WaitFailure.Aborted);
-      const waiter = new Waiter(options.role, resolve, reject, (done) => {
+      const waiter = new Waiter(options.role, resolve, reject, (done, answered) => {
         clearTimeout(done.timer);
         options.signal?.removeEventListener('abort', onAbort);
-        this.remove(pendingId, done);
+        this.remove(pendingId, done, answered);
       });
       if (options.signal?.aborted) {
         reject(new WaitError(WaitFailure.Aborted));
@@ -175,10 +175,11 @@ export class WaiterStore implements BeforeApplicationShutdown {
     if (firstAgent) this.presence?.occupied(pendingId);
   }
 
-  private remove(pendingId: string, waiter: Waiter): void {
+  /** An answered agent's presence went with the transaction that made the answer final; any other leaves it here. */
+  private remove(pendingId: string, waiter: Waiter, answered: boolean): void {
     const waiters = this.waiting.get(pendingId);
     if (!waiters?.delete(waiter)) return;
     if (waiters.size === 0) this.waiting.delete(pendingId);
-    if (waiter.role === WaiterRole.Agent && !this.hasAgent(pendingId)) this.presence?.vacated(pendingId);
+    if (!answered && waiter.role === WaiterRole.Agent && !this.hasAgent(pendingId)) this.presence?.vacated(pendingId);
   }
 }

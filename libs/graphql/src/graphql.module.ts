@@ -54,17 +54,21 @@ function refuseUnstorableVariables(_schema: GraphQLSchema, _document: DocumentNo
  * only: Mercurius's handler would be installed on the whole server and replace REST's bodies.
  */
 function graphqlRouteErrorHandler(error: FastifyError, _request: FastifyRequest, reply: FastifyReply): void {
+  // Already mapped by toGraphqlError (the caller lookup's failure, e.g. the database unavailable): its code and status stand.
+  const mapped = error instanceof mercurius.ErrorWithProps;
   const client =
     error instanceof GraphQLError || (typeof error.statusCode === 'number' && error.statusCode >= 400 && error.statusCode < 500);
-  if (!client) reply.log.error({ err: error }, 'GraphQL request failed');
-  const graphqlError = !client
-    ? new GraphQLError('internal error', { extensions: { code: ErrorCode.InternalError } })
-    : error instanceof GraphQLError
-      ? error
-      : new GraphQLError(error.message, { originalError: error });
+  if (!client && !mapped) reply.log.error({ err: error }, 'GraphQL request failed');
+  const graphqlError = mapped
+    ? new GraphQLError(error.message, { extensions: (error as mercurius.ErrorWithProps).extensions as Record<string, unknown>, originalError: error })
+    : !client
+      ? new GraphQLError('internal error', { extensions: { code: ErrorCode.InternalError } })
+      : error instanceof GraphQLError
+        ? error
+        : new GraphQLError(error.message, { originalError: error });
   const execution: ExecutionResult & { errors: readonly GraphQLError[] } = { errors: [graphqlError] };
   const { statusCode, response } = mercurius.defaultErrorFormatter(execution, { reply, app: reply.server } as unknown as MercuriusContext);
-  void reply.code(client ? statusCode : 500).send(response);
+  void reply.code(client || mapped ? statusCode : 500).send(response);
 }
 
 interface RequestBody {

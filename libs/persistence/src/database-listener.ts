@@ -1,3 +1,4 @@
+import { setTimeout as delay } from 'node:timers/promises';
 import { type BeforeApplicationShutdown, Inject, Injectable, Logger, type OnModuleInit } from '@nestjs/common';
 import pg from 'pg';
 import { connectionSettings } from './data-source.factory.js';
@@ -10,6 +11,8 @@ const MAX_BACKOFF_MS = 2_000;
 /** How often the connection is probed; a database that stopped answering is noticed within ~2 probes. */
 const PROBE_EVERY_MS = 2_000;
 const PROBE_TIMEOUT_MS = 1_500;
+/** How long shutdown waits for the connection to close in order: a hung server never acknowledges it. */
+const CLOSE_TIMEOUT_MS = 1_000;
 const CHANNEL = /^[a-z_]+$/;
 
 /**
@@ -47,7 +50,7 @@ export class DatabaseListener implements OnModuleInit, BeforeApplicationShutdown
     clearInterval(this.probeTimer);
     const client = this.client;
     this.client = undefined;
-    await client?.end().catch(() => undefined);
+    if (client) await Promise.race([client.end().catch(() => undefined), delay(CLOSE_TIMEOUT_MS, undefined, { ref: false })]);
   }
 
   /** Calls `handler` with each NOTIFY payload on `channel`; the returned function stops it. */

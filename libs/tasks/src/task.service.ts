@@ -48,9 +48,11 @@ export class TaskService {
   /** Archives the task; the pending clarifications of its sessions expire with it. */
   async archive(taskId: string): Promise<TaskRow> {
     const { task, afterCommit } = await inTransaction(this.dataSource, async (manager) => {
-      const sessions = await this.sessions.lockByTaskId(taskId, manager);
+      // The task row first: a session being created (it shares that row) has then committed and is
+      // locked below, or is refused once this commits — none escapes the expiry with an active bundle.
       const task = await this.tasks.archive(taskId, TaskState.Archived, manager);
       if (!task) throw TasksError.taskNotFound();
+      const sessions = await this.sessions.lockByTaskId(taskId, manager);
       const afterCommit: AfterCommit[] = [];
       for (const session of sessions) afterCommit.push(...(await this.lifecycle.sessionEnded(session.id, manager)));
       return { task, afterCommit };
