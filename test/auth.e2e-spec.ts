@@ -32,7 +32,7 @@ describe('authentication (AUTH_MODE=enabled)', () => {
   async function cli(...args: string[]): Promise<CliResult> {
     const env = { ...process.env, DATABASE_URL: t.databaseUrl, LOG_LEVEL: 'silent', NODE_OPTIONS: '' };
     try {
-      const { stdout, stderr } = await run(process.execPath, [CLI, ...args], { env, timeout: 30_000 });
+      const { stdout, stderr } = await run(process.execPath, [CLI, ...args, '--json'], { env, timeout: 30_000 });
       return { code: 0, stdout, stderr };
     } catch (error) {
       const failed = error as { code?: number; stdout?: string; stderr?: string };
@@ -435,13 +435,13 @@ describe('authentication (AUTH_MODE=enabled)', () => {
       expect(await countRows('access_tokens')).toBe(tokens);
     });
 
-    it('fails with exit code 1 for an unknown token or a missing argument', async () => {
+    it('fails with exit code 1 for an unknown token, 2 for a missing argument (usage)', async () => {
       const users = await countRows('users');
       const [revoke, create] = await Promise.all([cli('tokens:revoke', 'no-such-token'), cli('users:create')]);
       expect(revoke.code).toBe(1);
       expect(revoke.stdout).toBe('');
       expect(JSON.parse(revoke.stderr)).toEqual({ error: 'token not found', code: 'NOT_FOUND' });
-      expect(create.code).toBe(1);
+      expect(create.code).toBe(2);
       expect(create.stdout).toBe('');
       expect((JSON.parse(create.stderr) as { error: string }).error).toMatch(/^--name is required/);
       expect(await countRows('users')).toBe(users);

@@ -13,6 +13,7 @@ const OPTIONS = {
   text: { type: 'string', multiple: true },
   reject: { type: 'boolean' },
   reason: { type: 'string' },
+  url: { type: 'string' },
 } as const;
 
 export function parseCliArguments(argv: string[]) {

@@ -1,13 +1,13 @@
 import type { INestApplicationContext } from '@nestjs/common';
 import { ADMIN_CALLER, IdentityService } from '../../../libs/authorization/src/index.js';
-import { PendingListService, ResolveBundleService, serializeResolution } from '../../../libs/clarification/src/index.js';
 import { WorkspaceService, workspaceView } from '../../../libs/tasks/src/index.js';
 import { type CliArguments, CliUsageError } from './cli-arguments.js';
 import { answersFrom } from './cli-answers.js';
 import { type CliOutput, listOutput, recordOutput } from './cli-output.js';
+import { callServer, serverTarget } from './cli-server-client.js';
 
-/** Which application a command needs: none, identities and workspaces, or the clarification core too. */
-export type CliContext = 'none' | 'identity' | 'clarification';
+/** What a command works on: nothing, the database (identities and workspaces), or the running server's REST API. */
+export type CliContext = 'none' | 'identity' | 'server';
 
 export interface CliCommand {
   name: string;
@@ -39,6 +39,17 @@ function need(app: INestApplicationContext | undefined): INestApplicationContext
   if (!app) throw new Error('this command needs the application');
   return app;
 }
+
+interface PendingPage {
+  bundles: Array<{ pending_id: string; age_seconds: number; questions: Array<{ question_id: string; prompt: string; options: Array<{ option_id: string; label: string }> }> }>;
+  count: number;
+  next_cursor: string;
+}
+
+const SERVER_DETAILS = [
+  'Talks to the running server as you: PARLEY_URL (or --url; default http://127.0.0.1:$PORT) and your token in PARLEY_TOKEN',
+  '(a personal access token from tokens:create; none needed when the server runs with AUTH_MODE=disabled).',
+];
 
 export const COMMANDS: CliCommand[] = [
   {
@@ -120,30 +131,32 @@ export const COMMANDS: CliCommand[] = [
   },
   {
     name: 'workspaces:list',
-    usage: 'workspaces:list [--limit N] [--cursor CURSOR]',
-    summary: 'list the workspaces, a page at a time',
-    details: ['Prints {workspaces: [...], next_cursor}; pass next_cursor as --cursor for the next page (limit 1–200, default 100).'],
+    usage: 'workspaces:list',
+    summary: 'list the workspaces',
+    details: ['Prints {workspaces: [{id, name, owner_id, created_at}]}, oldest first.'],
     context: 'identity',
-    run: async (app, { values }) => {
-      const page = await need(app)
-        .get(WorkspaceService)
-        .list(OPERATOR, { limit: integer(values.limit, '--limit'), cursor: values.cursor });
-      return listOutput('workspaces', page.workspaces.map(workspaceView), page.nextCursor);
+    run: async (app) => {
+      const workspaces = await need(app).get(WorkspaceService).list(OPERATOR);
+      return listOutput('workspaces', workspaces.map(workspaceView));
     },
   },
   {
     name: 'questions:list',
-    usage: 'questions:list [--workspace WORKSPACE_ID] [--limit N] [--cursor CURSOR]',
-    summary: 'list the pending questions, oldest first',
+    usage: 'questions:list [--workspace WORKSPACE_ID] [--limit N] [--cursor CURSOR] [--url URL]',
+    summary: "list the pending questions you may answer, oldest first (the running server's REST API)",
     details: [
-      'Prints {bundles: [...], count, next_cursor} — the list of list_pending_questions_kandev.',
+      'Prints {bundles: [...], count, next_cursor} — GET /api/v1/clarification, the list of list_pending_questions_kandev.',
       'The table shows one line per question: its bundle (pending_id), id, prompt and option ids.',
+      ...SERVER_DETAILS,
     ],
-    context: 'clarification',
-    run: async (app, { values }) => {
-      const page = await need(app)
-        .get(PendingListService)
-        .list(OPERATOR, { workspace_id: values.workspace, cursor: values.cursor, limit: integer(values.limit, '--limit') });
+    context: 'server',
+    run: async (_app, { values }) => {
+      const query = new URLSearchParams();
+      if (values.workspace !== undefined) query.set('workspace_id', values.workspace);
+      if (values.cursor !== undefined) query.set('cursor', values.cursor);
+      if (values.limit !== undefined) query.set('limit', String(integer(values.limit, '--limit')));
+      const suffix = query.size > 0 ? `?${query.toString()}` : '';
+      const page = (await callServer(serverTarget(values.url), 'GET', `/api/v1/clarification${suffix}`)) as PendingPage;
       const rows = page.bundles.flatMap((bundle) =>
         bundle.questions.map((question) => ({
           pending_id: bundle.pending_id,
@@ -158,22 +171,23 @@ export const COMMANDS: CliCommand[] = [
   },
   {
     name: 'questions:answer',
-    usage: 'questions:answer PENDING_ID (--answer QUESTION_ID=OPTION_ID[,OPTION_ID…] | --text QUESTION_ID=TEXT)… | --reject [--reason TEXT]',
+    usage: 'questions:answer PENDING_ID (--answer QUESTION_ID=OPTION_ID[,OPTION_ID…] | --text QUESTION_ID=TEXT)… | --reject [--reason TEXT] [--url URL]',
     summary: 'answer (or reject) a pending bundle — exactly one answer wins, whichever surface it comes from',
     details: [
       'One answer per question: --answer picks option ids, --text answers in your own words (both may be given).',
-      'Prints {claimed, status, response}: claimed is false when another answer had already won (its answer is shown).',
+      'Prints {success, claimed, status, response} (POST /api/v1/clarification/PENDING_ID/respond): claimed is false when another answer had already won (its answer is shown).',
       'Example: questions:answer 3f2… --answer database=postgres --answer deploy=staging',
+      ...SERVER_DETAILS,
     ],
-    context: 'clarification',
-    run: async (app, { positionals, values }) => {
+    context: 'server',
+    run: async (_app, { positionals, values }) => {
       const usage = 'questions:answer PENDING_ID --answer QUESTION_ID=OPTION_ID … | --reject';
       const pendingId = required(positionals[1], 'PENDING_ID', usage);
-      const input = values.reject
-        ? { rejected: true, reject_reason: values.reason ?? '' }
-        : { answers: answersFrom(values.answer ?? [], values.text ?? []) };
-      const resolution = await need(app).get(ResolveBundleService).resolve(OPERATOR, pendingId, input, 'cli');
-      return recordOutput(serializeResolution(resolution));
+      const body = values.reject
+        ? { answers: [], rejected: true, reject_reason: values.reason ?? '' }
+        : { answers: answersFrom(values.answer ?? [], values.text ?? []), rejected: false, reject_reason: '' };
+      const result = await callServer(serverTarget(values.url), 'POST', `/api/v1/clarification/${encodeURIComponent(pendingId)}/respond`, body);
+      return recordOutput(result as object);
     },
   },
   {

@@ -6,6 +6,7 @@ import { type CliArguments, CliUsageError, parseCliArguments } from './cli-argum
 import { type CliCommand, COMMANDS } from './cli-commands.js';
 import { CliModule } from './cli.module.js';
 import { renderTable } from './cli-output.js';
+import { ServerCallError } from './cli-server-client.js';
 
 const PROGRAM = 'parley';
 
@@ -48,9 +49,9 @@ function helpText(args: CliArguments): string | undefined {
 }
 
 async function run(command: CliCommand, args: CliArguments) {
-  if (command.context === 'none') return command.run(undefined, args);
+  if (command.context !== 'identity') return command.run(undefined, args);
   const config = { ...loadConfig(), logLevel: 'silent' as const };
-  const module = CliModule.forRoot(config, { clarification: command.context === 'clarification' });
+  const module = CliModule.forRoot(config);
   const app = await NestFactory.createApplicationContext(module, { logger: false, abortOnError: false });
   try {
     return await command.run(app, args);
@@ -76,7 +77,8 @@ async function main(argv: string[]): Promise<void> {
 function report(error: unknown, json: boolean): number {
   const usage = error instanceof CliUsageError || (error as { code?: string } | undefined)?.code?.startsWith('ERR_PARSE_ARGS');
   const message = error instanceof Error ? error.message : String(error);
-  const code = error instanceof DomainError ? error.publicCode : usage ? ErrorCode.ValidationError : ErrorCode.InternalError;
+  const code =
+    error instanceof DomainError || error instanceof ServerCallError ? error.publicCode : usage ? ErrorCode.ValidationError : ErrorCode.InternalError;
   process.stderr.write(json ? `${JSON.stringify({ error: message, code })}\n` : `error: ${message}\n`);
   return usage ? 2 : 1;
 }
