@@ -7,6 +7,9 @@ import { ClarificationService } from './clarification.service.js';
 import { PendingListService } from './pending-list.service.js';
 import { serializeResolution } from './resolution.envelope.js';
 import { ResolveBundleService } from './resolve-bundle.service.js';
+import { ApiOkResponse, ApiTags } from '@nestjs/swagger';
+import { ApiCaller, ApiErrors, ApiJsonBody } from '../../common/src/index.js';
+import { BundleDoc, ClarificationResponseDoc, PendingIdDoc, PendingPageDoc, RespondResultDoc, SuccessDoc } from './clarification.openapi.js';
 
 /** Aborts when the client goes away before the response was sent (the response's socket closed). */
 function disconnectSignal(reply: FastifyReply): AbortSignal {
@@ -17,6 +20,8 @@ function disconnectSignal(reply: FastifyReply): AbortSignal {
   return controller.signal;
 }
 
+@ApiTags('clarification')
+@ApiCaller()
 @Controller('api/v1/clarification')
 export class ClarificationController {
   constructor(
@@ -27,12 +32,17 @@ export class ClarificationController {
 
   /** The list of list_pending_questions_kandev and GraphQL pendingQuestions, for simple clients (same service). */
   @Get()
+  @ApiOkResponse({ type: PendingPageDoc, description: 'Pending bundles the caller may answer, oldest first (L1–L13)' })
+  @ApiErrors(400, 429)
   @RateLimited(RateLimitKind.Lists)
   list(@CurrentCaller() caller: Caller, @Query() query: ListPendingQueryDto) {
     return this.pending.list(caller, query);
   }
 
   @Post('request')
+  @ApiOkResponse({ type: PendingIdDoc })
+  @ApiJsonBody()
+  @ApiErrors(404, 409, 429)
   @RateLimited(RateLimitKind.Asks)
   @HttpCode(200)
   async create(@CurrentCaller() caller: Caller, @Body() body: CreateClarificationDto) {
@@ -47,6 +57,8 @@ export class ClarificationController {
 
   /** The bundle with its status, and the winner's response once final — from the durable rows (A7). */
   @Get(':id')
+  @ApiOkResponse({ type: BundleDoc })
+  @ApiErrors(404)
   @AcceptsSessionAgent()
   async get(@CurrentCaller() caller: Caller, @Param('id') pendingId: string) {
     const state = await this.clarifications.getBundle(caller, pendingId);
@@ -54,6 +66,8 @@ export class ClarificationController {
   }
 
   @Get(':id/wait')
+  @ApiOkResponse({ type: ClarificationResponseDoc, description: 'Blocks until the bundle is answered or rejected' })
+  @ApiErrors(404, 504)
   @AcceptsSessionAgent()
   wait(@CurrentCaller() caller: Caller, @Param('id') pendingId: string, @Res({ passthrough: true }) reply: FastifyReply) {
     return this.clarifications.wait(caller, pendingId, disconnectSignal(reply));
@@ -61,6 +75,9 @@ export class ClarificationController {
 
   /** R10: 200 for the winner and for a loser to a resolved winner; 409 not active; 400; 404; 500. */
   @Post(':id/respond')
+  @ApiOkResponse({ type: RespondResultDoc })
+  @ApiJsonBody()
+  @ApiErrors(404, 409, 429)
   @RateLimited(RateLimitKind.Answers)
   @HttpCode(200)
   async respond(@CurrentCaller() caller: Caller, @Param('id') pendingId: string, @Body() body: RespondDto) {
@@ -69,6 +86,8 @@ export class ClarificationController {
   }
 
   @Post(':id/cancel')
+  @ApiOkResponse({ type: SuccessDoc })
+  @ApiErrors(404, 409)
   @HttpCode(200)
   async cancel(@CurrentCaller() caller: Caller, @Param('id') pendingId: string) {
     await this.clarifications.cancel(caller, pendingId);

@@ -9,9 +9,8 @@ export class WorkspaceDoc {
   @ApiProperty({ format: 'date-time' }) created_at!: string;
 }
 
-export class WorkspacePageDoc {
+export class WorkspaceListDoc {
   @ApiProperty({ type: [WorkspaceDoc] }) workspaces!: WorkspaceDoc[];
-  @ApiProperty({ description: 'Pass as `cursor` for the next page; "" on the last page' }) next_cursor!: string;
 }
 
 export class TaskDoc {
@@ -28,9 +27,8 @@ export class TaskDoc {
   primary_session_pending_action!: string | null;
 }
 
-export class TaskPageDoc {
+export class TaskListDoc {
   @ApiProperty({ type: [TaskDoc] }) tasks!: TaskDoc[];
-  @ApiProperty({ description: 'Pass as `cursor` for the next page; "" on the last page' }) next_cursor!: string;
 }
 
 export class SessionDoc {
