@@ -13,7 +13,7 @@ import type { Resolution } from './resolution.envelope.js';
 import { type ResolutionInput, validateOutcome } from './resolution.validation.js';
 import { Settlement, settlementOf, winnerStatus } from './settlement.js';
 
-export type ResolutionSurface = 'rest' | 'mcp' | 'graphql' | 'command' | 'web' | 'cli';
+export type ResolutionSurface = 'rest' | 'mcp' | 'graphql' | 'command' | 'web';
 
 /** How many times one call may try the claim (a rolled-back winner lets a waiting loser try again). */
 const MAX_CLAIM_ATTEMPTS = 3;
