@@ -102,15 +102,18 @@ describeInChromium('the CSP in a browser', () => {
     ['GraphiQL', '/graphiql', '.graphiql-container'],
   ])('%s loads with no CSP violation', async (_name, path, ready) => {
     const page = await browser.context.newPage();
-    const violations: string[] = [];
+    const refusals: string[] = [];
     page.on('console', (message) => {
-      if (/Content Security Policy/i.test(message.text())) violations.push(message.text());
+      if (/Content Security Policy/i.test(message.text())) refusals.push(message.text());
     });
     await page.addInitScript(() => {
-      document.addEventListener('securitypolicyviolation', (event) => console.error(`Content Security Policy violation: ${event.violatedDirective}`));
+      const seen: string[] = [];
+      (window as unknown as { cspViolations: string[] }).cspViolations = seen;
+      document.addEventListener('securitypolicyviolation', (event) => seen.push(`${event.violatedDirective} ${event.blockedURI}`));
     });
     await page.goto(`${t.baseUrl}${path}`);
     await page.waitForSelector(ready);
+    const violations = [...refusals, ...(await page.evaluate(() => (window as unknown as { cspViolations: string[] }).cspViolations))];
     await page.close();
     expect(violations).toEqual([]);
   });
