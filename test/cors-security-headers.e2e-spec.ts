@@ -88,7 +88,7 @@ describeInChromium('the CSP in a browser', () => {
   let t: TestApp;
   let browser: BrowserSession;
   beforeAll(async () => {
-    t = await startApp({ config: { graphiql: true } });
+    t = await startApp(); // auth disabled: GraphiQL is served by default
     browser = await openBrowser();
   });
   afterAll(async () => {
@@ -106,14 +106,12 @@ describeInChromium('the CSP in a browser', () => {
     page.on('console', (message) => {
       if (/Content Security Policy/i.test(message.text())) refusals.push(message.text());
     });
-    await page.addInitScript(() => {
-      const seen: string[] = [];
-      (window as unknown as { cspViolations: string[] }).cspViolations = seen;
-      document.addEventListener('securitypolicyviolation', (event) => seen.push(`${event.violatedDirective} ${event.blockedURI}`));
-    });
+    await page.addInitScript(
+      "window.cspViolations = []; document.addEventListener('securitypolicyviolation', (event) => window.cspViolations.push(event.violatedDirective + ' ' + event.blockedURI));",
+    );
     await page.goto(`${t.baseUrl}${path}`);
     await page.waitForSelector(ready);
-    const violations = [...refusals, ...(await page.evaluate(() => (window as unknown as { cspViolations: string[] }).cspViolations))];
+    const violations = [...refusals, ...((await page.evaluate('window.cspViolations')) as string[])];
     await page.close();
     expect(violations).toEqual([]);
   });
