@@ -341,7 +341,7 @@ describe('authentication (AUTH_MODE=enabled)', () => {
         const res = await request(t.baseUrl).post('/api/v1/admin/users').set('Authorization', ADMIN).send(body);
         expect(res.status).toBe(400);
         expect(res.headers['content-type']).toMatch(JSON_TYPE);
-        expect(Object.keys(res.body as object)).toEqual(['error']);
+        expect(Object.keys(res.body as object)).toEqual(['error', 'code']);
         expect((res.body as { error: string }).error).toMatch(/^name /);
       }
       expect(await countRows('users')).toBe(users);

@@ -662,7 +662,7 @@ describe('the committed SDL, limits and GraphiQL', () => {
     // The REST surface beside it is unchanged.
     const rest = await request(t.baseUrl).post('/api/v1/clarification/x/respond').set('content-type', 'application/json').send('{"answers": ');
     expect(rest.status).toBe(400);
-    expect(Object.keys(rest.body as object)).toEqual(['error']);
+    expect(Object.keys(rest.body as object)).toEqual(['error', 'code']);
   });
 
   it('query depth 10 is accepted, 11 is refused', async () => {

@@ -157,7 +157,7 @@ function restSurface(t: TestApp): ListSurface {
       if (bearer) req = req.set('authorization', `Bearer ${bearer}`);
       const res = await req;
       if (res.status === 400) {
-        expect(Object.keys(res.body as object)).toEqual(['error']);
+        expect(Object.keys(res.body as object)).toEqual(['error', 'code']);
         return { ok: false, message: (res.body as { error: string }).error };
       }
       expect(res.status).toBe(200);

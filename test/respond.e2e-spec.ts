@@ -142,7 +142,7 @@ describe('POST /api/v1/clarification/:id/respond (spec R1–R12, N3a–N8d, L16)
   function expect400Naming(res: request.Response, field: RegExp): void {
     expect(res.status).toBe(400);
     const body = rawJson(res);
-    expect(Object.keys(body)).toEqual(['error']);
+    expect(Object.keys(body)).toEqual(['error', 'code']);
     expect(body.error).toEqual(expect.any(String));
     expect(body.error).toMatch(field);
   }
@@ -804,7 +804,7 @@ describe('POST /api/v1/clarification/:id/respond (spec R1–R12, N3a–N8d, L16)
         const refused = await respond(pendingId, { answers: ANSWERS });
         expect(refused.status).toBe(500);
         const body = rawJson(refused);
-        expect(Object.keys(body)).toEqual(['error']);
+        expect(Object.keys(body)).toEqual(['error', 'code']);
         expect(body.error).toEqual(expect.any(String));
         expect(statuses).toEqual([500]);
         const rolledBack = await bundleRows(pendingId);

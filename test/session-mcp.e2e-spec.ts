@@ -124,7 +124,7 @@ describe('/mcp/session (in-session MCP surface)', () => {
       );
       expect(error).toBeInstanceOf(StreamableHTTPError);
       expect((error as StreamableHTTPError).code).toBe(401);
-      expect(seen).toEqual([{ status: 401, wwwAuthenticate: CHALLENGE, body: JSON.stringify({ error: 'a session agent token is required', code: 'VALIDATION_ERROR' }) }]);
+      expect(seen).toEqual([{ status: 401, wwwAuthenticate: CHALLENGE, body: JSON.stringify({ error: 'a session agent token is required', code: 'UNAUTHENTICATED' }) }]);
       await client.close();
     });
 
