@@ -423,7 +423,7 @@ describeInChromium('browser inbox (AUTH_MODE=disabled)', () => {
     }
     // Only the built files are routes: the API keeps its own 404 everywhere else.
     const missing = await request(t.baseUrl).get('/no-such-page').expect(404);
-    expect(missing.body).toEqual(expect.objectContaining({ error: expect.any(String), code: 'VALIDATION_ERROR' }));
+    expect(missing.body).toEqual(expect.objectContaining({ error: expect.any(String), code: 'NOT_FOUND' }));
   });
 });
 
