@@ -1,3 +1,11 @@
+import { readFileSync } from 'node:fs';
+
+/** package.json "imports" (`#tasks` → libs/tasks/src/index.ts): jest runs the sources, so it maps each to its `types` target. */
+const { imports } = JSON.parse(readFileSync(new URL('./package.json', import.meta.url), 'utf8'));
+const subpathImports = Object.fromEntries(
+  Object.entries(imports).map(([name, targets]) => [`^${name}$`, `<rootDir>/${targets.types.replace(/^\.\//, '')}`]),
+);
+
 /** @type {import('jest').Config} */
 const swc = [
   '@swc/jest',
@@ -21,7 +29,7 @@ export default {
     '/node_modules/.+\\.js$': swc,
   },
   transformIgnorePatterns: ['^(?!.*/node_modules/(content-disposition|cookie)/).*/node_modules/'],
-  moduleNameMapper: { '^(\\.{1,2}/.*)\\.js$': '$1' },
+  moduleNameMapper: { ...subpathImports, '^(\\.{1,2}/.*)\\.js$': '$1' },
   globalSetup: '<rootDir>/test/support/global-setup.mjs',
   globalTeardown: '<rootDir>/test/support/global-teardown.mjs',
   testTimeout: 60000,

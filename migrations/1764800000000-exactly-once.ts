@@ -1,5 +1,5 @@
 import type { MigrationInterface, QueryRunner } from 'typeorm';
-import { CLARIFICATION_REQUEST, upsertBundleIndexSql } from '../libs/clarification/src/activeness.sql.js';
+import { CLARIFICATION_REQUEST, upsertBundleIndexSql } from '../libs/tasks/src/activeness.sql.js';
 
 /**
  * Exactly-once under faults and replicas, and a pending list whose cost is the page:

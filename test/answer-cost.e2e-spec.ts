@@ -126,7 +126,11 @@ describe('what one answer costs in statements and commits (issue 11)', () => {
       const { fixture, pendingId } = await bundle();
       const waiting = fetch(`${t.baseUrl}/api/v1/clarification/${pendingId}/wait`, { headers: { authorization: `Bearer ${fixture.agentToken}` } });
       const deadline = Date.now() + 5_000;
-      while (t.app.get(WaiterStore).waiterCount(pendingId) === 0) {
+      // The wait announces its presence after it parks; count the answer only once that row is there.
+      const announced = async () =>
+        t.app.get(WaiterStore).waiterCount(pendingId) > 0 &&
+        (await t.db.query(`SELECT 1 FROM clarification_waiters WHERE pending_id = $1`, [pendingId])).rowCount === 1;
+      while (!(await announced())) {
         if (Date.now() > deadline) throw new Error('the agent never started waiting');
         await new Promise((resolve) => setTimeout(resolve, 10));
       }

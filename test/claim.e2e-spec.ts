@@ -1,6 +1,6 @@
 import { type Answer, BundleRepository, ClarificationStatus, type TerminalStatus } from '../libs/clarification/src/index.js';
 import { startApp, type TestApp } from './support/app.js';
-import { claimer, markDispatchAttempted, QUIET_LEASE, reserveSuccessor, TEST_OWNER } from './support/claim.js';
+import { claimer, holdTestOwnerLease, markDispatchAttempted, QUIET_LEASE, reserveSuccessor, TEST_OWNER } from './support/claim.js';
 import {
   at,
   type Db,
@@ -20,6 +20,7 @@ import {
   answer,
   answersFor,
 } from './support/bundles.js';
+import { eventually } from './support/eventually.js';
 
 /**
  * baseline-semantics.md, "One activeness rule" and "The claim": every case is arranged with SQL
@@ -27,6 +28,14 @@ import {
  */
 
 const { Answered, Rejected } = ClarificationStatus;
+
+/** True once a backend of this test's database waits for a lock (the claim queued behind the writer). */
+async function blockedOnLock(db: Db): Promise<true | undefined> {
+  const { rows } = await db.query<{ waiting: boolean }>(
+    `SELECT EXISTS (SELECT 1 FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock') AS waiting`,
+  );
+  return rows[0]?.waiting ? true : undefined;
+}
 
 /** What a winning claim writes on top of a row's metadata. */
 function claimedMetadata(before: StoredRow, terminal: TerminalStatus, response?: Answer): Record<string, unknown> {
@@ -46,6 +55,7 @@ describe('the claim and the one activeness rule (baseline "One activeness rule",
 
   beforeAll(async () => {
     t = await startApp({ config: QUIET_LEASE });
+    await holdTestOwnerLease(t);
     repo = t.app.get(BundleRepository);
     claims = claimer(t);
   });
@@ -402,9 +412,10 @@ describe('the claim and the one activeness rule (baseline "One activeness rule",
         await writer.query(`SELECT pg_advisory_xact_lock(hashtextextended($1, 0))`, [bundle.sessionId]);
         await writer.query(`SELECT id FROM task_sessions WHERE id = $1 FOR UPDATE`, [bundle.sessionId]);
         await apply(writer, bundle);
-        const claim = claims.completeActiveBundle(bundle.pendingId, Rejected, undefined);
-        const early = await Promise.race([claim.then(() => 'finished'), new Promise((resolve) => setTimeout(() => resolve('waiting'), 300))]);
-        expect(early).toBe('waiting');
+        let finished = false;
+        const claim = claims.completeActiveBundle(bundle.pendingId, Rejected, undefined).finally(() => (finished = true));
+        await eventually(() => blockedOnLock(t.db), 5000, 'the claim waiting for the session lock');
+        expect(finished).toBe(false);
         await writer.query('COMMIT');
         expect(await claim).toEqual({ claimed: false, rows: [] });
       } finally {
@@ -417,7 +428,7 @@ describe('the claim and the one activeness rule (baseline "One activeness rule",
   describe('isBundleActive, sessionHasActiveBundle and the pending list agree with the claim (one shared rule)', () => {
     interface Case {
       name: string;
-      seed(): Promise<{ pendingId: string; sessionId: string }>;
+      seed: () => Promise<{ pendingId: string; sessionId: string }>;
       claimable: boolean;
     }
     const live = (questions: number | QuestionSpec[] = 2) => async () => seedLiveBundle(t.db, { questions });

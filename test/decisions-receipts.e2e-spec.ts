@@ -466,10 +466,10 @@ describe('answer_decision: receipts, claims and leases', () => {
   it('every attempt is logged with request_id, worker, status and disposition — never the answer text', async () => {
     const w = await worker();
     const lines: unknown[] = [];
-    const originalLog = Logger.prototype.log;
+    const originalLog = Object.getOwnPropertyDescriptor(Logger.prototype, 'log') as PropertyDescriptor;
     Logger.prototype.log = function (this: Logger, message: unknown, ...rest: unknown[]) {
       lines.push(message);
-      return (originalLog as (...args: unknown[]) => void).call(this, message, ...rest);
+      return (originalLog.value as (...args: unknown[]) => void).call(this, message, ...rest);
     } as Logger['log'];
     const secret = 'my-secret-write-in-text';
     try {
@@ -477,7 +477,7 @@ describe('answer_decision: receipts, claims and leases', () => {
       await command(t, answerRequest(w.sessionId, w.decisionRef, { requestId: 'logged-1', selection: { text: secret } }));
       await command(t, { ...answerRequest(w.sessionId, w.decisionRef, { requestId: 'logged-2' }), bogus: secret });
     } finally {
-      Logger.prototype.log = originalLog;
+      Object.defineProperty(Logger.prototype, 'log', originalLog);
     }
     const attempts = lines.filter((line) => (line as { msg?: string }).msg === 'command');
     expect(attempts).toEqual([

@@ -324,7 +324,6 @@ describe('winner delivery and resume', () => {
 
       // Exactly once: the bundle cannot be claimed again, and nothing else reaches the webhook.
       expect((await claimer(t).completeActiveBundle(pendingId, ClarificationStatus.Answered, new Map(ANSWERS.map((a) => [a.question_id, a])))).claimed).toBe(false);
-      await new Promise((resolve) => setTimeout(resolve, 100));
       expect(hook.posts).toHaveLength(1);
     });
 

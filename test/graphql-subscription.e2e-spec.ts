@@ -8,7 +8,7 @@ import request from 'supertest';
 import { QUESTION_EVENT_RETENTION_MS, QuestionEventRepository, QuestionEventService } from '../libs/clarification/src/index.js';
 import { startApp, TEST_ADMIN_TOKEN, type TestApp } from './support/app.js';
 import { createUser, signIn, TWO_QUESTIONS } from './support/fixtures.js';
-import { gqlData, graphqlErrorsOf, sleep, subscribe, type Subscription, type SubscribeOptions } from './support/graphql.js';
+import { gqlData, graphqlErrorsOf, openStreams, subscribe, type Subscription, type SubscribeOptions } from './support/graphql.js';
 
 const EVENTS = `subscription Events($workspaceId: String, $after: String) {
   questionEvents(workspaceId: $workspaceId, after: $after) {
@@ -39,6 +39,18 @@ type EventPayload = { questionEvents: QuestionEvent };
 
 const eventsOf = (subscription: Subscription<EventPayload>): QuestionEvent[] => subscription.events.map((event) => event.questionEvents);
 const summary = (events: QuestionEvent[]) => events.map((event) => [event.type, event.pendingId]);
+
+/**
+ * Every event the subscription received up to and including the sentinel bundle's ASKED. Events
+ * arrive in id order, so once the sentinel is there every earlier event has been decided: nothing
+ * else will arrive before it (no waiting for silence).
+ */
+async function throughSentinel(subscription: Subscription<EventPayload>, sentinel: string): Promise<QuestionEvent[]> {
+  for (let n = 1; ; n += 1) {
+    const events = await subscription.waitFor(n);
+    if (events.some((event) => event.questionEvents.pendingId === sentinel)) return eventsOf(subscription);
+  }
+}
 
 // ---------------------------------------------------------------------------------------------
 // Arranging through the public API
@@ -103,6 +115,7 @@ describe('questionEvents (AUTH_MODE=enabled)', () => {
   });
   afterEach(async () => {
     await Promise.all(open.splice(0).map((subscription) => subscription.close()));
+    await openStreams(t, 0);
   });
   afterAll(async () => {
     await t.close();
@@ -139,9 +152,10 @@ describe('questionEvents (AUTH_MODE=enabled)', () => {
     await call.post(`/api/v1/sessions/${detached.sessionId}/turns/${detached.turnId}/complete`).expect(200);
 
     await subscription.waitFor(12);
-    await t.app.get(QuestionEventService).flushed();
-    await sleep(300);
-    const events = eventsOf(subscription);
+    const sentinel = await ask(t, await createSession(t, workspaceId, TEST_ADMIN_TOKEN), TEST_ADMIN_TOKEN);
+    const received = await throughSentinel(subscription, sentinel);
+    expect(summary(received.slice(12))).toEqual([['ASKED', sentinel]]);
+    const events = received.slice(0, 12);
     expect(summary(events)).toEqual([
       ['ASKED', p1],
       ['ANSWERED', p1],
@@ -198,26 +212,26 @@ describe('questionEvents (AUTH_MODE=enabled)', () => {
     await resumed.waitFor(3);
     const p3 = await ask(t, await createSession(t, workspaceId, TEST_ADMIN_TOKEN), TEST_ADMIN_TOKEN);
     await resumed.waitFor(4);
-    await t.app.get(QuestionEventService).flushed();
-    await sleep(300);
-    expect(summary(eventsOf(resumed))).toEqual([
+    const sentinel = await ask(t, await createSession(t, workspaceId, TEST_ADMIN_TOKEN), TEST_ADMIN_TOKEN);
+    expect(summary(await throughSentinel(resumed, sentinel))).toEqual([
       ['ANSWERED', p1],
       ['ASKED', p2],
       ['CANCELLED', p2],
       ['ASKED', p3],
+      ['ASKED', sentinel],
     ]);
     expect(eventsOf(resumed).map((event) => event.pendingId)).not.toContain(elsewhere);
     expect(BigInt(eventsOf(resumed)[0]?.id ?? '0')).toBeGreaterThan(BigInt(seen?.id ?? '0'));
 
     // Without a workspace filter the replay includes the other workspace's event, still in id order.
     const unfiltered = watch({ connectionParams: ADMIN, variables: { after: seen?.id } });
-    await unfiltered.waitFor(5);
-    expect(summary(eventsOf(unfiltered))).toEqual([
+    expect(summary(await throughSentinel(unfiltered, sentinel))).toEqual([
       ['ANSWERED', p1],
       ['ASKED', p2],
       ['CANCELLED', p2],
       ['ASKED', elsewhere],
       ['ASKED', p3],
+      ['ASKED', sentinel],
     ]);
   });
 
@@ -252,18 +266,12 @@ describe('questionEvents (AUTH_MODE=enabled)', () => {
     const sentinel = await ask(t, await createSession(t, sharedWs, TEST_ADMIN_TOKEN), TEST_ADMIN_TOKEN);
     await t.app.get(QuestionEventService).flushed();
 
-    const untilSentinel = async (subscription: Subscription<EventPayload>) => {
-      for (let n = 1; ; n += 1) {
-        const events = await subscription.waitFor(n);
-        if (events.some((event) => event.questionEvents.pendingId === sentinel)) return eventsOf(subscription);
-      }
-    };
+    const untilSentinel = (subscription: Subscription<EventPayload>) => throughSentinel(subscription, sentinel);
     // Events are delivered in id order: once the sentinel arrived, every earlier event was decided.
     const seenByAlice = await untilSentinel(aliceSub);
     const seenByBob = await untilSentinel(bobSub);
     const seenByCarol = await untilSentinel(carolSub);
     const seenByAdmin = await untilSentinel(adminSub);
-    await sleep(300);
 
     expect(summary(seenByAlice)).toEqual([
       ['ASKED', aliceP],
@@ -307,11 +315,12 @@ describe('questionEvents (AUTH_MODE=enabled)', () => {
     expect(graphqlErrorsOf(headerError).map((error) => error.extensions?.code)).toEqual(['UNAUTHENTICATED']);
     await badInit.waitForError();
 
-    // Events happen; none of them reaches any of the three.
+    // Events happen; none of them reaches any of the three, while a live witness receives them.
+    const witness = watch({ connectionParams: ADMIN });
+    await openStreams(t, 1);
     const workspaceId = await createWorkspace(t, TEST_ADMIN_TOKEN);
-    await ask(t, await createSession(t, workspaceId, TEST_ADMIN_TOKEN), TEST_ADMIN_TOKEN);
-    await t.app.get(QuestionEventService).flushed();
-    await sleep(300);
+    const pendingId = await ask(t, await createSession(t, workspaceId, TEST_ADMIN_TOKEN), TEST_ADMIN_TOKEN);
+    expect(summary((await witness.waitFor(1)).map((event) => event.questionEvents))).toEqual([['ASKED', pendingId]]);
     for (const subscription of [anonymous, badInit, badHeader]) expect(subscription.events).toEqual([]);
   });
 
@@ -365,6 +374,7 @@ describe('questionEvents (AUTH_MODE=disabled) and across instances', () => {
   });
   afterEach(async () => {
     await Promise.all(open.splice(0).map((subscription) => subscription.close()));
+    await Promise.all([openStreams(t, 0), openStreams(other, 0)]);
   });
   afterAll(async () => {
     await other.close();
@@ -378,12 +388,13 @@ describe('questionEvents (AUTH_MODE=disabled) and across instances', () => {
     await t.app.get(QuestionEventService).flushed();
     const live = subscribe<EventPayload>(t, EVENTS, { variables: { workspaceId } });
     open.push(live);
-    await live.connected;
-    await sleep(300);
+    await openStreams(t, 1);
     await gqlData(t, ANSWER, { pendingId: old, answers: CANONICAL });
-    await live.waitFor(1);
-    await sleep(200);
-    expect(summary(eventsOf(live))).toEqual([['ANSWERED', old]]);
+    const sentinel = await ask(t, await createSession(t, workspaceId, undefined), undefined);
+    expect(summary(await throughSentinel(live, sentinel))).toEqual([
+      ['ANSWERED', old],
+      ['ASKED', sentinel],
+    ]);
   });
 
   it('an event recorded by another instance on the same database reaches this instance’s subscribers', async () => {
@@ -431,16 +442,14 @@ describe('questionEvents (AUTH_MODE=disabled) and across instances', () => {
     );
     expect(pending.pendingQuestions.nodes).toEqual([]);
 
-    await t.app.get(QuestionEventService).flushed();
-    await other.app.get(QuestionEventService).flushed();
-    await watcher.waitFor(5, 5000).catch(() => undefined);
-    await sleep(300);
-    expect(summary(eventsOf(watcher))).toEqual([
+    const sentinel = await ask(t, await createSession(t, workspaceId, undefined), undefined);
+    expect(summary(await throughSentinel(watcher, sentinel))).toEqual([
       ['ASKED', p1],
       ['DETACHED', p1],
       ['SUPERSEDED', p1],
       ['ASKED', p2],
       ['SUPERSEDED', p2],
+      ['ASKED', sentinel],
     ]);
   });
 });

@@ -13,7 +13,7 @@ import { buildSchemaSdl, printSortedSchema } from '../libs/graphql/src/index.js'
 import { captureStatements } from './support/statements.js';
 import { startApp, TEST_ADMIN_TOKEN, type TestApp } from './support/app.js';
 import { browserHeaders, createRunningSession, createUser, type SessionFixture, signIn, TWO_QUESTIONS } from './support/fixtures.js';
-import { gql, gqlData, graphqlErrorsOf, sleep, subscribe, type GqlResult } from './support/graphql.js';
+import { gql, gqlData, graphqlErrorsOf, openStreams, subscribe, type GqlResult } from './support/graphql.js';
 import { connectMcp, type McpConnection } from './support/mcp.js';
 
 // ---------------------------------------------------------------------------------------------
@@ -725,13 +725,13 @@ describe('the committed SDL, limits and GraphiQL', () => {
       }
     }
     // A valid subscription document passes the same checks.
+    await openStreams(t, 0);
     const fine = subscribe<{ questionEvents: { type: string; pendingId: string } }>(
       t,
       `subscription { questionEvents { type pendingId response { answers { questionId } } } }`,
     );
     try {
-      await fine.connected;
-      await sleep(200);
+      await openStreams(t, 1);
       const fixture = await createRunningSession(t);
       const pendingId = await ask(t, fixture.sessionId);
       expect(await fine.waitFor(1)).toEqual([{ questionEvents: { type: 'ASKED', pendingId, response: null } }]);

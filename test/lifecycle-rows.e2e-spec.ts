@@ -1,6 +1,6 @@
 import { BundleRepository, ClarificationStatus, DeliverySweeper } from '../libs/clarification/src/index.js';
 import { startApp, type TestApp } from './support/app.js';
-import { claimer, inAppTransaction, QUIET_LEASE, TEST_OWNER } from './support/claim.js';
+import { claimer, holdTestOwnerLease, inAppTransaction, QUIET_LEASE, TEST_OWNER } from './support/claim.js';
 import {
   at,
   type Db,
@@ -65,6 +65,7 @@ describe('clarification rows through restore, detach, expire and start-up reconc
 
   beforeAll(async () => {
     t = await startApp({ config: QUIET_LEASE });
+    await holdTestOwnerLease(t);
     repo = t.app.get(BundleRepository);
     claims = claimer(t);
   });

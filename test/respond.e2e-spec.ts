@@ -53,10 +53,6 @@ const ONE_QUESTION = [{ id: 'only', prompt: 'Proceed?', options: [{ option_id: '
 const RUNES_2000 = '😀\u00e9'.repeat(1000);
 const RUNES_2001 = `${RUNES_2000}😀`;
 
-async function sleep(ms: number): Promise<void> {
-  await new Promise((resolve) => setTimeout(resolve, ms));
-}
-
 /** The parsed raw body, checked to be JSON. */
 function rawJson(res: request.Response): Json {
   expect(res.headers['content-type']).toMatch(/^application\/json/);
@@ -194,7 +190,6 @@ describe('POST /api/v1/clarification/:id/respond (spec R1–R12, N3a–N8d, L16)
 
       const before = await sessionSnapshot(fixture.sessionId);
       const recorder = recordEvents();
-      await sleep(5); // any write after this point would carry a later updated_at
       const loserAnswers = [
         { question_id: 'db', selected_options: ['sqlite'], custom_text: 'loser' },
         { question_id: 'q2', selected_options: ['q2_opt2'], custom_text: 'never' },

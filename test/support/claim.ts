@@ -16,8 +16,20 @@ import { SYNTHETIC_CALLER } from '../../libs/authorization/src/index.js';
 import type { TestApp } from './app.js';
 import { type Db, syncBundleIndex } from './bundles.js';
 
-/** The delivery owner the claim-only tests record (no live process holds its lease). */
+/** The delivery owner the claim-only tests record (no process runs under it; see holdTestOwnerLease). */
 export const TEST_OWNER = 'test-claimer';
+
+/**
+ * Gives TEST_OWNER a live lease, so the app's sweeper (which also runs when its LISTEN connection
+ * reconnects, e.g. after a stall of a loaded machine) leaves the claims it owns alone.
+ */
+export async function holdTestOwnerLease(t: TestApp): Promise<void> {
+  await t.db.query(
+    `INSERT INTO parley_processes (id, expires_at) VALUES ($1, clock_timestamp() + interval '1 day')
+     ON CONFLICT (id) DO UPDATE SET expires_at = EXCLUDED.expires_at`,
+    [TEST_OWNER],
+  );
+}
 
 /** Lease timings long enough that no periodic sweep runs during a test of the claim alone. */
 export const QUIET_LEASE = { leaseTtlMs: 3_600_000, leaseHeartbeatMs: 1_800_000 };

@@ -9,8 +9,8 @@ import { connectMcp, type McpConnection } from './mcp.js';
 
 export type Operation = 'ask' | 'answer' | 'graphql' | 'mcp';
 
-/** `ok`: served; `unavailable`: the surface's "database unavailable" answer; anything else is a defect, described. */
-export type Verdict = 'ok' | 'unavailable' | string;
+/** `'ok'`: served; `'unavailable'`: the surface's "database unavailable" answer; any other text describes a defect. */
+export type Verdict = string;
 
 export interface Outcome {
   op: Operation;

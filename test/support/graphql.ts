@@ -1,7 +1,9 @@
 import { type Client, createClient } from 'graphql-ws';
 import request from 'supertest';
 import WebSocket from 'ws';
+import { QuestionEventService } from '../../libs/clarification/src/index.js';
 import type { TestApp } from './app.js';
+import { eventually } from './eventually.js';
 
 /** One GraphQL error as it comes over the wire. */
 export interface GqlError {
@@ -68,11 +70,16 @@ export async function gqlError(
   return { ...(errors[0] as GqlError), status: result.status };
 }
 
-export async function sleep(ms: number): Promise<void> {
-  await new Promise((resolve) => setTimeout(resolve, ms));
+/**
+ * The "stream open" signal: resolves once `t` holds exactly `count` open question-event streams. A
+ * stream counts from the moment a live event can reach it, so after `openStreams(t, n)` every event
+ * produced reaches the n subscriptions; `openStreams(t, 0)` waits for closed ones to be gone.
+ */
+export function openStreams(t: Pick<TestApp, 'app'>, count: number): Promise<true> {
+  const events = t.app.get(QuestionEventService);
+  return eventually(() => (events.openStreamCount() === count ? true : undefined), 5000, `${count} open event streams`);
 }
 
-/** Polls `read` until it yields a value other than undefined. */
 // ---------------------------------------------------------------------------------------------
 // Subscriptions over graphql-ws (the `graphql-transport-ws` protocol)
 // ---------------------------------------------------------------------------------------------

@@ -7,7 +7,7 @@ interface Props {
   id: string;
   label: string;
   value: string;
-  onChange(value: string): void;
+  onChange: (value: string) => void;
   disabled: boolean;
   /** The server's message for this field (a 400), if any. */
   error: string;

@@ -54,7 +54,7 @@ export function App() {
   }
 }
 
-function SignedInApp({ session, onSignedOut }: { session: SignedIn; onSignedOut(): void }) {
+function SignedInApp({ session, onSignedOut }: { session: SignedIn; onSignedOut: () => void }) {
   const route = useRoute();
   const inbox = useInbox(onSignedOut);
   const feed = inbox.state.feed;

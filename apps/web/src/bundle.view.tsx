@@ -14,8 +14,8 @@ interface Props {
   /** How the bundle stopped being answerable, if the feed said so. */
   settlement: Settlement | undefined;
   tasks: TaskSummary[];
-  dispatch(action: InboxAction): void;
-  onSignedOut(): void;
+  dispatch: (action: InboxAction) => void;
+  onSignedOut: () => void;
 }
 
 type Loaded = { kind: 'loading' } | { kind: 'missing' } | { kind: 'failed'; message: string } | { kind: 'ready'; bundle: Bundle };
@@ -93,8 +93,8 @@ export function BundleView({ pendingId, listed, settlement, tasks, dispatch, onS
 interface FormProps {
   bundle: Bundle;
   settlement: Settlement | undefined;
-  dispatch(action: InboxAction): void;
-  onSignedOut(): void;
+  dispatch: (action: InboxAction) => void;
+  onSignedOut: () => void;
 }
 
 function BundleForm({ bundle, settlement, dispatch, onSignedOut }: FormProps) {

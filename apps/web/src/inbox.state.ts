@@ -1,5 +1,5 @@
 import type { FeedState } from './question-feed.js';
-import type { Bundle, Settlement } from './inbox.types.js';
+import { assertNever, type Bundle, type Settlement } from './inbox.types.js';
 
 export interface InboxState {
   /** "" = every workspace the caller may see. */
@@ -82,10 +82,8 @@ export function reduceInbox(state: InboxState, action: InboxAction): InboxState 
     }
     case 'feed':
       return { ...state, feed: action.state };
-    default: {
-      const unhandled: never = action;
-      return unhandled;
-    }
+    default:
+      return assertNever(action);
   }
 }
 

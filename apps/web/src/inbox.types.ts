@@ -68,6 +68,5 @@ export type Settlement =
 
 export const MAX_ANSWER_CODE_POINTS = 2000;
 
-export function assertNever(value: never): never {
-  throw new Error(`unhandled case ${JSON.stringify(value)}`);
-}
+/** The one exhaustiveness helper of libs/common (dependency-free, so the browser bundle can import it). */
+export { assertNever } from '../../../libs/common/src/assert-never.js';

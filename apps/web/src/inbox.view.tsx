@@ -6,8 +6,8 @@ import type { Bundle } from './inbox.types.js';
 interface Props {
   state: InboxState;
   directory: Directory;
-  setWorkspace(workspaceId: string): void;
-  loadMore(): void;
+  setWorkspace: (workspaceId: string) => void;
+  loadMore: () => void;
 }
 
 function askedAt(createdAt: string): string {

@@ -60,7 +60,7 @@ export function startQuestionFeed(listener: FeedListener): () => void {
   const close = () => {
     const previous = client;
     client = undefined;
-    previous?.dispose();
+    void previous?.dispose();
   };
 
   const retry = () => {

@@ -2,7 +2,7 @@ import { useEffect, useRef, useState } from 'preact/hooks';
 import { signIn } from './session.api.js';
 
 /** AUTH_MODE=enabled and no session: exchange a personal access token for the session cookie. */
-export function SignInView({ onSignedIn }: { onSignedIn(): void }) {
+export function SignInView({ onSignedIn }: { onSignedIn: () => void }) {
   const [token, setToken] = useState('');
   const [message, setMessage] = useState('');
   const [busy, setBusy] = useState(false);
@@ -30,7 +30,7 @@ export function SignInView({ onSignedIn }: { onSignedIn(): void }) {
     <section class="sign-in" aria-labelledby="sign-in-heading">
       <h1 id="sign-in-heading">Sign in</h1>
       <p>Paste a personal access token. It is exchanged for a session cookie and not stored by this page.</p>
-      <form onSubmit={submit} noValidate>
+      <form onSubmit={(event) => void submit(event)} noValidate>
         <label for="token">Personal access token</label>
         <input
           id="token"

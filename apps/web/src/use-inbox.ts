@@ -9,8 +9,8 @@ export interface Inbox {
   state: InboxState;
   directory: Directory;
   dispatch: (action: InboxAction) => void;
-  setWorkspace(workspaceId: string): void;
-  loadMore(): void;
+  setWorkspace: (workspaceId: string) => void;
+  loadMore: () => void;
 }
 
 function settlementOf(event: QuestionEvent): Settlement | undefined {

@@ -3,6 +3,7 @@ export const BUNDLE_CHANNEL = 'parley_bundle';
 
 /**
  * - `settled`: a winner's answer is final (delivered, or the agent resumed) — observers and losers learn it;
+ *   `from` names the process that made it final, which has already told its own waiters;
  * - `reopened`: a claim was rolled back — losers waiting on it try again;
  * - `expired` / `cancelled` / `superseded`: the bundle is no longer active — its waiters end;
  * - `detached`: the agent stopped waiting — its agent waiters end, observers go on;
@@ -14,6 +15,7 @@ export interface BundleSignal {
   pending_id: string;
   kind: BundleSignalKind;
   owner?: string;
+  from?: string;
 }
 
 const KINDS: readonly string[] = ['settled', 'reopened', 'expired', 'cancelled', 'superseded', 'detached', 'deliver'];
@@ -22,7 +24,12 @@ export function parseBundleSignal(payload: string): BundleSignal | undefined {
   try {
     const value = JSON.parse(payload) as Partial<BundleSignal>;
     if (typeof value.pending_id !== 'string' || typeof value.kind !== 'string' || !KINDS.includes(value.kind)) return undefined;
-    return { pending_id: value.pending_id, kind: value.kind, ...(typeof value.owner === 'string' ? { owner: value.owner } : {}) };
+    return {
+      pending_id: value.pending_id,
+      kind: value.kind,
+      ...(typeof value.owner === 'string' ? { owner: value.owner } : {}),
+      ...(typeof value.from === 'string' ? { from: value.from } : {}),
+    };
   } catch {
     return undefined;
   }

@@ -10,7 +10,7 @@ import {
   currentTurnId,
   sessionHasActiveBundle,
   upsertBundleIndexSql,
-} from './activeness.sql.js';
+} from '../../tasks/src/index.js';
 import { BUNDLE_CHANNEL, type BundleSignalKind } from './bundle-signal.js';
 import type { BundleRow, BundleRowMetadata } from './clarification.types.js';
 import { insertEventsSql } from './question-event.repository.js';

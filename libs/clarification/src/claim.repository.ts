@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource, type EntityManager } from 'typeorm';
-import { inTransaction, processIsLive, queryRow, queryRows, type SqlExecutor } from '../../persistence/src/index.js';
-import { activeRow, CLARIFICATION_REQUEST } from './activeness.sql.js';
+import { inTransaction, ProcessLease, processIsLive, queryRow, queryRows, type SqlExecutor } from '../../persistence/src/index.js';
+import { activeRow, CLARIFICATION_REQUEST } from '../../tasks/src/index.js';
 import { notifyBundlesSql } from './bundle.repository.js';
 import { BUNDLE_CHANNEL } from './bundle-signal.js';
 import { type Answer, type BundleRowMetadata, ClarificationStatus, type ClarificationResponse, type TerminalStatus } from './clarification.types.js';
@@ -61,14 +61,17 @@ export interface UndeliveredClaim {
   owner: string | null;
 }
 
-function settledSignal(pendingId: string): string {
-  return JSON.stringify({ pending_id: pendingId, kind: 'settled' });
+function settledSignal(pendingId: string, from: string): string {
+  return JSON.stringify({ pending_id: pendingId, kind: 'settled', from });
 }
 
 /** The one claim, and what follows it until the winner's answer is final or rolled back. */
 @Injectable()
 export class ClaimRepository {
-  constructor(private readonly dataSource: DataSource) {}
+  constructor(
+    private readonly dataSource: DataSource,
+    private readonly lease: ProcessLease,
+  ) {}
 
   /**
    * The claim (baseline "completeActiveBundle"), in one transaction: serialize on the session's
@@ -108,7 +111,7 @@ export class ClaimRepository {
     const owner = plan.kind === 'final' ? null : plan.owner;
     const handoff = plan.kind === 'deliver' && plan.handoff ? JSON.stringify(plan.handoff) : null;
     const signal = final
-      ? settledSignal(request.pendingId)
+      ? settledSignal(request.pendingId, this.lease.id)
       : handoff
         ? JSON.stringify({ pending_id: request.pendingId, kind: 'deliver', owner })
         : null;
@@ -215,7 +218,7 @@ export class ClaimRepository {
        SELECT (SELECT COUNT(*) FROM done)::text AS finalized,
               (SELECT COUNT(*) FROM handoff) + (SELECT COUNT(*) FROM presence) + (SELECT COUNT(*) FROM running)
                 + (SELECT COUNT(*) FROM events) + (SELECT COUNT(*) FROM signals) AS written`,
-      [pendingId, owner, sessionId, taskId, event.type, JSON.stringify(event.payload), settledSignal(pendingId)],
+      [pendingId, owner, sessionId, taskId, event.type, JSON.stringify(event.payload), settledSignal(pendingId, this.lease.id)],
     );
     return Number(row?.finalized ?? 0) > 0;
   }

@@ -273,7 +273,7 @@ export class ClarificationService implements OnModuleInit {
       if (this.waiters.waiterCount(signal.pending_id) === 0) return;
       switch (signal.kind) {
         case 'settled':
-          void this.recheck(signal.pending_id);
+          if (signal.from !== this.lease.id) void this.recheck(signal.pending_id);
           return;
         case 'expired':
           this.waiters.close(signal.pending_id, WaitFailure.Expired);

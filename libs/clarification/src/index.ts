@@ -1,4 +1,3 @@
-export * from './activeness.sql.js';
 export * from './agent-ask.service.js';
 export * from './bundle.mapper.js';
 export * from './bundle.repository.js';

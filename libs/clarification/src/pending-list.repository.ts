@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { type WorkspaceVisibility } from '../../authorization/src/index.js';
 import { queryRows } from '../../persistence/src/index.js';
-import { bundleIsActive, CLARIFICATION_REQUEST } from './activeness.sql.js';
+import { bundleIsActive, CLARIFICATION_REQUEST } from '../../tasks/src/index.js';
 import { D2_ORDER } from './bundle.repository.js';
 import type { BundleRow } from './clarification.types.js';
 

@@ -84,6 +84,11 @@ export class QuestionEventService implements OnModuleInit, OnApplicationShutdown
     }
   }
 
+  /** How many subscriber streams are open: a stream counts from the moment a live event can reach it. */
+  openStreamCount(): number {
+    return this.openStreams.size;
+  }
+
   /** Reads what settled after the head (one reader per process) and hands it to the live streams. */
   private poll(): void {
     if (this.polling) {

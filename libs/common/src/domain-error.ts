@@ -19,6 +19,5 @@ export abstract class DomainError<Code extends string = string> extends Error {
   abstract get publicCode(): ErrorCode;
 }
 
-export function assertNever(value: never): never {
-  throw new Error(`Unhandled case: ${String(value)}`);
-}
+// The one exhaustiveness helper lives in its own module (the browser bundle imports it too).
+export { assertNever } from './assert-never.js';

@@ -2,7 +2,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import { Injectable, Logger } from '@nestjs/common';
 import type { Caller } from '../../authorization/src/index.js';
 import { ResolveBundleService } from '../../clarification/src/index.js';
-import { faultPoint } from '../../common/src/index.js';
+import { assertNever, faultPoint } from '../../common/src/index.js';
 import { CommandClock, COMMAND_LEASE_MS, LEASE_HEARTBEAT_MS, plus, RECEIPT_RETENTION_MS } from './command-clock.js';
 import { CommandReceiptRepository, type Ownership, type ReceiptRow } from './command-receipt.repository.js';
 import {
@@ -168,10 +168,8 @@ export class CommandService {
         await this.receipts.expireStaleSend(receipt.request_id, abandonedSendReply(receipt.request_id).body, now, plus(now, -RECEIPT_RETENTION_MS));
         return answer(await this.reread(command));
       }
-      default: {
-        const unhandled: never = receipt.state;
-        throw new Error(`unknown receipt state ${String(unhandled)}`);
-      }
+      default:
+        return assertNever(receipt.state);
     }
   }
 
@@ -293,10 +291,8 @@ export class CommandService {
         return reply(command, DecisionError.inProgress(), Disposition.InProgress);
       case 'sending':
         return reply(command, DecisionError.uncertain('the outcome could not be recorded; it will not be resent'), Disposition.TerminalUncertain);
-      default: {
-        const unhandled: never = phase;
-        throw new Error(`unknown phase ${String(unhandled)}`);
-      }
+      default:
+        return assertNever(phase);
     }
   }
 }

@@ -17,10 +17,8 @@ export function dispositionOf(state: TerminalState): Disposition {
       return Disposition.TerminalRejected;
     case 'uncertain':
       return Disposition.TerminalUncertain;
-    default: {
-      const unhandled: never = state;
-      throw new Error(`unknown terminal state ${String(unhandled)}`);
-    }
+    default:
+      return assertNever(state);
   }
 }
 

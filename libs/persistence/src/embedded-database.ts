@@ -99,7 +99,7 @@ export class EmbeddedDatabase {
       const hint = runningAsRoot
         ? ` (as root, PostgreSQL runs as the "postgres" user: every parent directory of ${clusterDir} must be traversable by it)`
         : '';
-      throw new Error(`embedded PostgreSQL failed to start in ${clusterDir}${hint}: ${String(error ?? 'exited early')}`, {
+      throw new Error(`embedded PostgreSQL failed to start in ${clusterDir}${hint}: ${error instanceof Error ? error.message : JSON.stringify(error ?? 'exited early')}`, {
         cause: error,
       });
     }

@@ -1,3 +1,4 @@
+export * from './activeness.sql.js';
 export * from './session-lifecycle.js';
 export * from './session-state.js';
 export * from './session.repository.js';

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
-import { generateToken, SESSION_AGENT_TOKEN_PREFIX, sha256 } from '../../authorization/src/index.js';
+import { AccessService, AuthorizationError, type Caller, generateToken, SESSION_AGENT_TOKEN_PREFIX, sha256 } from '../../authorization/src/index.js';
 import { decodeCursor, encodeCursor } from '../../common/src/index.js';
 import { inTransaction } from '../../persistence/src/index.js';
 import { runAfterCommit, SessionLifecycle } from './session-lifecycle.js';
@@ -30,9 +30,11 @@ export class SessionService {
     private readonly sessions: SessionRepository,
     private readonly tasks: TaskRepository,
     private readonly lifecycle: SessionLifecycle,
+    private readonly access: AccessService,
   ) {}
 
-  create(taskId: string, resumeUrl: string | undefined): Promise<CreatedSession> {
+  async create(caller: Caller, taskId: string, resumeUrl: string | undefined): Promise<CreatedSession> {
+    if (!(await this.access.authorizeTaskAccess(caller, taskId))) throw AuthorizationError.notFound('task');
     return inTransaction(this.dataSource, async (manager) => {
       // Shares the task's row lock with archive: a session is never created on a task being archived.
       const task = await this.tasks.lockForNewSession(taskId, manager);
@@ -47,14 +49,20 @@ export class SessionService {
     });
   }
 
-  async get(sessionId: string): Promise<SessionRow> {
+  async get(caller: Caller, sessionId: string): Promise<SessionRow> {
+    await this.authorize(caller, sessionId);
+    return this.existing(sessionId);
+  }
+
+  private async existing(sessionId: string): Promise<SessionRow> {
     const session = await this.sessions.findById(sessionId);
     if (!session) throw TasksError.sessionNotFound();
     return session;
   }
 
   /** Changes the session's state; reaching a terminal state expires its pending clarifications. */
-  async setState(sessionId: string, state: SessionState): Promise<SessionRow> {
+  async setState(caller: Caller, sessionId: string, state: SessionState): Promise<SessionRow> {
+    await this.authorize(caller, sessionId);
     const { session, afterCommit } = await inTransaction(this.dataSource, async (manager) => {
       const session = await this.sessions.lockById(sessionId, manager);
       if (!session) throw TasksError.sessionNotFound();
@@ -74,7 +82,8 @@ export class SessionService {
   }
 
   /** Starts a turn, which becomes the session's current turn (superseding older bundles). */
-  async startTurn(sessionId: string): Promise<TurnRow> {
+  async startTurn(caller: Caller, sessionId: string): Promise<TurnRow> {
+    await this.authorize(caller, sessionId);
     const { turn, afterCommit } = await inTransaction(this.dataSource, async (manager) => {
       const session = await this.sessions.lockById(sessionId, manager);
       if (!session) throw TasksError.sessionNotFound();
@@ -90,7 +99,8 @@ export class SessionService {
   }
 
   /** Completes a turn; an agent still waiting on the turn's clarification is detached. */
-  async completeTurn(sessionId: string, turnId: string): Promise<TurnRow> {
+  async completeTurn(caller: Caller, sessionId: string, turnId: string): Promise<TurnRow> {
+    await this.authorize(caller, sessionId);
     const { turn, afterCommit } = await inTransaction(this.dataSource, async (manager) => {
       if (!(await this.sessions.lockById(sessionId, manager))) throw TasksError.sessionNotFound();
       const turn = await this.sessions.completeTurn(sessionId, turnId, manager);
@@ -101,7 +111,7 @@ export class SessionService {
     return turn;
   }
 
-  async listMessages(sessionId: string, limit: number | undefined, cursor: string | undefined): Promise<MessagePage> {
+  async listMessages(caller: Caller, sessionId: string, limit: number | undefined, cursor: string | undefined): Promise<MessagePage> {
     const pageSize = limit ?? DEFAULT_MESSAGE_PAGE;
     let after: { createdAt: string; id: string } | undefined;
     if (cursor !== undefined) {
@@ -109,11 +119,16 @@ export class SessionService {
       if (!position) throw TasksError.invalidArgument('cursor is invalid');
       after = { createdAt: position.at, id: position.id };
     }
-    await this.get(sessionId);
+    await this.get(caller, sessionId);
     const rows = await this.sessions.listMessages({ sessionId, limit: pageSize + 1, after });
     const messages = rows.slice(0, pageSize);
     const last = messages[messages.length - 1];
     const nextCursor = rows.length > pageSize && last ? encodeCursor({ at: last.created_at_key, id: last.id }) : '';
     return { messages, nextCursor };
+  }
+
+  /** Access is checked here, whichever surface calls; a denial reads exactly like a missing session. */
+  private async authorize(caller: Caller, sessionId: string): Promise<void> {
+    if (!(await this.access.authorizeSessionAccess(caller, sessionId))) throw AuthorizationError.notFound('session');
   }
 }

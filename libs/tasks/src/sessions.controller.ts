@@ -1,5 +1,5 @@
 import { Body, Controller, Get, HttpCode, Param, Patch, Post, Query } from '@nestjs/common';
-import { RequireAccess } from '../../authorization/src/index.js';
+import { type Caller, CurrentCaller, RequireAccess } from '../../authorization/src/index.js';
 import { RateLimited, RateLimitKind } from '../../rate-limit/src/index.js';
 import { SessionService } from './session.service.js';
 import { ListMessagesQueryDto, UpdateSessionDto } from './tasks.dto.js';
@@ -18,8 +18,8 @@ export class SessionsController {
   @Get(':id')
   @ApiOkResponse({ type: SessionDoc })
   @RequireAccess('session')
-  async get(@Param('id') sessionId: string) {
-    return sessionView(await this.sessions.get(sessionId));
+  async get(@CurrentCaller() caller: Caller, @Param('id') sessionId: string) {
+    return sessionView(await this.sessions.get(caller, sessionId));
   }
 
   @Patch(':id')
@@ -27,16 +27,16 @@ export class SessionsController {
   @ApiJsonBody()
   @ApiErrors(409)
   @RequireAccess('session')
-  async update(@Param('id') sessionId: string, @Body() body: UpdateSessionDto) {
-    return sessionView(await this.sessions.setState(sessionId, body.state));
+  async update(@CurrentCaller() caller: Caller, @Param('id') sessionId: string, @Body() body: UpdateSessionDto) {
+    return sessionView(await this.sessions.setState(caller, sessionId, body.state));
   }
 
   @Post(':id/turns')
   @ApiCreatedResponse({ type: StartedTurnDoc })
   @ApiErrors(409)
   @RequireAccess('session')
-  async startTurn(@Param('id') sessionId: string) {
-    const turn = turnView(await this.sessions.startTurn(sessionId));
+  async startTurn(@CurrentCaller() caller: Caller, @Param('id') sessionId: string) {
+    const turn = turnView(await this.sessions.startTurn(caller, sessionId));
     return { id: turn.id, session_id: turn.session_id, started_at: turn.started_at };
   }
 
@@ -45,8 +45,8 @@ export class SessionsController {
   @ApiErrors(409)
   @HttpCode(200)
   @RequireAccess('session')
-  async completeTurn(@Param('id') sessionId: string, @Param('turnId') turnId: string) {
-    return turnView(await this.sessions.completeTurn(sessionId, turnId));
+  async completeTurn(@CurrentCaller() caller: Caller, @Param('id') sessionId: string, @Param('turnId') turnId: string) {
+    return turnView(await this.sessions.completeTurn(caller, sessionId, turnId));
   }
 
   @Get(':id/messages')
@@ -54,8 +54,8 @@ export class SessionsController {
   @ApiErrors(400, 429)
   @RequireAccess('session')
   @RateLimited(RateLimitKind.Lists)
-  async messages(@Param('id') sessionId: string, @Query() query: ListMessagesQueryDto) {
-    const page = await this.sessions.listMessages(sessionId, query.limit, query.cursor);
+  async messages(@CurrentCaller() caller: Caller, @Param('id') sessionId: string, @Query() query: ListMessagesQueryDto) {
+    const page = await this.sessions.listMessages(caller, sessionId, query.limit, query.cursor);
     return { messages: page.messages.map(messageView), next_cursor: page.nextCursor };
   }
 }

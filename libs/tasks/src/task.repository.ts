@@ -1,8 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { taskVisibilityCondition, type WorkspaceVisibility } from '../../authorization/src/index.js';
-import { sessionHasActiveBundle } from '../../clarification/src/activeness.sql.js';
 import { queryRow, type SqlExecutor } from '../../persistence/src/index.js';
+import { sessionHasActiveBundle } from './activeness.sql.js';
 import type { TaskRow } from './tasks.rows.js';
 
 const COLUMNS = ['id', 'workspace_id', 'title', 'state', 'archived_at', 'created_at', 'updated_at'];

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
-import { AccessService, type Caller } from '../../authorization/src/index.js';
+import { AccessService, AuthorizationError, type Caller } from '../../authorization/src/index.js';
 import { inTransaction } from '../../persistence/src/index.js';
 import { type AfterCommit, runAfterCommit, SessionLifecycle } from './session-lifecycle.js';
 import { SessionRepository } from './session.repository.js';
@@ -33,7 +33,8 @@ export class TaskService {
     return this.tasks.insert(randomUUID(), workspace, title, TaskState.Open);
   }
 
-  async get(taskId: string): Promise<TaskRow> {
+  async get(caller: Caller, taskId: string): Promise<TaskRow> {
+    await this.authorize(caller, taskId);
     const task = await this.tasks.findById(taskId);
     if (!task) throw TasksError.taskNotFound();
     return task;
@@ -46,7 +47,8 @@ export class TaskService {
   }
 
   /** Archives the task; the pending clarifications of its sessions expire with it. */
-  async archive(taskId: string): Promise<TaskRow> {
+  async archive(caller: Caller, taskId: string): Promise<TaskRow> {
+    await this.authorize(caller, taskId);
     const { task, afterCommit } = await inTransaction(this.dataSource, async (manager) => {
       // The task row first: a session being created (it shares that row) has then committed and is
       // locked below, or is refused once this commits — none escapes the expiry with an active bundle.
@@ -59,5 +61,10 @@ export class TaskService {
     });
     runAfterCommit(afterCommit);
     return task;
+  }
+
+  /** Access is checked here, whichever surface calls; a denial reads exactly like a missing task. */
+  private async authorize(caller: Caller, taskId: string): Promise<void> {
+    if (!(await this.access.authorizeTaskAccess(caller, taskId))) throw AuthorizationError.notFound('task');
   }
 }

@@ -38,8 +38,8 @@ export class TasksController {
   @ApiOkResponse({ type: TaskDoc })
   @ApiErrors(404)
   @RequireAccess('task')
-  async get(@Param('id') taskId: string) {
-    return taskView(await this.tasks.get(taskId));
+  async get(@CurrentCaller() caller: Caller, @Param('id') taskId: string) {
+    return taskView(await this.tasks.get(caller, taskId));
   }
 
   @Post(':id/archive')
@@ -47,8 +47,8 @@ export class TasksController {
   @ApiErrors(404)
   @HttpCode(200)
   @RequireAccess('task')
-  async archive(@Param('id') taskId: string) {
-    return taskView(await this.tasks.archive(taskId));
+  async archive(@CurrentCaller() caller: Caller, @Param('id') taskId: string) {
+    return taskView(await this.tasks.archive(caller, taskId));
   }
 
   @Post(':id/sessions')
@@ -56,8 +56,8 @@ export class TasksController {
   @ApiJsonBody()
   @ApiErrors(404, 409)
   @RequireAccess('task')
-  async createSession(@Param('id') taskId: string, @Body() body: CreateSessionDto) {
-    const { session, agentToken } = await this.sessions.create(taskId, body.resume_url);
+  async createSession(@CurrentCaller() caller: Caller, @Param('id') taskId: string, @Body() body: CreateSessionDto) {
+    const { session, agentToken } = await this.sessions.create(caller, taskId, body.resume_url);
     return { ...sessionView(session), agent_token: agentToken };
   }
 }

@@ -2,14 +2,16 @@
  * The one activeness rule of baseline-semantics.md, as SQL fragments. Every consumer — the claim,
  * restore, detach, expire, the pending-clarification guard, the task pending-action projection, the
  * bundle index behind the pending list — builds its query from these helpers; none restates the rule
- * by hand. This module has no imports on purpose: migrations use it too.
+ * by hand. It lives with the tables it reads (tasks owns sessions, turns and messages), so the task
+ * projection needs nothing from clarification. Its one import, session-state.ts, imports nothing:
+ * migrations use this module too and must not load the Nest modules.
  *
  * Each helper takes the SQL alias of the row it talks about and returns a boolean expression.
  */
+import { TERMINAL_SESSION_STATES } from './session-state.js';
 
 export const CLARIFICATION_REQUEST = 'clarification_request';
-/** The terminal session states (tasks' session-state.ts TERMINAL_SESSION_STATES), as a SQL list. */
-const TERMINAL_SESSION_STATES_SQL = `('COMPLETED', 'FAILED', 'CANCELLED')`;
+const TERMINAL_SESSION_STATES_SQL = `(${TERMINAL_SESSION_STATES.map((state) => `'${state}'`).join(', ')})`;
 
 /**
  * A turn has authority unless it is a reserved successor whose prompt was never dispatched:
