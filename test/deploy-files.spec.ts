@@ -137,7 +137,7 @@ describe('docker-compose.yml (issue 14)', () => {
 
 describe('Dockerfile (issue 14)', () => {
   it('passes the dockerfile-utils linter with no diagnostic', () => {
-    expect(lintDockerfile(dockerfileText).map((diagnostic) => `${diagnostic.range.start.line + 1}: ${diagnostic.message}`)).toEqual([]);
+    expect(lintDockerfile(dockerfileText).map((diagnostic) => `${diagnostic.range.start.line + 1}: ${typeof diagnostic.message === 'string' ? diagnostic.message : diagnostic.message.value}`)).toEqual([]);
   });
 
   it('builds on Node LTS (an even major) from paths that exist', () => {
