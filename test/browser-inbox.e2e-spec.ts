@@ -477,7 +477,10 @@ describeInChromium('browser inbox: grouping, order, workspace filter, load more'
 
       await page.getByRole('button', { name: 'Load more' }).click();
       await page.getByRole('button', { name: 'Load more' }).waitFor({ state: 'detached' });
-      expect(await hrefs()).toEqual(['#/q/lab-001', ...Array.from({ length: 55 }, (_, i) => `#/q/bulk-${String(i + 1).padStart(3, '0')}`)]);
+      const allLoaded = ['#/q/lab-001', ...Array.from({ length: 55 }, (_, i) => `#/q/bulk-${String(i + 1).padStart(3, '0')}`)];
+      // The button leaves before the second page is rendered: wait for the list, then compare it whole.
+      await eventually(async () => ((await hrefs()).length === allLoaded.length ? true : undefined), 10_000, 'the second page');
+      expect(await hrefs()).toEqual(allLoaded);
 
       await page.getByLabel('Workspace').selectOption({ label: 'Lab' });
       await eventually(async () => ((await hrefs()).length === 1 ? true : undefined), 10_000, 'the Lab filter');
