@@ -102,7 +102,7 @@ describe('rate limits per identity (lists 3, answers 2, asks 2 per 60 s)', () =>
     expect(refused.status).toBe(429);
     expect(Number(refused.headers['retry-after'])).toBeGreaterThanOrEqual(1);
     expect(refused.headers.ratelimit).toMatch(/^"lists";r=0;t=\d+$/);
-    expect(refused.body).toEqual({ error: expect.stringMatching(/^rate limit exceeded: at most 3 lists per 60 s; retry after \d+ s$/) });
+    expect(refused.body).toEqual({ error: expect.stringMatching(/^rate limit exceeded: at most 3 lists per 60 s; retry after \d+ s$/), code: 'RATE_LIMITED' });
     await request(t.baseUrl).get('/api/v1/workspaces').set('authorization', `Bearer ${bob.token}`).expect(200);
   });
 
@@ -211,7 +211,7 @@ describe('rate limits per client address (sign-in 2, failed credentials 2 per 60
     expect(refused.status).toBe(429);
     expect(Number(refused.headers['retry-after'])).toBeGreaterThanOrEqual(1);
     expect(refused.headers['set-cookie']).toBeUndefined();
-    expect(refused.body).toEqual({ error: expect.stringMatching(/^rate limit exceeded: at most 2 sign in per 60 s/) });
+    expect(refused.body).toEqual({ error: expect.stringMatching(/^rate limit exceeded: at most 2 sign in per 60 s/), code: 'RATE_LIMITED' });
   });
 
   it('failed credentials: after two refused tokens, every credentialed request from the address is 429 in its surface shape', async () => {
@@ -221,7 +221,7 @@ describe('rate limits per client address (sign-in 2, failed credentials 2 per 60
     // A right guess is not revealed: the valid token is refused the same way.
     const rest = await request(t.baseUrl).get('/api/v1/workspaces').set('authorization', `Bearer ${token}`);
     expect(rest.status).toBe(429);
-    expect(rest.body).toEqual({ error: expect.stringMatching(/^rate limit exceeded: at most 2 failed credentials per 60 s/) });
+    expect(rest.body).toEqual({ error: expect.stringMatching(/^rate limit exceeded: at most 2 failed credentials per 60 s/), code: 'RATE_LIMITED' });
     expect(Number(rest.headers['retry-after'])).toBeGreaterThanOrEqual(1);
     const graphql = await gql(t, '{ workspaces { id } }', undefined, token);
     expect(graphql.status).toBe(429);

@@ -179,7 +179,7 @@ describe('a user who sees no workspace at all (fresh database, only foreign work
     expect(tasks.status).toBe(200);
     expect((tasks.body as { tasks: { id: string }[] }).tasks.map((task) => task.id)).toEqual(['task-empty', 'task-dangling']);
     await request(t.baseUrl).get('/api/v1/tasks?workspace_id=ws-foreign').set('Authorization', carol).expect(200, { tasks: [] });
-    await request(t.baseUrl).get('/api/v1/tasks/task-foreign').set('Authorization', carol).expect(404, { error: 'task not found' });
+    await request(t.baseUrl).get('/api/v1/tasks/task-foreign').set('Authorization', carol).expect(404, { error: 'task not found', code: 'NOT_FOUND' });
     await request(t.baseUrl).get('/api/v1/tasks/task-dangling').set('Authorization', carol).expect(200);
   });
 });
@@ -283,12 +283,12 @@ describe.each(['disabled', 'enabled'] as const)('HTTP access with AUTH_MODE=%s (
         expect(res.body).toEqual(tasks[branch]);
       } else {
         expect(res.status).toBe(404);
-        expect(res.body).toEqual({ error: 'task not found' });
+        expect(res.body).toEqual({ error: 'task not found', code: 'NOT_FOUND' });
       }
     });
 
     it('a missing task ⇒ 404 task not found', async () => {
-      await request(t.baseUrl).get(`/api/v1/tasks/${randomUUID()}`).set('Authorization', alice).expect(404, { error: 'task not found' });
+      await request(t.baseUrl).get(`/api/v1/tasks/${randomUUID()}`).set('Authorization', alice).expect(404, { error: 'task not found', code: 'NOT_FOUND' });
     });
 
     it('the other user sees their own workspace’s task and not alice’s', async () => {
@@ -358,7 +358,7 @@ describe.each(['disabled', 'enabled'] as const)('HTTP access with AUTH_MODE=%s (
       const res = await request(t.baseUrl).post('/api/v1/tasks').set('Authorization', alice).send({ title: 'x', workspace_id: workspaces.foreign });
       if (scoped) {
         expect(res.status).toBe(404);
-        expect(res.body).toEqual({ error: 'workspace not found' });
+        expect(res.body).toEqual({ error: 'workspace not found', code: 'NOT_FOUND' });
         expect(await countRows('tasks')).toBe(before);
       } else {
         expect(res.status).toBe(201);
@@ -374,7 +374,7 @@ describe.each(['disabled', 'enabled'] as const)('HTTP access with AUTH_MODE=%s (
           .post('/api/v1/tasks')
           .set('Authorization', alice)
           .send({ title: 'x', workspace_id: workspaceId })
-          .expect(404, { error: 'workspace not found' });
+          .expect(404, { error: 'workspace not found', code: 'NOT_FOUND' });
       }
       expect(await countRows('tasks')).toBe(before);
     });
@@ -402,7 +402,7 @@ describe.each(['disabled', 'enabled'] as const)('HTTP access with AUTH_MODE=%s (
       const res = await request(t.baseUrl).post('/api/v1/workspaces').set('Authorization', alice).send({ name: 'x', owner_id: bobId });
       if (scoped) {
         expect(res.status).toBe(400);
-        expect(res.body).toEqual({ error: 'owner_id may name another user only when the caller is an admin' });
+        expect(res.body).toEqual({ error: 'owner_id may name another user only when the caller is an admin', code: 'VALIDATION_ERROR' });
         expect(await countRows('workspaces')).toBe(before);
       } else {
         expect(res.status).toBe(201);
@@ -420,12 +420,12 @@ describe.each(['disabled', 'enabled'] as const)('HTTP access with AUTH_MODE=%s (
       const foreign = await request(t.baseUrl).get(`/api/v1/sessions/${sessions.foreign}`).set('Authorization', alice);
       if (scoped) {
         expect(foreign.status).toBe(404);
-        expect(foreign.body).toEqual({ error: 'session not found' });
+        expect(foreign.body).toEqual({ error: 'session not found', code: 'NOT_FOUND' });
       } else {
         expect(foreign.status).toBe(200);
         expect((foreign.body as SessionView).id).toBe(sessions.foreign);
       }
-      await request(t.baseUrl).get(`/api/v1/sessions/${randomUUID()}`).set('Authorization', alice).expect(404, { error: 'session not found' });
+      await request(t.baseUrl).get(`/api/v1/sessions/${randomUUID()}`).set('Authorization', alice).expect(404, { error: 'session not found', code: 'NOT_FOUND' });
     });
   });
 
@@ -454,7 +454,7 @@ describe.each(['disabled', 'enabled'] as const)('HTTP access with AUTH_MODE=%s (
     };
 
     it.each(calls)('%s', async (_route, kind, call) => {
-      const expectedText = JSON.stringify({ error: `${kind} not found` });
+      const expectedText = JSON.stringify({ error: `${kind} not found`, code: 'NOT_FOUND' });
       const missing = await call(randomUUID());
       expect(missing.status).toBe(404);
       expect(missing.text).toBe(expectedText);
@@ -483,7 +483,7 @@ describe.each(['disabled', 'enabled'] as const)('HTTP access with AUTH_MODE=%s (
     const res = await request(t.baseUrl).get(`/api/v1/tasks/${tasks.foreign.id}`);
     if (scoped) {
       expect(res.status).toBe(401);
-      expect(res.body).toEqual({ error: 'authentication required' });
+      expect(res.body).toEqual({ error: 'authentication required', code: 'UNAUTHENTICATED' });
     } else {
       expect(res.status).toBe(200);
       expect(res.body).toEqual(tasks.foreign);

@@ -32,7 +32,7 @@ describe('authentication (AUTH_MODE=enabled)', () => {
   async function cli(...args: string[]): Promise<CliResult> {
     const env = { ...process.env, DATABASE_URL: t.databaseUrl, LOG_LEVEL: 'silent', NODE_OPTIONS: '' };
     try {
-      const { stdout, stderr } = await run(process.execPath, [CLI, ...args], { env, timeout: 30_000 });
+      const { stdout, stderr } = await run(process.execPath, [CLI, ...args, '--json'], { env, timeout: 30_000 });
       return { code: 0, stdout, stderr };
     } catch (error) {
       const failed = error as { code?: number; stdout?: string; stderr?: string };
@@ -71,7 +71,7 @@ describe('authentication (AUTH_MODE=enabled)', () => {
   function expectUnauthorized(res: request.Response, error: string): void {
     expect(res.status).toBe(401);
     expect(res.headers['content-type']).toMatch(JSON_TYPE);
-    expect(res.body).toEqual({ error });
+    expect(res.body).toEqual({ error, code: 'UNAUTHENTICATED' });
     expect(res.headers['www-authenticate']).toBe('Bearer realm="parley"');
     expect(res.get('Set-Cookie')).toBeUndefined();
   }
@@ -328,7 +328,7 @@ describe('authentication (AUTH_MODE=enabled)', () => {
       ];
       for (const res of await Promise.all(calls)) {
         expect(res.status).toBe(404);
-        expect(res.body).toEqual({ error: 'resource not found' });
+        expect(res.body).toEqual({ error: 'resource not found', code: 'NOT_FOUND' });
       }
       expect(await countRows('users')).toBe(users);
       expect(await countRows('access_tokens')).toBe(tokens);
@@ -341,7 +341,7 @@ describe('authentication (AUTH_MODE=enabled)', () => {
         const res = await request(t.baseUrl).post('/api/v1/admin/users').set('Authorization', ADMIN).send(body);
         expect(res.status).toBe(400);
         expect(res.headers['content-type']).toMatch(JSON_TYPE);
-        expect(Object.keys(res.body as object)).toEqual(['error']);
+        expect(Object.keys(res.body as object)).toEqual(['error', 'code']);
         expect((res.body as { error: string }).error).toMatch(/^name /);
       }
       expect(await countRows('users')).toBe(users);
@@ -351,7 +351,7 @@ describe('authentication (AUTH_MODE=enabled)', () => {
       const users = await countRows('users');
       const res = await request(t.baseUrl).post('/api/v1/admin/users').set('Authorization', ADMIN).send({ name: 'eve', role: 'admin' });
       expect(res.status).toBe(400);
-      expect(res.body).toEqual({ error: 'role is not an allowed field' });
+      expect(res.body).toEqual({ error: 'role is not an allowed field', code: 'VALIDATION_ERROR' });
       expect(await countRows('users')).toBe(users);
 
       const userId = await createUser('token-validation');
@@ -361,7 +361,7 @@ describe('authentication (AUTH_MODE=enabled)', () => {
         .set('Authorization', ADMIN)
         .send({ name: 'x', scopes: ['all'] });
       expect(bad.status).toBe(400);
-      expect(bad.body).toEqual({ error: 'scopes is not an allowed field' });
+      expect(bad.body).toEqual({ error: 'scopes is not an allowed field', code: 'VALIDATION_ERROR' });
       expect(await countRows('access_tokens')).toBe(tokens);
     });
 
@@ -371,12 +371,12 @@ describe('authentication (AUTH_MODE=enabled)', () => {
         .post('/api/v1/admin/users/no-such-user/tokens')
         .set('Authorization', ADMIN)
         .send({})
-        .expect(404, { error: 'user not found' });
+        .expect(404, { error: 'user not found', code: 'NOT_FOUND' });
       expect(await countRows('access_tokens')).toBe(tokens);
       await request(t.baseUrl)
         .post('/api/v1/admin/tokens/no-such-token/revoke')
         .set('Authorization', ADMIN)
-        .expect(404, { error: 'token not found' });
+        .expect(404, { error: 'token not found', code: 'NOT_FOUND' });
     });
   });
 
@@ -431,17 +431,17 @@ describe('authentication (AUTH_MODE=enabled)', () => {
       const result = await cli('tokens:create', '--user', 'no-such-user');
       expect(result.code).toBe(1);
       expect(result.stdout).toBe('');
-      expect(JSON.parse(result.stderr)).toEqual({ error: 'user not found' });
+      expect(JSON.parse(result.stderr)).toEqual({ error: 'user not found', code: 'NOT_FOUND' });
       expect(await countRows('access_tokens')).toBe(tokens);
     });
 
-    it('fails with exit code 1 for an unknown token or a missing argument', async () => {
+    it('fails with exit code 1 for an unknown token, 2 for a missing argument (usage)', async () => {
       const users = await countRows('users');
       const [revoke, create] = await Promise.all([cli('tokens:revoke', 'no-such-token'), cli('users:create')]);
       expect(revoke.code).toBe(1);
       expect(revoke.stdout).toBe('');
-      expect(JSON.parse(revoke.stderr)).toEqual({ error: 'token not found' });
-      expect(create.code).toBe(1);
+      expect(JSON.parse(revoke.stderr)).toEqual({ error: 'token not found', code: 'NOT_FOUND' });
+      expect(create.code).toBe(2);
       expect(create.stdout).toBe('');
       expect((JSON.parse(create.stderr) as { error: string }).error).toMatch(/^--name is required/);
       expect(await countRows('users')).toBe(users);

@@ -327,7 +327,7 @@ describeInChromium('browser inbox (AUTH_MODE=disabled)', () => {
       // A 400 lands next to the field it names (the page itself never sends one, so it is simulated).
       await page.route(
         RESPOND,
-        (route) => route.fulfill({ status: 400, contentType: 'application/json', body: JSON.stringify({ error: 'answers[1].custom_text must be at most 2000 characters' }) }),
+        (route) => route.fulfill({ status: 400, contentType: 'application/json', body: JSON.stringify({ error: 'answers[1].custom_text must be at most 2000 characters', code: 'VALIDATION_ERROR' }) }),
         { times: 1 },
       );
       await page.getByRole('button', { name: 'Try again' }).click();
@@ -359,7 +359,7 @@ describeInChromium('browser inbox (AUTH_MODE=disabled)', () => {
     await option(page, 'Yes').check();
     await option(page, 'SQLite').check();
     await page.route(RESPOND, (route) =>
-      route.fulfill({ status: 404, contentType: 'application/json', body: JSON.stringify({ error: 'clarification request not found' }) }),
+      route.fulfill({ status: 404, contentType: 'application/json', body: JSON.stringify({ error: 'clarification request not found', code: 'NOT_FOUND' }) }),
     );
     await page.getByRole('button', { name: 'Submit answers' }).click();
     await page.getByRole('heading', { name: 'Not found' }).waitFor();
@@ -423,7 +423,7 @@ describeInChromium('browser inbox (AUTH_MODE=disabled)', () => {
     }
     // Only the built files are routes: the API keeps its own 404 everywhere else.
     const missing = await request(t.baseUrl).get('/no-such-page').expect(404);
-    expect(missing.body).toEqual(expect.objectContaining({ error: expect.any(String) }));
+    expect(missing.body).toEqual(expect.objectContaining({ error: expect.any(String), code: 'NOT_FOUND' }));
   });
 });
 
@@ -477,7 +477,10 @@ describeInChromium('browser inbox: grouping, order, workspace filter, load more'
 
       await page.getByRole('button', { name: 'Load more' }).click();
       await page.getByRole('button', { name: 'Load more' }).waitFor({ state: 'detached' });
-      expect(await hrefs()).toEqual(['#/q/lab-001', ...Array.from({ length: 55 }, (_, i) => `#/q/bulk-${String(i + 1).padStart(3, '0')}`)]);
+      const allLoaded = ['#/q/lab-001', ...Array.from({ length: 55 }, (_, i) => `#/q/bulk-${String(i + 1).padStart(3, '0')}`)];
+      // The button leaves before the second page is rendered: wait for the list, then compare it whole.
+      await eventually(async () => ((await hrefs()).length === allLoaded.length ? true : undefined), 10_000, 'the second page');
+      expect(await hrefs()).toEqual(allLoaded);
 
       await page.getByLabel('Workspace').selectOption({ label: 'Lab' });
       await eventually(async () => ((await hrefs()).length === 1 ? true : undefined), 10_000, 'the Lab filter');

@@ -66,7 +66,7 @@ describe('browser sessions (issue 10)', () => {
     const bob = await createUser(t, 'bob');
     const res = await me(`parley_session=${bob.token}`);
     expect(res.status).toBe(401);
-    expect(res.body).toEqual({ error: 'session is invalid or expired' });
+    expect(res.body).toEqual({ error: 'session is invalid or expired', code: 'UNAUTHENTICATED' });
   });
 
   it('sign-out deletes the session: the same cookie is refused afterwards', async () => {
@@ -75,7 +75,7 @@ describe('browser sessions (issue 10)', () => {
     await me(cookie).expect(200);
     await request(t.baseUrl).delete('/api/v1/auth/session').set(browserHeaders(t, cookie)).expect(200, { success: true });
     expect(await rowOf(cookie)).toBeUndefined();
-    await me(cookie).expect(401, { error: 'session is invalid or expired' });
+    await me(cookie).expect(401, { error: 'session is invalid or expired', code: 'UNAUTHENTICATED' });
   });
 
   it('revoking the token that opened it ends the session; other tokens keep theirs', async () => {
@@ -117,14 +117,14 @@ describe('browser sessions (issue 10)', () => {
     expect(capped.idle_expires_at).toEqual(capped.expires_at);
 
     await t.db.query(`UPDATE browser_sessions SET idle_expires_at = now() - interval '1 second' WHERE session_sha256 = $1`, [sha256(idOf(cookie))]);
-    await me(cookie).expect(401, { error: 'session is invalid or expired' });
+    await me(cookie).expect(401, { error: 'session is invalid or expired', code: 'UNAUTHENTICATED' });
   });
 
   it('absolute expiry: a session is refused once it is over, however recently used', async () => {
     const gina = await createUser(t, 'gina');
     const cookie = await signIn(t, gina.token);
     await t.db.query(`UPDATE browser_sessions SET expires_at = now() - interval '1 second' WHERE session_sha256 = $1`, [sha256(idOf(cookie))]);
-    await me(cookie).expect(401, { error: 'session is invalid or expired' });
+    await me(cookie).expect(401, { error: 'session is invalid or expired', code: 'UNAUTHENTICATED' });
   });
 
   it('the ADMIN_TOKEN (for automation) opens no browser session', async () => {

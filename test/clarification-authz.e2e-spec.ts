@@ -17,8 +17,9 @@ const ANSWERS = [
   { question_id: 'db', selected_options: ['pg'], custom_text: '' },
   { question_id: 'q2', selected_options: ['q2_opt1'], custom_text: 'now' },
 ];
-const NOT_FOUND_TEXT = '{"error":"clarification request not found"}';
-const NOT_ACTIVE = { error: 'clarification request is no longer active' };
+// The spec's body (R10, A3) with the issue-14 `code` added; the same bytes for a foreign and a fabricated id.
+const NOT_FOUND_TEXT = '{"error":"clarification request not found","code":"NOT_FOUND"}';
+const NOT_ACTIVE = { error: 'clarification request is no longer active', code: 'CONFLICT' };
 const WAIT_TIMEOUT_MS = 800;
 /** Strings of the bundle that a denial must never leak (A3), besides the fixture's ids. */
 const QUESTION_TEXT = ['Which database?', 'Deploy now?', 'Database', 'PostgreSQL', 'SQLite', 'relational'];
@@ -252,7 +253,7 @@ describe.each(['enabled', 'disabled'] as const)('clarification :id endpoints wit
       const wait = await call(t.baseUrl, 'get', `/api/v1/clarification/${pendingId}/wait`, alice);
       expect(wait.status).toBe(504);
       expect(Date.now() - started).toBeGreaterThanOrEqual(WAIT_TIMEOUT_MS - 50);
-      expect(Object.keys(JSON.parse(wait.text) as Json)).toEqual(['error']);
+      expect(Object.keys(JSON.parse(wait.text) as Json)).toEqual(['error', 'code']);
     });
 
     it('another instance (a second app on the same database) reads, waits on and cancels the bundle from its rows alone (issue 9 §4)', async () => {
@@ -349,7 +350,7 @@ describe.each(['enabled', 'disabled'] as const)('clarification :id endpoints wit
         questions: [{ prompt: 'only one option', options: [{ label: 'x' }] }],
       });
       expect(invalid.status).toBe(400);
-      expect(Object.keys(invalid.body as Json)).toEqual(['error']);
+      expect(Object.keys(invalid.body as Json)).toEqual(['error', 'code']);
     });
   });
 

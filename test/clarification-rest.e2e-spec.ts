@@ -275,13 +275,15 @@ describe('clarification REST surface', () => {
       const fixture = await createRunningSession(t);
       const before = await counts();
       const post = (body: Record<string, unknown>) => api().post('/api/v1/clarification/request').send(body);
-      expect((await post({ session_id: randomUUID(), questions: TWO_QUESTIONS }).expect(404)).body).toEqual({ error: 'session not found' });
+      expect((await post({ session_id: randomUUID(), questions: TWO_QUESTIONS }).expect(404)).body).toEqual({ error: 'session not found', code: 'NOT_FOUND' });
       expect((await post({ session_id: fixture.sessionId, task_id: randomUUID(), questions: TWO_QUESTIONS }).expect(400)).body).toEqual({
         error: "task_id does not match the session's task",
+        code: 'VALIDATION_ERROR',
       });
       await api().patch(`/api/v1/sessions/${fixture.sessionId}`).send({ state: 'COMPLETED' }).expect(200);
       expect((await post({ session_id: fixture.sessionId, questions: TWO_QUESTIONS }).expect(409)).body).toEqual({
         error: 'session has ended (COMPLETED)',
+        code: 'CONFLICT',
       });
       expect(await counts()).toEqual(before);
       expect(await sessionState(fixture.sessionId)).toBe('COMPLETED');
@@ -350,7 +352,7 @@ describe('clarification REST surface', () => {
         .post('/api/v1/clarification/request')
         .send({ session_id: fixture.sessionId, ...body() })
         .expect(400);
-      expect(res.body).toEqual({ error });
+      expect(res.body).toEqual({ error, code: 'VALIDATION_ERROR' });
       expect(await counts()).toEqual(before);
       expect(await sessionState(fixture.sessionId)).toBe('RUNNING');
     });
@@ -358,7 +360,7 @@ describe('clarification REST surface', () => {
     it('session_id missing ⇒ 400 naming it', async () => {
       const before = await counts();
       const res = await api().post('/api/v1/clarification/request').send({ questions: TWO_QUESTIONS }).expect(400);
-      expect(res.body).toEqual({ error: 'session_id must be shorter than or equal to 200 characters; session_id should not be empty; session_id must be a string' });
+      expect(res.body).toEqual({ error: 'session_id must be shorter than or equal to 200 characters; session_id should not be empty; session_id must be a string', code: 'VALIDATION_ERROR' });
       expect(await counts()).toEqual(before);
     });
   });
@@ -366,7 +368,7 @@ describe('clarification REST surface', () => {
   describe('reading', () => {
     it('GET /:id of an unknown bundle ⇒ 404', async () => {
       const res = await api().get(`/api/v1/clarification/${randomUUID()}`).expect(404);
-      expect(res.body).toEqual({ error: 'clarification request not found' });
+      expect(res.body).toEqual({ error: 'clarification request not found', code: 'NOT_FOUND' });
     });
 
     it('GET /:id reads the durable rows on any instance, after a restart too: status, then the winner\'s response once final (issue 9 §4, A7)', async () => {
@@ -425,7 +427,7 @@ describe('clarification REST surface', () => {
       const { result: wait } = await startWait(short, pendingId);
       const result = await wait;
       expect(result.status).toBe(504);
-      expect(result.body).toEqual({ error: 'clarification wait timed out; the question is still pending — wait again' });
+      expect(result.body).toEqual({ error: 'clarification wait timed out; the question is still pending — wait again', code: 'WAIT_ENDED' });
       expect(result.elapsedMs).toBeGreaterThanOrEqual(200);
       expect(short.app.get(WaiterStore).waiterCount(pendingId)).toBe(0);
       expect(await short.app.get(BundleRepository).isBundleActive(pendingId)).toBe(true);
@@ -435,7 +437,7 @@ describe('clarification REST surface', () => {
 
     it('GET /:id/wait of an unknown bundle ⇒ 404 without blocking', async () => {
       const res = await api().get(`/api/v1/clarification/${randomUUID()}/wait`).expect(404);
-      expect(res.body).toEqual({ error: 'clarification request not found' });
+      expect(res.body).toEqual({ error: 'clarification request not found', code: 'NOT_FOUND' });
     });
 
     it('shutting the server down ends a blocked long poll with 504 instead of holding the shutdown', async () => {
@@ -447,7 +449,7 @@ describe('clarification REST surface', () => {
       const closed = draining.close().then(() => Date.now() - started);
       const result = await wait;
       expect(result.status).toBe(504);
-      expect(result.body).toEqual({ error: 'clarification wait ended: the server is shutting down — wait again' });
+      expect(result.body).toEqual({ error: 'clarification wait ended: the server is shutting down — wait again', code: 'WAIT_ENDED' });
       expect(result.elapsedMs).toBeLessThan(2_000);
       expect(await closed).toBeLessThan(2_000);
     });
@@ -466,13 +468,13 @@ describe('clarification REST surface', () => {
         expect(res.body).toEqual({ success: true });
         for (const result of await Promise.all([first, second])) {
           expect(result.status).toBe(504);
-          expect(result.body).toEqual({ error: 'clarification wait ended: the question was cancelled' });
+          expect(result.body).toEqual({ error: 'clarification wait ended: the question was cancelled', code: 'WAIT_ENDED' });
         }
         const rows = await rowsOf(pendingId);
         expect(rows.map((row) => row.metadata.status)).toEqual(['cancelled', 'cancelled']);
         expect(cancelled).toEqual([{ pending_id: pendingId, session_id: fixture.sessionId, task_id: fixture.taskId }]);
 
-        const notActive = { error: 'clarification request is no longer active' };
+        const notActive = { error: 'clarification request is no longer active', code: 'CONFLICT' };
         expect((await api().post(`/api/v1/clarification/${pendingId}/cancel`).expect(409)).body).toEqual(notActive);
         expect((await api().get(`/api/v1/clarification/${pendingId}`).expect(200)).body).toMatchObject({ status: 'cancelled', response: null });
         expect((await api().get(`/api/v1/clarification/${pendingId}/wait`).expect(409)).body).toEqual(notActive);
@@ -484,7 +486,7 @@ describe('clarification REST surface', () => {
     });
 
     it('unknown bundle ⇒ 404; an active bundle cancels on any instance, after a restart too (issue 9 §4)', async () => {
-      expect((await api().post(`/api/v1/clarification/${randomUUID()}/cancel`).expect(404)).body).toEqual({ error: 'clarification request not found' });
+      expect((await api().post(`/api/v1/clarification/${randomUUID()}/cancel`).expect(404)).body).toEqual({ error: 'clarification request not found', code: 'NOT_FOUND' });
       const fixture = await createRunningSession(t);
       const pendingId = await ask(fixture);
       const { result: wait } = await startWait(t, pendingId);
@@ -495,7 +497,7 @@ describe('clarification REST surface', () => {
         await restarted.close();
       }
       // The waiter held by the other instance is woken through the database's signal.
-      expect(await wait).toMatchObject({ status: 504, body: { error: 'clarification wait ended: the question was cancelled' } });
+      expect(await wait).toMatchObject({ status: 504, body: { error: 'clarification wait ended: the question was cancelled', code: 'WAIT_ENDED' } });
       expect((await rowsOf(pendingId)).map((row) => row.metadata.status)).toEqual(['cancelled', 'cancelled']);
     });
   });
@@ -508,7 +510,7 @@ describe('clarification REST surface', () => {
       await api().patch(`/api/v1/sessions/${fixture.sessionId}`).send({ state }).expect(200);
       const result = await wait;
       expect(result.status).toBe(504);
-      expect(result.body).toEqual({ error: 'clarification wait ended: the question expired' });
+      expect(result.body).toEqual({ error: 'clarification wait ended: the question expired', code: 'WAIT_ENDED' });
       const rows = await rowsOf(pendingId);
       expect(rows.map((row) => row.metadata.status)).toEqual(['expired', 'expired']);
       rows.forEach((row) => expect(row.metadata).not.toHaveProperty('agent_disconnected'));
@@ -530,7 +532,7 @@ describe('clarification REST surface', () => {
       await api().post(`/api/v1/tasks/${fixture.taskId}/archive`).expect(200);
       for (const result of await Promise.all(waits)) {
         expect(result.status).toBe(504);
-        expect(result.body).toEqual({ error: 'clarification wait ended: the question expired' });
+        expect(result.body).toEqual({ error: 'clarification wait ended: the question expired', code: 'WAIT_ENDED' });
       }
       expect((await rowsOf(a)).map((row) => row.metadata.status)).toEqual(['expired', 'expired']);
       expect((await rowsOf(b)).map((row) => row.metadata.status)).toEqual(['expired']);
@@ -546,7 +548,7 @@ describe('clarification REST surface', () => {
       await api().post(`/api/v1/sessions/${fixture.sessionId}/turns`).expect(201);
       const result = await wait;
       expect(result.status).toBe(504);
-      expect(result.body).toEqual({ error: 'clarification wait ended: the question was superseded by a newer turn' });
+      expect(result.body).toEqual({ error: 'clarification wait ended: the question was superseded by a newer turn', code: 'WAIT_ENDED' });
       expect(await rowsOf(pendingId)).toEqual(rowsBefore);
       expect((await claim(pendingId)).claimed).toBe(false);
       expect((await api().get(`/api/v1/clarification/${pendingId}`).expect(200)).body).toMatchObject({ status: 'inactive', response: null });
@@ -564,7 +566,7 @@ describe('clarification REST surface', () => {
       await api().post(`/api/v1/sessions/${fixture.sessionId}/turns/${fixture.turnId}/complete`).expect(200);
       const result = await wait;
       expect(result.status).toBe(504);
-      expect(result.body).toEqual({ error: 'clarification wait ended: the agent was detached; the question stays pending' });
+      expect(result.body).toEqual({ error: 'clarification wait ended: the agent was detached; the question stays pending', code: 'WAIT_ENDED' });
       const rows = await rowsOf(pendingId);
       expect(rows.map((row) => [row.metadata.status, row.metadata.agent_disconnected])).toEqual([
         ['pending', true],

@@ -11,8 +11,8 @@ import { createRunningSession, createUser, signIn, type SessionFixture, TWO_QUES
 import { gql } from './support/graphql.js';
 
 const EVIL = 'https://evil.example';
-const CROSS_ORIGIN = { error: 'cross-origin request refused: its Origin is not this server' };
-const NO_ORIGIN = { error: "a request authenticated by the session cookie must carry this server's Origin (or Sec-Fetch-Site: same-origin)" };
+const CROSS_ORIGIN = { error: 'cross-origin request refused: its Origin is not this server', code: 'FORBIDDEN' };
+const NO_ORIGIN = { error: "a request authenticated by the session cookie must carry this server's Origin (or Sec-Fetch-Site: same-origin)", code: 'FORBIDDEN' };
 
 describe('CSRF (issue 10)', () => {
   let t: TestApp;
@@ -164,7 +164,7 @@ describe('CSRF (issue 10)', () => {
     it('a body without any Content-Type ⇒ 415', async () => {
       const res = await fetch(`${t.baseUrl}/api/v1/workspaces`, { method: 'POST', headers: { authorization: `Bearer ${victim.token}` }, body: new Uint8Array(Buffer.from('{"name":"x"}')) });
       expect(res.status).toBe(415);
-      expect(await res.json()).toEqual({ error: 'only application/json request bodies are accepted (got no Content-Type)' });
+      expect(await res.json()).toEqual({ error: 'only application/json request bodies are accepted (got no Content-Type)', code: 'UNSUPPORTED_MEDIA_TYPE' });
     });
 
     it('an empty state-changing request declaring another Content-Type ⇒ 415; without one it is fine', async () => {

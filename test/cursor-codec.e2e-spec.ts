@@ -59,7 +59,7 @@ describe('every list refuses a bad cursor with a 400 naming cursor, on every sur
     expect(mcpError).toMatchObject({ code: 'VALIDATION_ERROR', message: expect.stringMatching(/cursor/) });
 
     const graphql = await gql(t, `query ($after: String) { pendingQuestions(after: $after) { count } }`, { after: cursor });
-    expect(graphql.body.errors?.[0]).toMatchObject({ message: expect.stringMatching(/cursor/), extensions: { code: 'BAD_USER_INPUT' } });
+    expect(graphql.body.errors?.[0]).toMatchObject({ message: expect.stringMatching(/cursor/), extensions: { code: 'VALIDATION_ERROR' } });
 
     for (const path of ['/api/v1/clarification', `/api/v1/sessions/${sessionId}/messages`]) {
       const res = await request(t.baseUrl).get(path).query({ cursor });
@@ -76,7 +76,7 @@ describe('every list refuses a bad cursor with a 400 naming cursor, on every sur
         message: expect.stringMatching(/created_since/),
       });
       const graphql = await gql(t, `query ($since: String) { pendingQuestions(createdSince: $since) { count } }`, { since: createdSince });
-      expect(graphql.body.errors?.[0]?.extensions).toMatchObject({ code: 'BAD_USER_INPUT' });
+      expect(graphql.body.errors?.[0]?.extensions).toMatchObject({ code: 'VALIDATION_ERROR' });
       const res = await request(t.baseUrl).get('/api/v1/clarification').query({ created_since: createdSince }).expect(400);
       expect(res.body.error).toMatch(/created_since/);
     },

@@ -524,7 +524,7 @@ describe('answer_decision: the contract', () => {
       ] as const) {
         const fresh = await createRunningSession(t);
         const res = await request(t.baseUrl).post('/api/v1/clarification/request').send({ session_id: fresh.sessionId, questions: [question] });
-        expect({ status: res.status, body: res.body }).toEqual({ status: 400, body: { error: error } });
+        expect({ status: res.status, body: res.body }).toEqual({ status: 400, body: { error, code: 'VALIDATION_ERROR' } });
         expect(await rowsOfSession(t.db, fresh.sessionId)).toEqual([]);
       }
     });

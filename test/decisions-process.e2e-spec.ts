@@ -66,7 +66,12 @@ describe('answer_decision across restarts and a killed replica', () => {
     const first = await post(server.baseUrl, body);
     expect(first.status).toBe(200);
     expect(JSON.parse(first.text)).toMatchObject({ status: 'accepted', disposition: 'terminal_accepted' });
-    const attempts = logLines(server.output.stdout).filter((line) => line.context === 'Commands').map((line) => line.message);
+    // The line reaches the pipe a moment after the response: wait for it, then compare it whole.
+    const attemptsOf = () =>
+      logLines(server.output.stdout)
+        .filter((line) => line.context === 'Commands')
+        .map(({ msg, request_id, worker_id, dry_run, status, disposition }) => ({ msg, request_id, worker_id, dry_run, status, disposition }));
+    const attempts = await eventually(() => (attemptsOf().some((line) => line.request_id === 'restart-replay') ? attemptsOf() : undefined), 10_000, 'the command log line');
     expect(attempts).toContainEqual({
       msg: 'command',
       request_id: 'restart-replay',

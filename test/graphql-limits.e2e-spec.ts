@@ -25,7 +25,7 @@ const DEEP_ARGUMENT = `{ question(pendingId: ${'['.repeat(4000)}"x"${']'.repeat(
 async function expectRefused(t: TestApp, document: string, message: RegExp, variables?: Record<string, unknown>) {
   const result = await gql(t, document, variables);
   expect({ status: result.status, data: result.body.data ?? null }).toEqual({ status: 400, data: null });
-  expect(result.body.errors).toEqual([expect.objectContaining({ message: expect.stringMatching(message), extensions: { code: 'BAD_USER_INPUT' } })]);
+  expect(result.body.errors).toEqual([expect.objectContaining({ message: expect.stringMatching(message), extensions: { code: 'VALIDATION_ERROR' } })]);
 }
 
 async function expectAccepted(t: TestApp, document: string, variables?: Record<string, unknown>) {
@@ -58,7 +58,7 @@ describe('GraphQL limits (cost budget 10000 in this app)', () => {
   ])('a malformed body (%s) ⇒ 400 naming the field, as a GraphQL error', async (_label, body, message) => {
     const res = await request(t.baseUrl).post('/graphql').set('content-type', 'application/json').send(JSON.stringify(body));
     expect(res.status).toBe(400);
-    expect(res.body).toEqual({ data: null, errors: [{ message: expect.stringMatching(message), extensions: { code: 'BAD_USER_INPUT' } }] });
+    expect(res.body).toEqual({ data: null, errors: [{ message: expect.stringMatching(message), extensions: { code: 'VALIDATION_ERROR' } }] });
   });
 
   it.each([
@@ -114,7 +114,7 @@ describe('GraphQL limits (cost budget 10000 in this app)', () => {
       const subscription = subscribe(t, document);
       try {
         const errors = graphqlErrorsOf(await subscription.waitForError(5000));
-        expect(errors).toEqual([{ message: expect.stringMatching(message), extensions: { code: 'BAD_USER_INPUT' } }]);
+        expect(errors).toEqual([{ message: expect.stringMatching(message), extensions: { code: 'VALIDATION_ERROR' } }]);
       } finally {
         await subscription.close();
       }
@@ -136,7 +136,7 @@ describe('GraphQL subscription cost (budget 20)', () => {
     const expensive = subscribe(t, 'subscription { questionEvents { response { answers { selectedOptions questionId } } } }');
     try {
       expect(graphqlErrorsOf(await expensive.waitForError(5000))).toEqual([
-        { message: expect.stringMatching(/its estimated cost is 34, above the budget of 20/), extensions: { code: 'BAD_USER_INPUT' } },
+        { message: expect.stringMatching(/its estimated cost is 34, above the budget of 20/), extensions: { code: 'VALIDATION_ERROR' } },
       ]);
     } finally {
       await expensive.close();

@@ -324,10 +324,10 @@ describe('questionEvents (AUTH_MODE=enabled)', () => {
     for (const subscription of [anonymous, badInit, badHeader]) expect(subscription.events).toEqual([]);
   });
 
-  it('`after`: a malformed id is BAD_USER_INPUT; one older than retention is BAD_USER_INPUT telling the client to re-list; the watermark itself is fine', async () => {
+  it('`after`: a malformed id is VALIDATION_ERROR; one older than retention is VALIDATION_ERROR telling the client to re-list; the watermark itself is fine', async () => {
     const malformed = watch({ connectionParams: ADMIN, variables: { after: 'yesterday' } });
     const malformedErrors = graphqlErrorsOf(await malformed.waitForError());
-    expect(malformedErrors.map((error) => [error.extensions?.code, error.path])).toEqual([['BAD_USER_INPUT', ['questionEvents']]]);
+    expect(malformedErrors.map((error) => [error.extensions?.code, error.path])).toEqual([['VALIDATION_ERROR', ['questionEvents']]]);
     expect(malformedErrors[0]?.message).toMatch(/after/);
 
     // Two events, then the first ages past retention and is pruned.
@@ -350,7 +350,7 @@ describe('questionEvents (AUTH_MODE=enabled)', () => {
     for (const stale of [before, '0']) {
       const tooOld = watch({ connectionParams: ADMIN, variables: { workspaceId, after: stale } });
       const errors = graphqlErrorsOf(await tooOld.waitForError());
-      expect(errors.map((error) => error.extensions?.code)).toEqual(['BAD_USER_INPUT']);
+      expect(errors.map((error) => error.extensions?.code)).toEqual(['VALIDATION_ERROR']);
       expect(errors[0]?.message).toMatch(/re-list/);
       expect(tooOld.events).toEqual([]);
     }

@@ -315,7 +315,7 @@ describe('GraphQL queries and mutations (AUTH_MODE=disabled)', () => {
       expect(empty.body).toEqual({ data: { pendingQuestions: { nodes: [], count: 0, pageInfo: { hasNextPage: false, endCursor: '' } } } });
     });
 
-    it('L13: a corrupt `after` or an unparseable `createdSince` is BAD_USER_INPUT with the MCP tool’s message naming the argument', async () => {
+    it('L13: a corrupt `after` or an unparseable `createdSince` is VALIDATION_ERROR with the MCP tool’s message naming the argument', async () => {
       for (const [variables, mcpArgs, field] of [
         [{ after: 'not a cursor!' }, { cursor: 'not a cursor!' }, /cursor/],
         [{ after: Buffer.from(JSON.stringify(['x', 'y'])).toString('base64url') }, { cursor: Buffer.from(JSON.stringify(['x', 'y'])).toString('base64url') }, /cursor/],
@@ -324,7 +324,7 @@ describe('GraphQL queries and mutations (AUTH_MODE=disabled)', () => {
       ] as const) {
         const result = await gql(t, PENDING, variables);
         expect(result.status).toBe(200);
-        const message = expectCodedError(result, 'BAD_USER_INPUT', 'pendingQuestions');
+        const message = expectCodedError(result, 'VALIDATION_ERROR', 'pendingQuestions');
         expect(message).toMatch(field);
         const mcpError = await mcp.callError('list_pending_questions_kandev', mcpArgs);
         expect(mcpError.code).toBe('VALIDATION_ERROR');
@@ -412,7 +412,7 @@ describe('GraphQL queries and mutations (AUTH_MODE=disabled)', () => {
       expect(bare.rejectQuestion.response).toEqual({ answers: [], rejected: true, rejectReason: '' });
     });
 
-    it('validation (N6–N8b, L16) is BAD_USER_INPUT naming the field, runs before the claim and the loser branch, and writes nothing', async () => {
+    it('validation (N6–N8b, L16) is VALIDATION_ERROR naming the field, runs before the claim and the loser branch, and writes nothing', async () => {
       const { pendingId } = await freshBundle();
       const cases: Array<[string, Record<string, unknown>, RegExp]> = [
         [ANSWER, { pendingId, answers: [{ questionId: 'db', selectedOptions: ['pg'] }] }, /answers/],
@@ -429,7 +429,7 @@ describe('GraphQL queries and mutations (AUTH_MODE=disabled)', () => {
           const before = await bundleRows(t, pendingId);
           const result = await gql(t, document, variables);
           expect(result.status).toBe(200);
-          const message = expectCodedError(result, 'BAD_USER_INPUT', document === ANSWER ? 'answerQuestion' : 'rejectQuestion');
+          const message = expectCodedError(result, 'VALIDATION_ERROR', document === ANSWER ? 'answerQuestion' : 'rejectQuestion');
           expect(message).toMatch(field);
           expect(await bundleRows(t, pendingId)).toEqual(before);
         }
@@ -447,7 +447,7 @@ describe('GraphQL queries and mutations (AUTH_MODE=disabled)', () => {
       await check();
     });
 
-    it('L16: a bundle with a question lacking question_id is BAD_USER_INPUT (not INTERNAL), before the claim', async () => {
+    it('L16: a bundle with a question lacking question_id is VALIDATION_ERROR (not INTERNAL), before the claim', async () => {
       const fixture = await createRunningSession(t);
       const pendingId = await ask(t, fixture.sessionId);
       await t.db.query(
@@ -459,7 +459,7 @@ describe('GraphQL queries and mutations (AUTH_MODE=disabled)', () => {
         [ANSWER, { pendingId, answers: [{ questionId: 'db' }, { questionId: 'q2' }] }, 'answerQuestion'],
         [REJECT, { pendingId }, 'rejectQuestion'],
       ] as const) {
-        const message = expectCodedError(await gql(t, document, variables), 'BAD_USER_INPUT', field);
+        const message = expectCodedError(await gql(t, document, variables), 'VALIDATION_ERROR', field);
         expect(message).toMatch(/question_id/);
       }
       expect(await bundleRows(t, pendingId)).toEqual(before);
@@ -511,7 +511,7 @@ describe('GraphQL queries and mutations (AUTH_MODE=disabled)', () => {
         const { pendingId } = await freshBundle(TWO_QUESTIONS, { resumeUrl: `http://127.0.0.1:${port}/resume` });
         const refused = await gql(t, ANSWER, { pendingId, answers: CANONICAL });
         expect(refused.status).toBe(200);
-        expectCodedError(refused, 'INTERNAL', 'answerQuestion');
+        expectCodedError(refused, 'INTERNAL_ERROR', 'answerQuestion');
         expect((await bundleRows(t, pendingId)).map((row) => row.metadata.status)).toEqual(['pending', 'pending']);
 
         accept = true;
@@ -658,11 +658,11 @@ describe('the committed SDL, limits and GraphiQL', () => {
     }
     const badJson = await request(t.baseUrl).post('/graphql').set('content-type', 'application/json').send('{"query": ');
     expect(badJson.status).toBe(400);
-    expect(badJson.body).toEqual({ data: null, errors: [{ message: expect.stringMatching(/JSON/), extensions: { code: 'BAD_USER_INPUT' } }] });
+    expect(badJson.body).toEqual({ data: null, errors: [{ message: expect.stringMatching(/JSON/), extensions: { code: 'VALIDATION_ERROR' } }] });
     // The REST surface beside it is unchanged.
     const rest = await request(t.baseUrl).post('/api/v1/clarification/x/respond').set('content-type', 'application/json').send('{"answers": ');
     expect(rest.status).toBe(400);
-    expect(Object.keys(rest.body as object)).toEqual(['error']);
+    expect(Object.keys(rest.body as object)).toEqual(['error', 'code']);
   });
 
   it('query depth 10 is accepted, 11 is refused', async () => {

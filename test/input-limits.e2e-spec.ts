@@ -53,7 +53,7 @@ describe('one set of input limits on every surface (issue 10)', () => {
     expect(await rowsOf(session.sessionId)).toEqual([]);
     const rest = await request(t.baseUrl).post('/api/v1/clarification/request').send({ session_id: session.sessionId, questions: [{ prompt: 'p', options }], context: tooLong });
     expect(rest.status).toBe(400);
-    expect(rest.body).toEqual({ error: 'context must be shorter than or equal to 20000 characters' });
+    expect(rest.body).toEqual({ error: 'context must be shorter than or equal to 20000 characters', code: 'VALIDATION_ERROR' });
     expect(await rowsOf(session.sessionId)).toEqual([]);
 
     const fits = 'c'.repeat(INPUT_LIMITS.context);
@@ -72,7 +72,7 @@ describe('one set of input limits on every surface (issue 10)', () => {
     const session = await createRunningSession(t);
     const rest = await request(t.baseUrl).post('/api/v1/clarification/request').send({ session_id: session.sessionId, questions: [question] });
     expect(rest.status).toBe(400);
-    expect(rest.body).toEqual({ error: message });
+    expect(rest.body).toEqual({ error: message, code: 'VALIDATION_ERROR' });
     const mcp = await mcpAsk(session, { questions: [question] });
     expect(mcp.isError).toBe(true);
     expect(JSON.parse(mcp.text)).toEqual({ code: 'VALIDATION_ERROR', message });
@@ -88,7 +88,7 @@ describe('one set of input limits on every surface (issue 10)', () => {
       ['/api/v1/clarification/request', { session_id: 's'.repeat(INPUT_LIMITS.id + 1), questions: [{ prompt: 'p', options }] }, `session_id must be shorter than or equal to ${INPUT_LIMITS.id} characters`],
     ] as const) {
       const res = await request(t.baseUrl).post(path).send(body);
-      expect({ path, status: res.status, body: res.body }).toEqual({ path, status: 400, body: { error } });
+      expect({ path, status: res.status, body: res.body }).toEqual({ path, status: 400, body: { error, code: 'VALIDATION_ERROR' } });
     }
   });
 });

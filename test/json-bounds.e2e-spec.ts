@@ -41,7 +41,7 @@ describe('parse-time bounds on JSON bodies (issue 10)', () => {
     const before = await countRows();
     const res = await post('/api/v1/auth/session', body);
     expect(res.status).toBe(400);
-    expect(res.body).toEqual({ error: expect.stringMatching(TOO_DEEP) });
+    expect(res.body).toEqual({ error: expect.stringMatching(TOO_DEEP), code: 'VALIDATION_ERROR' });
     expect(res.get('Set-Cookie')).toBeUndefined();
     expect(await countRows()).toBe(before);
     // The server is still answering promptly afterwards.
@@ -54,10 +54,10 @@ describe('parse-time bounds on JSON bodies (issue 10)', () => {
     const before = await countRows();
     const res = await post('/api/v1/clarification/request', deepOptions, token);
     expect(res.status).toBe(400);
-    expect(res.body).toEqual({ error: `body.questions[0].options${'[0]'.repeat(29)} is nested too deeply (at most 32 levels)` });
+    expect(res.body).toEqual({ error: `body.questions[0].options${'[0]'.repeat(29)} is nested too deeply (at most 32 levels)`, code: 'VALIDATION_ERROR' });
     for (const path of ['/api/v1/workspaces', '/api/v1/tasks', `/api/v1/tasks/${session.taskId}/sessions`, '/api/v1/admin/users']) {
       const deep = await post(path, `{"name":${nested(50)}}`, path.includes('admin') ? TEST_ADMIN_TOKEN : token);
-      expect({ path, status: deep.status, body: deep.body }).toEqual({ path, status: 400, body: { error: `body.name${'[0]'.repeat(31)} is nested too deeply (at most 32 levels)` } });
+      expect({ path, status: deep.status, body: deep.body }).toEqual({ path, status: 400, body: { error: `body.name${'[0]'.repeat(31)} is nested too deeply (at most 32 levels)`, code: 'VALIDATION_ERROR' } });
     }
     expect(await countRows()).toBe(before);
   });
@@ -71,7 +71,7 @@ describe('parse-time bounds on JSON bodies (issue 10)', () => {
     ] as const) {
       const res = await post('/api/v1/clarification/request', body, token);
       expect(res.status).toBe(400);
-      expect(res.body).toEqual({ error });
+      expect(res.body).toEqual({ error, code: 'VALIDATION_ERROR' });
     }
     expect(await countRows()).toBe(before);
   });
@@ -85,19 +85,19 @@ describe('parse-time bounds on JSON bodies (issue 10)', () => {
       body: invalid,
     });
     expect(res.status).toBe(400);
-    expect(await res.json()).toEqual({ error: 'body is not valid UTF-8' });
+    expect(await res.json()).toEqual({ error: 'body is not valid UTF-8', code: 'VALIDATION_ERROR' });
     const proto = await post('/api/v1/workspaces', '{"name":"x","__proto__":{"owner_id":"someone"}}', token);
     expect(proto.status).toBe(400);
-    expect(proto.body).toEqual({ error: 'body has the forbidden field name "__proto__"' });
+    expect(proto.body).toEqual({ error: 'body has the forbidden field name "__proto__"', code: 'VALIDATION_ERROR' });
     expect(await countRows()).toBe(before);
   });
 
-  it('/graphql answers GraphQL errors with BAD_USER_INPUT and HTTP 400', async () => {
+  it('/graphql answers GraphQL errors with VALIDATION_ERROR and HTTP 400', async () => {
     const res = await post('/graphql', `{"query":"{ workspaces { id } }","variables":{"x":${nested(40)}}}`, token);
     expect(res.status).toBe(400);
     expect(res.body).toEqual({
       data: null,
-      errors: [{ message: `body.variables.x${'[0]'.repeat(30)} is nested too deeply (at most 32 levels)`, extensions: { code: 'BAD_USER_INPUT' } }],
+      errors: [{ message: `body.variables.x${'[0]'.repeat(30)} is nested too deeply (at most 32 levels)`, extensions: { code: 'VALIDATION_ERROR' } }],
     });
   });
 

@@ -110,7 +110,7 @@ function graphqlSurface(t: TestApp): ListSurface {
       expect(result.status).toBe(200);
       if (result.body.errors) {
         expect(result.body.errors).toHaveLength(1);
-        expect(result.body.errors[0]?.extensions?.code).toBe('BAD_USER_INPUT');
+        expect(result.body.errors[0]?.extensions?.code).toBe('VALIDATION_ERROR');
         expect(result.body.data ?? null).toBeNull();
         return { ok: false, message: result.body.errors[0]?.message ?? '' };
       }
@@ -157,7 +157,7 @@ function restSurface(t: TestApp): ListSurface {
       if (bearer) req = req.set('authorization', `Bearer ${bearer}`);
       const res = await req;
       if (res.status === 400) {
-        expect(Object.keys(res.body as object)).toEqual(['error']);
+        expect(Object.keys(res.body as object)).toEqual(['error', 'code']);
         return { ok: false, message: (res.body as { error: string }).error };
       }
       expect(res.status).toBe(200);
@@ -483,10 +483,10 @@ describe('GET /api/v1/clarification beside the :id routes', () => {
       await request(t.baseUrl).post('/api/v1/clarification/request').set(admin).send({}).expect(400);
 
       const unknown = await request(t.baseUrl).get('/api/v1/clarification?page=2').set(admin).expect(400);
-      expect(unknown.body).toEqual({ error: expect.stringMatching(/^page /) });
+      expect(unknown.body).toEqual({ error: expect.stringMatching(/^page /), code: 'VALIDATION_ERROR' });
       for (const limit of ['ten', '2.5', '1e400']) {
         const bad = await request(t.baseUrl).get('/api/v1/clarification').query({ limit }).set(admin).expect(400);
-        expect(bad.body).toEqual({ error: expect.stringMatching(/^limit /) });
+        expect(bad.body).toEqual({ error: expect.stringMatching(/^limit /), code: 'VALIDATION_ERROR' });
       }
       // An empty value is an absent one, as for every other argument of the list.
       await request(t.baseUrl).get('/api/v1/clarification?limit=&cursor=&created_since=&workspace_id=').set(admin).expect(200);

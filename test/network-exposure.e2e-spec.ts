@@ -37,7 +37,7 @@ beforeAll(async () => {
 });
 
 const warnings = (server: ServerProcess) =>
-  logLines(server.output.stdout).filter((line) => line.level === 40 && String(line.msg).startsWith('AUTH_MODE=disabled on HOST='));
+  logLines(server.output.stdout).filter((line) => line.level === 'warn' && String(line.msg).startsWith('AUTH_MODE=disabled on HOST='));
 
 afterEach(killAllServers);
 afterAll(async () => {

@@ -276,7 +276,7 @@ describe('task projection API', () => {
       const rowsBefore = await count(table);
       const stateBefore = await sessionRow(sessionId);
       const res = await api()[method](path()).send(body as object).expect(400);
-      expect(res.body).toEqual({ error });
+      expect(res.body).toEqual({ error, code: 'VALIDATION_ERROR' });
       expect(await count(table)).toBe(rowsBefore);
       expect(await sessionRow(sessionId)).toEqual(stateBefore);
       expect(stateBefore!.state).toBe('CREATED');
@@ -289,28 +289,28 @@ describe('task projection API', () => {
     ])('$label: bad JSON ⇒ 400, nothing written', async ({ path, table }) => {
       const before = await count(table);
       const res = await api().post(path()).set('content-type', 'application/json').send('{"title": "x",').expect(400);
-      expect(res.body).toEqual({ error: "Body is not valid JSON but content-type is set to 'application/json'" });
+      expect(res.body).toEqual({ error: "Body is not valid JSON but content-type is set to 'application/json'", code: 'VALIDATION_ERROR' });
       expect(await count(table)).toBe(before);
     });
 
     it('bad JSON on PATCH ⇒ 400, state unchanged', async () => {
       const before = await sessionRow(sessionId);
       const res = await api().patch(session()).set('content-type', 'application/json').send('{state: RUNNING}').expect(400);
-      expect(res.body).toEqual({ error: "Body is not valid JSON but content-type is set to 'application/json'" });
+      expect(res.body).toEqual({ error: "Body is not valid JSON but content-type is set to 'application/json'", code: 'VALIDATION_ERROR' });
       expect(await sessionRow(sessionId)).toEqual(before);
     });
 
     it('an empty JSON body ⇒ 400, nothing written', async () => {
       const before = await count('tasks');
       const res = await api().post('/api/v1/tasks').set('content-type', 'application/json').send('').expect(400);
-      expect(res.body).toEqual({ error: expect.stringMatching(/^Body cannot be empty/) });
+      expect(res.body).toEqual({ error: expect.stringMatching(/^Body cannot be empty/), code: 'VALIDATION_ERROR' });
       expect(await count('tasks')).toBe(before);
     });
 
     it('a task in an unknown workspace ⇒ 404, nothing written', async () => {
       const before = await count('tasks');
       const res = await api().post('/api/v1/tasks').send({ title: 'x', workspace_id: randomUUID() }).expect(404);
-      expect(res.body).toEqual({ error: 'workspace not found' });
+      expect(res.body).toEqual({ error: 'workspace not found', code: 'NOT_FOUND' });
       expect(await count('tasks')).toBe(before);
     });
 
@@ -320,7 +320,7 @@ describe('task projection API', () => {
       { label: 'workspace_id too long', query: `workspace_id=${'w'.repeat(201)}`, error: 'workspace_id must be shorter than or equal to 200 characters' },
     ])('task list query: $label ⇒ 400', async ({ query, error }) => {
       const res = await api().get(`/api/v1/tasks?${query}`).expect(400);
-      expect(res.body).toEqual({ error });
+      expect(res.body).toEqual({ error, code: 'VALIDATION_ERROR' });
     });
 
     it.each([
@@ -334,7 +334,7 @@ describe('task projection API', () => {
       { label: 'unknown field', query: 'after=x', error: 'after is not an allowed field' },
     ])('message list query: $label ⇒ 400', async ({ query, error }) => {
       const res = await api().get(`/api/v1/sessions/${sessionId}/messages?${query}`).expect(400);
-      expect(res.body).toEqual({ error });
+      expect(res.body).toEqual({ error, code: 'VALIDATION_ERROR' });
     });
   });
 
@@ -359,12 +359,12 @@ describe('task projection API', () => {
       const over = JSON.stringify({ title: 't'.repeat(300), pad: 'p'.repeat(2000) });
       expect(Buffer.byteLength(over)).toBeGreaterThan(2048);
       const res = await request(small.baseUrl).post('/api/v1/tasks').set('content-type', 'application/json').send(over).expect(413);
-      expect(res.body).toEqual({ error: 'Request body is too large' });
+      expect(res.body).toEqual({ error: 'Request body is too large', code: 'PAYLOAD_TOO_LARGE' });
       expect(await countTasks()).toBe(1);
 
       const overWorkspace = JSON.stringify({ name: 'n'.repeat(100), owner_id: 'o'.repeat(3000) });
       const ws = await request(small.baseUrl).post('/api/v1/workspaces').set('content-type', 'application/json').send(overWorkspace).expect(413);
-      expect(ws.body).toEqual({ error: 'Request body is too large' });
+      expect(ws.body).toEqual({ error: 'Request body is too large', code: 'PAYLOAD_TOO_LARGE' });
       expect((await small.db.query<{ n: number }>('SELECT count(*)::int AS n FROM workspaces')).rows[0]!.n).toBe(0);
     });
   });
@@ -373,14 +373,14 @@ describe('task projection API', () => {
     it('every :id route answers 404 and writes nothing', async () => {
       const missing = randomUUID();
       const before = await Promise.all((['tasks', 'task_sessions', 'task_session_turns'] as const).map(count));
-      await api().get(`/api/v1/tasks/${missing}`).expect(404, { error: 'task not found' });
-      await api().post(`/api/v1/tasks/${missing}/archive`).expect(404, { error: 'task not found' });
-      await api().post(`/api/v1/tasks/${missing}/sessions`).send({}).expect(404, { error: 'task not found' });
-      await api().get(`/api/v1/sessions/${missing}`).expect(404, { error: 'session not found' });
-      await api().patch(`/api/v1/sessions/${missing}`).send({ state: 'RUNNING' }).expect(404, { error: 'session not found' });
-      await api().post(`/api/v1/sessions/${missing}/turns`).expect(404, { error: 'session not found' });
-      await api().post(`/api/v1/sessions/${missing}/turns/${randomUUID()}/complete`).expect(404, { error: 'session not found' });
-      await api().get(`/api/v1/sessions/${missing}/messages`).expect(404, { error: 'session not found' });
+      await api().get(`/api/v1/tasks/${missing}`).expect(404, { error: 'task not found', code: 'NOT_FOUND' });
+      await api().post(`/api/v1/tasks/${missing}/archive`).expect(404, { error: 'task not found', code: 'NOT_FOUND' });
+      await api().post(`/api/v1/tasks/${missing}/sessions`).send({}).expect(404, { error: 'task not found', code: 'NOT_FOUND' });
+      await api().get(`/api/v1/sessions/${missing}`).expect(404, { error: 'session not found', code: 'NOT_FOUND' });
+      await api().patch(`/api/v1/sessions/${missing}`).send({ state: 'RUNNING' }).expect(404, { error: 'session not found', code: 'NOT_FOUND' });
+      await api().post(`/api/v1/sessions/${missing}/turns`).expect(404, { error: 'session not found', code: 'NOT_FOUND' });
+      await api().post(`/api/v1/sessions/${missing}/turns/${randomUUID()}/complete`).expect(404, { error: 'session not found', code: 'NOT_FOUND' });
+      await api().get(`/api/v1/sessions/${missing}/messages`).expect(404, { error: 'session not found', code: 'NOT_FOUND' });
       expect(await Promise.all((['tasks', 'task_sessions', 'task_session_turns'] as const).map(count))).toEqual(before);
     });
 
@@ -390,8 +390,8 @@ describe('task projection API', () => {
       const theirs = await createSession(task.id as string);
       const theirTurn = (await api().post(`/api/v1/sessions/${theirs.id}/turns`).expect(201)).body as Json;
 
-      await api().post(`/api/v1/sessions/${mine.id}/turns/${randomUUID()}/complete`).expect(404, { error: 'turn not found' });
-      await api().post(`/api/v1/sessions/${mine.id}/turns/${theirTurn.id}/complete`).expect(404, { error: 'turn not found' });
+      await api().post(`/api/v1/sessions/${mine.id}/turns/${randomUUID()}/complete`).expect(404, { error: 'turn not found', code: 'NOT_FOUND' });
+      await api().post(`/api/v1/sessions/${mine.id}/turns/${theirTurn.id}/complete`).expect(404, { error: 'turn not found', code: 'NOT_FOUND' });
       const { rows } = await t.db.query<{ completed_at: Date | null }>('SELECT completed_at FROM task_session_turns WHERE id = $1', [theirTurn.id]);
       expect(rows).toEqual([{ completed_at: null }]);
       // The owner can still complete it.
@@ -416,7 +416,7 @@ describe('task projection API', () => {
 
       const before = await t.db.query('SELECT * FROM task_sessions WHERE id = $1', [session.id]);
       const refused = await api().patch(`/api/v1/sessions/${session.id}`).send({ state: 'RUNNING' }).expect(409);
-      expect(refused.body).toEqual({ error: 'state cannot change from COMPLETED to RUNNING' });
+      expect(refused.body).toEqual({ error: 'state cannot change from COMPLETED to RUNNING', code: 'CONFLICT' });
       const after = await t.db.query('SELECT * FROM task_sessions WHERE id = $1', [session.id]);
       expect(after.rows).toEqual(before.rows);
       await api().get(`/api/v1/sessions/${session.id}`).expect(200, previous);
@@ -431,13 +431,16 @@ describe('task projection API', () => {
       const session = await createSession(task.id as string);
       await api().patch(`/api/v1/sessions/${session.id}`).send({ state: 'WAITING_FOR_INPUT' }).expect(409, {
         error: 'state cannot change from CREATED to WAITING_FOR_INPUT',
+        code: 'CONFLICT',
       });
       await api().patch(`/api/v1/sessions/${session.id}`).send({ state: 'RUNNING' }).expect(200);
       await api().patch(`/api/v1/sessions/${session.id}`).send({ state: 'STARTING' }).expect(409, {
         error: 'state cannot change from RUNNING to STARTING',
+        code: 'CONFLICT',
       });
       await api().patch(`/api/v1/sessions/${session.id}`).send({ state: 'CREATED' }).expect(409, {
         error: 'state cannot change from RUNNING to CREATED',
+        code: 'CONFLICT',
       });
       expect((await sessionRow(session.id as string))!.state).toBe('RUNNING');
     });
@@ -448,7 +451,7 @@ describe('task projection API', () => {
       await api().patch(`/api/v1/sessions/${session.id}`).send({ state: terminal }).expect(200);
       const before = await count('task_session_turns');
       const res = await api().post(`/api/v1/sessions/${session.id}/turns`).expect(409);
-      expect(res.body).toEqual({ error: `session has ended (${terminal})` });
+      expect(res.body).toEqual({ error: `session has ended (${terminal})`, code: 'CONFLICT' });
       expect(await count('task_session_turns')).toBe(before);
     });
 
@@ -457,7 +460,7 @@ describe('task projection API', () => {
       await api().post(`/api/v1/tasks/${task.id}/archive`).expect(200);
       const before = await count('task_sessions');
       const res = await api().post(`/api/v1/tasks/${task.id}/sessions`).send({ resume_url: 'https://example.com/r' }).expect(409);
-      expect(res.body).toEqual({ error: 'task is archived' });
+      expect(res.body).toEqual({ error: 'task is archived', code: 'CONFLICT' });
       expect(await count('task_sessions')).toBe(before);
     });
   });
@@ -591,7 +594,7 @@ describe('task projection API', () => {
       { label: 'base64 JSON with year zero', cursor: b64('["0000-01-01T00:00:00.000000Z","msg-a"]') },
     ])('a corrupt cursor ($label) ⇒ 400', async ({ cursor }) => {
       const res = await api().get(`/api/v1/sessions/${sessionId}/messages`).query({ cursor, limit: 2 }).expect(400);
-      expect(res.body).toEqual({ error: 'cursor is invalid' });
+      expect(res.body).toEqual({ error: 'cursor is invalid', code: 'VALIDATION_ERROR' });
     });
 
     it('a well-formed cursor past the end gives an empty last page', async () => {

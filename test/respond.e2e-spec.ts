@@ -29,8 +29,8 @@ interface RowSnapshot {
   updated_at: Date;
 }
 
-const NOT_ACTIVE = { error: 'clarification request is no longer active' };
-const NOT_FOUND = { error: 'clarification request not found' };
+const NOT_ACTIVE = { error: 'clarification request is no longer active', code: 'CONFLICT' };
+const NOT_FOUND = { error: 'clarification request not found', code: 'NOT_FOUND' };
 const EVENT_NAMES: ParleyEventName[] = [
   'clarification.requested',
   'clarification.primary_answered',
@@ -138,7 +138,7 @@ describe('POST /api/v1/clarification/:id/respond (spec R1–R12, N3a–N8d, L16)
   function expect400Naming(res: request.Response, field: RegExp): void {
     expect(res.status).toBe(400);
     const body = rawJson(res);
-    expect(Object.keys(body)).toEqual(['error']);
+    expect(Object.keys(body)).toEqual(['error', 'code']);
     expect(body.error).toEqual(expect.any(String));
     expect(body.error).toMatch(field);
   }
@@ -799,7 +799,7 @@ describe('POST /api/v1/clarification/:id/respond (spec R1–R12, N3a–N8d, L16)
         const refused = await respond(pendingId, { answers: ANSWERS });
         expect(refused.status).toBe(500);
         const body = rawJson(refused);
-        expect(Object.keys(body)).toEqual(['error']);
+        expect(Object.keys(body)).toEqual(['error', 'code']);
         expect(body.error).toEqual(expect.any(String));
         expect(statuses).toEqual([500]);
         const rolledBack = await bundleRows(pendingId);

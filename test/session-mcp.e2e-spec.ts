@@ -124,7 +124,7 @@ describe('/mcp/session (in-session MCP surface)', () => {
       );
       expect(error).toBeInstanceOf(StreamableHTTPError);
       expect((error as StreamableHTTPError).code).toBe(401);
-      expect(seen).toEqual([{ status: 401, wwwAuthenticate: CHALLENGE, body: JSON.stringify({ error: 'a session agent token is required' }) }]);
+      expect(seen).toEqual([{ status: 401, wwwAuthenticate: CHALLENGE, body: JSON.stringify({ error: 'a session agent token is required', code: 'UNAUTHENTICATED' }) }]);
       await client.close();
     });
 
@@ -389,7 +389,7 @@ describe('/mcp/session (in-session MCP surface)', () => {
         const rows = await rowsOfSession(t, fixture.sessionId);
         const pendingId = rows[0]!.pending_id;
         expect(toolError(result)).toEqual({
-          code: 'CONFLICT',
+          code: 'WAIT_ENDED',
           message: `stopped waiting for an answer (timed_out); the question stays pending as ${pendingId}`,
         });
         expect(rows.map((row) => [row.pending_id, row.metadata.status, row.metadata.agent_disconnected])).toEqual([

@@ -66,7 +66,7 @@ async function appliedMigrations(dataDir: string): Promise<MigrationRow[]> {
 }
 
 function fatalLines(stderr: string): Array<{ level: string; msg: string }> {
-  return logLines(stderr, 'fatal') as Array<{ level: string; msg: string }>;
+  return logLines(stderr, 'fatal').map(({ level, msg }) => ({ level: level as string, msg: msg as string }));
 }
 
 const killAll = killAllServers;

@@ -70,7 +70,7 @@ describe('text PostgreSQL cannot store is refused on every surface (issue 10)', 
       const before = await snapshot();
       const res = await api().post(path).send(body);
       expect(res.status).toBe(400);
-      expect(res.body).toEqual({ error });
+      expect(res.body).toEqual({ error, code: 'VALIDATION_ERROR' });
       expect(await snapshot()).toBe(before);
     });
 
@@ -103,7 +103,7 @@ describe('text PostgreSQL cannot store is refused on every surface (issue 10)', 
       const before = await snapshot();
       const res = await api()[method](template.replace('SESSION', session.sessionId)).set('content-type', 'application/json').send(method === 'get' ? undefined : {});
       expect(res.status).toBe(400);
-      expect(res.body).toEqual({ error: `${field} ${NUL_REASON}` });
+      expect(res.body).toEqual({ error: `${field} ${NUL_REASON}`, code: 'VALIDATION_ERROR' });
       expect(await snapshot()).toBe(before);
     });
 
@@ -120,10 +120,10 @@ describe('text PostgreSQL cannot store is refused on every surface (issue 10)', 
   describe('GraphQL', () => {
     const QUESTION = 'query($p: String!) { question(pendingId: $p) { pendingId } }';
 
-    it('variables ⇒ 400 BAD_USER_INPUT naming the variable', async () => {
+    it('variables ⇒ 400 VALIDATION_ERROR naming the variable', async () => {
       const res = await gql(t, 'mutation($p: String!, $r: String) { rejectQuestion(pendingId: $p, reason: $r) { claimed } }', { p: 'x', r: NUL });
       expect(res.status).toBe(400);
-      expect(res.body).toEqual({ data: null, errors: [{ message: `body.variables.r ${NUL_REASON}`, extensions: { code: 'BAD_USER_INPUT' } }] });
+      expect(res.body).toEqual({ data: null, errors: [{ message: `body.variables.r ${NUL_REASON}`, extensions: { code: 'VALIDATION_ERROR' } }] });
     });
 
     it.each([
@@ -131,11 +131,11 @@ describe('text PostgreSQL cannot store is refused on every surface (issue 10)', 
       ['mutation { rejectQuestion(pendingId: "p", reason: "x\\u0000") { claimed } }', `argument reason ${NUL_REASON}`],
       ['mutation { answerQuestion(pendingId: "p", answers: [{questionId: "q1"}, {questionId: "q2", customText: "a\\u0000"}]) { claimed } }', `argument answers[1].customText ${NUL_REASON}`],
       ['query($p: String = "\\u0000") { question(pendingId: $p) { pendingId } }', `default of $p ${NUL_REASON}`],
-    ])('inline literal %s ⇒ 400 BAD_USER_INPUT naming the argument', async (document, message) => {
+    ])('inline literal %s ⇒ 400 VALIDATION_ERROR naming the argument', async (document, message) => {
       const before = await snapshot();
       const res = await gql(t, document);
       expect(res.status).toBe(400);
-      expect(res.body.errors).toEqual([expect.objectContaining({ message, extensions: { code: 'BAD_USER_INPUT' } })]);
+      expect(res.body.errors).toEqual([expect.objectContaining({ message, extensions: { code: 'VALIDATION_ERROR' } })]);
       expect(await snapshot()).toBe(before);
     });
 
@@ -150,16 +150,16 @@ describe('text PostgreSQL cannot store is refused on every surface (issue 10)', 
     it('variables of a GET request ⇒ 400 naming the variable', async () => {
       const res = await api().get('/graphql').query({ query: QUESTION, variables: JSON.stringify({ p: HIGH }) });
       expect(res.status).toBe(400);
-      expect(res.body).toEqual({ data: null, errors: [{ message: `variables.p ${SURROGATE_REASON}`, extensions: { code: 'BAD_USER_INPUT' } }] });
+      expect(res.body).toEqual({ data: null, errors: [{ message: `variables.p ${SURROGATE_REASON}`, extensions: { code: 'VALIDATION_ERROR' } }] });
     });
   });
 
   describe('GraphQL over WebSocket', () => {
-    it('subscription variables ⇒ BAD_USER_INPUT naming the argument', async () => {
+    it('subscription variables ⇒ VALIDATION_ERROR naming the argument', async () => {
       const sub = subscribe(t, 'subscription($w: String) { questionEvents(workspaceId: $w) { id } }', { variables: { w: NUL } });
       try {
         const errors = graphqlErrorsOf(await sub.waitForError());
-        expect(errors).toEqual([expect.objectContaining({ message: `workspaceId ${NUL_REASON}`, extensions: { code: 'BAD_USER_INPUT' } })]);
+        expect(errors).toEqual([expect.objectContaining({ message: `workspaceId ${NUL_REASON}`, extensions: { code: 'VALIDATION_ERROR' } })]);
       } finally {
         await sub.close();
       }

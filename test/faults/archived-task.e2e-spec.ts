@@ -55,7 +55,7 @@ describe('issue 9 §1d: no question on an archived task or an ended session', ()
     const { rows: before } = await t.db.query(`SELECT count(*)::int AS n FROM task_session_messages`);
 
     expect(await refusals(fixture)).toEqual({
-      rest: { status: 409, body: { error: 'task is archived' } },
+      rest: { status: 409, body: { error: 'task is archived', code: 'CONFLICT' } },
       mcp: { code: 'CONFLICT', message: 'task is archived' },
     });
     const { rows: after } = await t.db.query(`SELECT count(*)::int AS n FROM task_session_messages`);
@@ -67,7 +67,7 @@ describe('issue 9 §1d: no question on an archived task or an ended session', ()
     const fixture = await createRunningSession(t);
     await api().patch(`/api/v1/sessions/${fixture.sessionId}`).send({ state: 'COMPLETED' }).expect(200);
     expect(await refusals(fixture)).toEqual({
-      rest: { status: 409, body: { error: 'session has ended (COMPLETED)' } },
+      rest: { status: 409, body: { error: 'session has ended (COMPLETED)', code: 'CONFLICT' } },
       mcp: { code: 'CONFLICT', message: 'session has ended (COMPLETED)' },
     });
   });

@@ -20,7 +20,7 @@ const RETRY = [
   { question_id: 'db', selected_options: ['sqlite'], custom_text: '' },
   { question_id: 'q2', selected_options: ['q2_opt2'], custom_text: 'the retry' },
 ];
-const NOT_ACTIVE = { error: 'clarification request is no longer active' };
+const NOT_ACTIVE = { error: 'clarification request is no longer active', code: 'CONFLICT' };
 
 describe('issue 9 §1: a failed delivery rolls the claim back and says what the bundle is now', () => {
   let t: TestApp;

@@ -93,7 +93,7 @@ describe('issue 9 §2: leases decide who may recover a delivery', () => {
     // B restarts (its start-up sweep runs), and the CLI runs a command, while A still holds the delivery.
     expect(await stopServer(b)).toEqual({ code: 0, signal: null });
     b = await startReplica(databaseUrl, REPLICA_ENV);
-    const cli = await runCli(databaseUrl, ['users:create', '--name', 'x']);
+    const cli = await runCli(databaseUrl, ['users:create', '--name', 'x', '--json']);
     expect({ code: cli.code, stderr: cli.stderr }).toEqual({ code: 0, stderr: '' });
     expect(JSON.parse(cli.stdout)).toMatchObject({ name: 'x' });
     await everyReplicaBeatAgain();

@@ -137,7 +137,7 @@ describe('issue 9 §1c: observers vs the agent (AUTH_MODE=enabled)', () => {
     const pendingId = await detachedAsk(fixture);
     for (const token of [other.agentToken, sibling.body.agent_token as string]) {
       const res = await request(t.baseUrl).get(`/api/v1/clarification/${pendingId}/wait`).set('authorization', `Bearer ${token}`);
-      expect({ status: res.status, body: res.body }).toEqual({ status: 404, body: { error: 'clarification request not found' } });
+      expect({ status: res.status, body: res.body }).toEqual({ status: 404, body: { error: 'clarification request not found', code: 'NOT_FOUND' } });
     }
   });
 });

@@ -149,7 +149,7 @@ describe('issue 9: three replicas on one database', () => {
     await request(c.baseUrl).post(`/api/v1/clarification/${pendingId}/cancel`).expect(200);
 
     for (const waited of [await onA.reply, await onB.reply]) {
-      expect({ status: waited.status, body: waited.body }).toEqual({ status: 504, body: { error: 'clarification wait ended: the question was cancelled' } });
+      expect({ status: waited.status, body: waited.body }).toEqual({ status: 504, body: { error: 'clarification wait ended: the question was cancelled', code: 'WAIT_ENDED' } });
     }
     expect((await rowsOf(db, pendingId)).map((row) => row.status)).toEqual(['cancelled', 'cancelled']);
   });

@@ -45,7 +45,7 @@ describe('outbound webhooks on several replicas (issue 15)', () => {
     await db.end();
   });
 
-  const cli = (args: string[]) => runCli(databaseUrl, args, REPLICA_ENV);
+  const cli = (args: string[]) => runCli(databaseUrl, [...args, '--json'], REPLICA_ENV);
 
   async function receiver(respond?: Responder): Promise<WebhookReceiver> {
     const started = await startWebhookReceiver(respond);

@@ -48,7 +48,7 @@ async function graphqlVerdict(response: Response): Promise<Verdict> {
   const body = (parseObject(text) ?? {}) as { data?: unknown; errors?: Array<{ extensions?: { code?: string } }> };
   if (response.status === 200 && !body.errors && body.data) return 'ok';
   const codes = (body.errors ?? []).map((error) => error.extensions?.code);
-  if (response.status === 503 && codes.length > 0 && codes.every((code) => code === 'SERVICE_UNAVAILABLE')) return 'unavailable';
+  if (response.status === 503 && codes.length > 0 && codes.every((code) => code === 'UNAVAILABLE')) return 'unavailable';
   return `${response.status} ${text.slice(0, 300)}`;
 }
 

@@ -124,7 +124,7 @@ export async function submit(surface: Surface, client: SurfaceClient, pendingId:
 /** The errors that say "no final answer yet — retry": a rolled-back delivery (500) or an unsettled one (503). */
 export function isRetryable(outcome: Outcome): boolean {
   if (outcome.kind !== 'error') return false;
-  const rolledBack = ['500', 'INTERNAL', 'INTERNAL_ERROR'].includes(outcome.code) && /pending again and the answer can be retried$/.test(outcome.message);
-  const unsettled = ['503', 'SERVICE_UNAVAILABLE', 'UNAVAILABLE'].includes(outcome.code);
+  const rolledBack = ['500', 'INTERNAL_ERROR'].includes(outcome.code) && /pending again and the answer can be retried$/.test(outcome.message);
+  const unsettled = ['503', 'UNAVAILABLE'].includes(outcome.code);
   return rolledBack || unsettled;
 }

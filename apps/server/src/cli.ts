@@ -1,86 +1,89 @@
 import 'reflect-metadata';
-import { writeFile } from 'node:fs/promises';
-import { parseArgs } from 'node:util';
 import { NestFactory } from '@nestjs/core';
-import { IdentityService } from '../../../libs/authorization/src/index.js';
-import { DomainError } from '../../../libs/common/src/index.js';
+import { DomainError, ErrorCode } from '../../../libs/common/src/index.js';
 import { loadConfig } from '../../../libs/config/src/index.js';
-import { buildSchemaSdl } from '../../../libs/graphql/src/index.js';
-import { WebhookSubscriptionService } from '../../../libs/webhooks/src/index.js';
+import { type CliArguments, CliUsageError, parseCliArguments } from './cli-arguments.js';
+import { type CliCommand, COMMANDS } from './cli-commands.js';
 import { CliModule } from './cli.module.js';
-import { WEBHOOK_COMMANDS, WEBHOOK_USAGE } from './webhook-commands.js';
+import { renderTable } from './cli-output.js';
+import { ServerCallError } from './cli-server-client.js';
 
-const USAGE = `usage: npm run parley -- <command>
-  users:create --name NAME          create a user
-  tokens:create --user ID [--name N] create a personal access token (shown once)
-  tokens:revoke TOKEN_ID            revoke a token
-  migrations:run                    apply pending migrations
-  schema:write                      write the GraphQL SDL to schema.graphql
-${WEBHOOK_USAGE}`;
+const PROGRAM = 'parley';
 
-type Command = (identity: IdentityService, args: ReturnType<typeof parse>) => Promise<unknown>;
-
-function parse(argv: string[]) {
-  return parseArgs({
-    args: argv,
-    allowPositionals: true,
-    options: {
-      name: { type: 'string' },
-      user: { type: 'string' },
-      workspace: { type: 'string' },
-      url: { type: 'string' },
-      events: { type: 'string' },
-      format: { type: 'string' },
-      secret: { type: 'string' },
-      limit: { type: 'string' },
-    },
-  });
+function overview(): string {
+  const width = Math.max(...COMMANDS.map((command) => command.name.length)) + 2;
+  return [
+    `usage: ${PROGRAM} <command> [options] [--json]     (or: npm run parley -- <command> …)`,
+    '',
+    'commands:',
+    ...COMMANDS.map((command) => `  ${command.name.padEnd(width)}${command.summary}`),
+    `  ${'help COMMAND'.padEnd(width)}the options of one command`,
+    '',
+    'Output is a table; --json prints JSON instead. The CLI uses DATABASE_URL (or the embedded',
+    'database under DATA_DIR, shared with a running server) and acts as the unscoped operator.',
+  ].join('\n');
 }
 
-function required(value: string | undefined, flag: string): string {
-  if (!value) throw new Error(`${flag} is required\n${USAGE}`);
-  return value;
+function commandHelp(command: CliCommand): string {
+  return [`usage: ${PROGRAM} ${command.usage} [--json]`, '', `${command.summary}.`, ...command.details].join('\n');
 }
 
-const COMMANDS: Record<string, Command> = {
-  'users:create': async (identity, { values }) => {
-    const user = await identity.createUser(required(values.name, '--name'));
-    return { id: user.id, name: user.name };
-  },
-  'tokens:create': async (identity, { values }) => {
-    const { row, token } = await identity.createToken(required(values.user, '--user'), values.name ?? '');
-    return { id: row.id, user_id: row.user_id, token };
-  },
-  'tokens:revoke': async (identity, { positionals }) => {
-    const row = await identity.revokeToken(required(positionals[1], 'TOKEN_ID'));
-    return { id: row.id, revoked_at: row.revoked_at };
-  },
-  'migrations:run': async () => ({ migrations: 'up to date' }),
-};
+function find(name: string | undefined): CliCommand | undefined {
+  return COMMANDS.find((command) => command.name === name);
+}
 
-async function main(): Promise<void> {
-  const args = parse(process.argv.slice(2));
-  if (args.positionals[0] === 'schema:write') {
-    await writeFile('schema.graphql', await buildSchemaSdl());
-    process.stdout.write(`${JSON.stringify({ written: 'schema.graphql' })}\n`);
-    return;
+/** --help, `help` and `help COMMAND`: usage on stdout, exit 0. */
+function helpText(args: CliArguments): string | undefined {
+  const [first, second] = args.positionals;
+  if (first === 'help') {
+    if (second === undefined) return overview();
+    const command = find(second);
+    if (!command) throw new CliUsageError(`unknown command "${second}"\n\n${overview()}`);
+    return commandHelp(command);
   }
-  const name = args.positionals[0] ?? '';
-  const command = COMMANDS[name];
-  const webhookCommand = WEBHOOK_COMMANDS[name];
-  if (!command && !webhookCommand) throw new Error(USAGE);
+  if (args.values.help || first === undefined) {
+    const command = find(first);
+    return command ? commandHelp(command) : overview();
+  }
+  return undefined;
+}
+
+async function run(command: CliCommand, args: CliArguments) {
+  if (command.context !== 'identity') return command.run(undefined, args);
   const config = { ...loadConfig(), logLevel: 'silent' as const };
-  const app = await NestFactory.createApplicationContext(CliModule.forRoot(config), { logger: false, abortOnError: false });
+  const module = CliModule.forRoot(config);
+  const app = await NestFactory.createApplicationContext(module, { logger: false, abortOnError: false });
   try {
-    const result = command ? await command(app.get(IdentityService), args) : await webhookCommand?.(app.get(WebhookSubscriptionService), args);
-    process.stdout.write(`${JSON.stringify(result)}\n`);
+    return await command.run(app, args);
   } finally {
     await app.close();
   }
 }
 
-main().catch((error: unknown) => {
-  const message = error instanceof DomainError || error instanceof Error ? error.message : String(error);
-  process.stderr.write(`${JSON.stringify({ error: message })}\n`);
-  process.exit(1);
+async function main(argv: string[]): Promise<void> {
+  const args = parseCliArguments(argv);
+  const help = helpText(args);
+  if (help !== undefined) {
+    process.stdout.write(`${help}\n`);
+    return;
+  }
+  const command = find(args.positionals[0]);
+  if (!command) throw new CliUsageError(`unknown command "${args.positionals[0]}"\n\n${overview()}`);
+  const output = await run(command, args);
+  process.stdout.write(args.values.json ? `${JSON.stringify(output.json)}\n` : renderTable(output.table));
+}
+
+/** An error as the CLI reports it: `{error, code}` (the REST body) with --json, a line of text otherwise. */
+function report(error: unknown, json: boolean): number {
+  const usage = error instanceof CliUsageError || (error as { code?: string } | undefined)?.code?.startsWith('ERR_PARSE_ARGS');
+  const message = error instanceof Error ? error.message : String(error);
+  const code =
+    error instanceof DomainError || error instanceof ServerCallError ? error.publicCode : usage ? ErrorCode.ValidationError : ErrorCode.InternalError;
+  process.stderr.write(json ? `${JSON.stringify({ error: message, code })}\n` : `error: ${message}\n`);
+  return usage ? 2 : 1;
+}
+
+const argv = process.argv.slice(2);
+main(argv).catch((error: unknown) => {
+  process.exit(report(error, argv.includes('--json')));
 });

@@ -1,6 +1,4 @@
-import { randomUUID } from 'node:crypto';
 import fastifyCookie from '@fastify/cookie';
-import { ConsoleLogger, type LogLevel as NestLogLevel } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import type { FastifyInstance } from 'fastify';
@@ -14,19 +12,14 @@ import {
   storableUrlHook,
   UniformErrorsFastifyAdapter,
 } from '../../../libs/common/src/index.js';
-import { type AppConfig, type LogLevel, unauthenticatedNetworkWarning } from '../../../libs/config/src/index.js';
+import { type AppConfig, unauthenticatedNetworkWarning } from '../../../libs/config/src/index.js';
+import { createRootLogger, fastifyLogging, ParleyMetrics } from '../../../libs/observability/src/index.js';
+import { Logger } from 'nestjs-pino';
+import { registerApiDocs } from './api-docs.js';
 import { AppModule } from './app.module.js';
+import { corsOptions } from './cors-options.js';
+import { registerSecurityHeaders } from './security-headers.js';
 import { registerWebAssets } from './web-assets.js';
-
-const NEST_LEVELS: Record<LogLevel, NestLogLevel[]> = {
-  silent: [],
-  fatal: ['fatal'],
-  error: ['fatal', 'error'],
-  warn: ['fatal', 'error', 'warn'],
-  info: ['fatal', 'error', 'warn', 'log'],
-  debug: ['fatal', 'error', 'warn', 'log', 'debug'],
-  trace: ['fatal', 'error', 'warn', 'log', 'debug', 'verbose'],
-};
 
 /** The one body parser: JSON, bounded while it is parsed (every other media type is refused with 415). */
 function installJsonBodyParser(fastify: FastifyInstance): void {
@@ -43,12 +36,11 @@ function installJsonBodyParser(fastify: FastifyInstance): void {
 /** Builds the whole application (not yet listening) from a validated configuration. */
 export async function createApp(config: AppConfig): Promise<NestFastifyApplication> {
   const errors = new HttpErrorFilter();
+  const logger = createRootLogger(config.logLevel);
   const adapter = new UniformErrorsFastifyAdapter(
     {
-      logger: { level: config.logLevel },
+      ...fastifyLogging(logger),
       bodyLimit: config.bodyLimitBytes,
-      requestIdHeader: 'x-request-id',
-      genReqId: () => randomUUID(),
       // Slow clients: a socket still sending its headers or body after these is closed. They bound
       // receiving a request only, so long polls, SSE and WebSockets (whose requests are complete) run on.
       requestTimeout: config.requestTimeoutMs,
@@ -57,23 +49,30 @@ export async function createApp(config: AppConfig): Promise<NestFastifyApplicati
     },
     errors,
   );
-  const app = await NestFactory.create<NestFastifyApplication>(AppModule.forRoot(config), adapter, {
-    logger: new ConsoleLogger({ json: true, logLevels: NEST_LEVELS[config.logLevel] }),
+  const app = await NestFactory.create<NestFastifyApplication>(AppModule.forRoot(config, logger), adapter, {
+    bufferLogs: true,
     abortOnError: false,
     bodyParser: false,
   });
+  app.useLogger(app.get(Logger));
   const fastify = app.getHttpAdapter().getInstance();
+  await registerSecurityHeaders(fastify);
+  if (config.corsOrigins.length > 0) app.enableCors(corsOptions(config.corsOrigins));
   await fastify.register(fastifyCookie);
   await registerWebAssets(fastify);
   installJsonBodyParser(fastify);
+  const metrics = app.get(ParleyMetrics);
   fastify.addHook('onRequest', async (request, reply) => {
     void reply.header('x-request-id', request.id);
+    // On the raw response: hijacked replies (MCP streams) count too, once they end.
+    reply.raw.once('close', () => metrics.httpRequest(request.method, request.routeOptions.url ?? 'unmatched', reply.raw.statusCode));
   });
   fastify.addHook('onRequest', sameOriginHook(config.publicUrl));
   fastify.addHook('onRequest', jsonOnlyHook);
   fastify.addHook('onRequest', storableUrlHook);
   app.useGlobalPipes(new StorableTextPipe(), createValidationPipe());
   app.useGlobalFilters(errors);
+  registerApiDocs(app);
   // Only these two: SIGUSR2 / SIGHUP (heap snapshots, log rotation) must not stop the server.
   app.enableShutdownHooks(['SIGTERM', 'SIGINT']);
   const exposure = unauthenticatedNetworkWarning(config);

@@ -1,12 +1,16 @@
 import 'reflect-metadata';
 import { type INestApplication, Logger } from '@nestjs/common';
 import { ConfigError, loadConfig } from '../../../libs/config/src/index.js';
+import { createFatalLogger } from '../../../libs/observability/src/index.js';
 import { createApp } from './create-app.js';
 
 const SHUTDOWN_DEADLINE_MS = 10_000;
 
+/** Start-up and shutdown failures: the same JSON lines as every other log, on stderr, whatever LOG_LEVEL says. */
+const fatalLogger = createFatalLogger();
+
 function fatal(msg: string): void {
-  process.stderr.write(`${JSON.stringify({ level: 'fatal', msg })}\n`);
+  fatalLogger.fatal(msg);
 }
 
 /**

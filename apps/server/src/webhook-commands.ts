@@ -1,43 +1,92 @@
+import type { INestApplicationContext } from '@nestjs/common';
 import { ADMIN_CALLER } from '../../../libs/authorization/src/index.js';
-import type { WebhookSubscriptionService } from '../../../libs/webhooks/src/index.js';
+import { WebhookSubscriptionService } from '../../../libs/webhooks/src/index.js';
+import { CliUsageError } from './cli-arguments.js';
+import type { CliCommand } from './cli-commands.js';
+import { recordOutput } from './cli-output.js';
 
-/** The flags the webhook commands read (parsed with the CLI's other flags). */
-export interface WebhookFlags {
-  values: { workspace?: string; url?: string; events?: string; format?: string; secret?: string; limit?: string };
-  positionals: string[];
-}
-
-export const WEBHOOK_USAGE = `  webhooks:create --workspace ID --url URL --events asked,resolved,expired,detached [--format json|slack] [--secret S]
-                                    subscribe a URL (the secret is printed once)
-  webhooks:list --workspace ID      a workspace's webhooks
-  webhooks:deliveries WEBHOOK_ID [--limit N]  its delivery log, newest first
-  webhooks:enable WEBHOOK_ID        re-enable (e.g. after repeated failures disabled it)
-  webhooks:disable WEBHOOK_ID       stop sending (queued deliveries are skipped)
-  webhooks:delete WEBHOOK_ID        delete it and its delivery log`;
-
-function required(value: string | undefined, name: string): string {
-  if (!value) throw new Error(`${name} is required\n${WEBHOOK_USAGE}`);
+function required(value: string | undefined, flag: string, usage: string): string {
+  if (!value) throw new CliUsageError(`${flag} is required\nusage: ${usage}`);
   return value;
 }
 
-type WebhookCommand = (webhooks: WebhookSubscriptionService, flags: WebhookFlags) => Promise<unknown>;
+function webhooks(app: INestApplicationContext | undefined): WebhookSubscriptionService {
+  if (!app) throw new Error('this command needs the application');
+  return app.get(WebhookSubscriptionService);
+}
 
-/** Webhook management from the command line, as an admin (issue 15). */
-export const WEBHOOK_COMMANDS: Record<string, WebhookCommand> = {
-  'webhooks:create': (webhooks, { values }) =>
-    webhooks.create(ADMIN_CALLER, required(values.workspace, '--workspace'), {
-      url: required(values.url, '--url'),
-      events: required(values.events, '--events').split(',').map((event) => event.trim()),
-      format: values.format,
-      secret: values.secret,
-    }),
-  'webhooks:list': async (webhooks, { values }) => ({ webhooks: await webhooks.list(ADMIN_CALLER, required(values.workspace, '--workspace')) }),
-  'webhooks:deliveries': (webhooks, { values, positionals }) =>
-    webhooks.deliveryLog(ADMIN_CALLER, required(positionals[1], 'WEBHOOK_ID'), { limit: values.limit === undefined ? undefined : Number(values.limit) }),
-  'webhooks:enable': (webhooks, { positionals }) => webhooks.update(ADMIN_CALLER, required(positionals[1], 'WEBHOOK_ID'), { enabled: true }),
-  'webhooks:disable': (webhooks, { positionals }) => webhooks.update(ADMIN_CALLER, required(positionals[1], 'WEBHOOK_ID'), { enabled: false }),
-  'webhooks:delete': async (webhooks, { positionals }) => {
-    await webhooks.delete(ADMIN_CALLER, required(positionals[1], 'WEBHOOK_ID'));
-    return { deleted: positionals[1] };
+const CREATE = 'webhooks:create --workspace ID --url URL --events asked,resolved,expired,detached [--format json|slack] [--secret S]';
+
+/** Webhook management from the command line, as the operator (issue 15). */
+export const WEBHOOK_COMMANDS: CliCommand[] = [
+  {
+    name: 'webhooks:create',
+    usage: CREATE,
+    summary: 'subscribe a URL to a workspace’s question events (the secret is printed once)',
+    details: ['Prints the subscription with its signing secret; deliveries are signed with it.'],
+    context: 'identity',
+    run: async (app, { values }) =>
+      recordOutput(
+        await webhooks(app).create(ADMIN_CALLER, required(values.workspace, '--workspace', CREATE), {
+          url: required(values.url, '--url', CREATE),
+          events: required(values.events, '--events', CREATE)
+            .split(',')
+            .map((event) => event.trim()),
+          format: values.format,
+          secret: values.secret,
+        }),
+      ),
   },
-};
+  {
+    name: 'webhooks:list',
+    usage: 'webhooks:list --workspace ID',
+    summary: 'a workspace’s webhooks',
+    details: ['Prints {webhooks: [...]}.'],
+    context: 'identity',
+    run: async (app, { values }) =>
+      recordOutput({ webhooks: await webhooks(app).list(ADMIN_CALLER, required(values.workspace, '--workspace', 'webhooks:list --workspace ID')) }),
+  },
+  {
+    name: 'webhooks:deliveries',
+    usage: 'webhooks:deliveries WEBHOOK_ID [--limit N]',
+    summary: 'a webhook’s delivery log, newest first',
+    details: ['Prints {deliveries: [...], next_cursor}.'],
+    context: 'identity',
+    run: async (app, { values, positionals }) =>
+      recordOutput(
+        await webhooks(app).deliveryLog(ADMIN_CALLER, required(positionals[1], 'WEBHOOK_ID', 'webhooks:deliveries WEBHOOK_ID [--limit N]'), {
+          limit: values.limit === undefined ? undefined : Number(values.limit),
+        }),
+      ),
+  },
+  {
+    name: 'webhooks:enable',
+    usage: 'webhooks:enable WEBHOOK_ID',
+    summary: 're-enable a webhook (e.g. after repeated failures disabled it)',
+    details: ['Deliveries it held back are sent again.'],
+    context: 'identity',
+    run: async (app, { positionals }) =>
+      recordOutput(await webhooks(app).update(ADMIN_CALLER, required(positionals[1], 'WEBHOOK_ID', 'webhooks:enable WEBHOOK_ID'), { enabled: true })),
+  },
+  {
+    name: 'webhooks:disable',
+    usage: 'webhooks:disable WEBHOOK_ID',
+    summary: 'stop sending a webhook’s deliveries',
+    details: ['Queued deliveries are skipped.'],
+    context: 'identity',
+    run: async (app, { positionals }) =>
+      recordOutput(await webhooks(app).update(ADMIN_CALLER, required(positionals[1], 'WEBHOOK_ID', 'webhooks:disable WEBHOOK_ID'), { enabled: false })),
+  },
+  {
+    name: 'webhooks:delete',
+    usage: 'webhooks:delete WEBHOOK_ID',
+    summary: 'delete a webhook and its delivery log',
+    details: ['Prints {deleted: WEBHOOK_ID}.'],
+    context: 'identity',
+    run: async (app, { positionals }) => {
+      const id = required(positionals[1], 'WEBHOOK_ID', 'webhooks:delete WEBHOOK_ID');
+      await webhooks(app).delete(ADMIN_CALLER, id);
+      return recordOutput({ deleted: id });
+    },
+  },
+];

@@ -40,7 +40,7 @@ export async function graphql<T>(query: string, variables: Record<string, unknow
   if (response.status === 401) throw new SignedOutError();
   const body = (await response.json()) as GraphqlBody<T>;
   const [error] = body.errors ?? [];
-  if (error) throw new GraphqlError(error.extensions?.code ?? 'INTERNAL', error.message);
-  if (!body.data) throw new GraphqlError('INTERNAL', `GraphQL answered ${response.status} without data`);
+  if (error) throw new GraphqlError(error.extensions?.code ?? 'INTERNAL_ERROR', error.message);
+  if (!body.data) throw new GraphqlError('INTERNAL_ERROR', `GraphQL answered ${response.status} without data`);
   return body.data;
 }

@@ -1,4 +1,4 @@
-import { assertNever, DomainError } from '../../common/src/index.js';
+import { assertNever, DomainError, ErrorCode } from '../../common/src/index.js';
 
 export enum AuthorizationErrorCode {
   Unauthenticated = 'UNAUTHENTICATED',
@@ -27,6 +27,19 @@ export class AuthorizationError extends DomainError<AuthorizationErrorCode> {
         return 404;
       case AuthorizationErrorCode.InvalidArgument:
         return 400;
+      default:
+        return assertNever(this.code);
+    }
+  }
+
+  get publicCode(): ErrorCode {
+    switch (this.code) {
+      case AuthorizationErrorCode.Unauthenticated:
+        return ErrorCode.Unauthenticated;
+      case AuthorizationErrorCode.NotFound:
+        return ErrorCode.NotFound;
+      case AuthorizationErrorCode.InvalidArgument:
+        return ErrorCode.ValidationError;
       default:
         return assertNever(this.code);
     }

@@ -1,12 +1,16 @@
 import { Body, Controller, Delete, HttpCode, Inject, Post, Req, Res } from '@nestjs/common';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { Public } from '../../common/src/index.js';
 import { APP_CONFIG, type AppConfig } from '../../config/src/index.js';
 import { CreateBrowserSessionDto } from './identity.dto.js';
 import { IdentityService } from './identity.service.js';
 import { SESSION_COOKIE, sessionCookie } from './request-caller.js';
+import { ApiOkResponse, ApiTags } from '@nestjs/swagger';
+import { ApiErrors, ApiJsonBody, ApiPublic, Public } from '../../common/src/index.js';
+import { SessionSuccessDoc } from './identity.openapi.js';
 
 /** Exchanges a personal access token for an opaque, expiring browser session in an HttpOnly cookie. */
+@ApiTags('auth')
+@ApiPublic()
 @Public()
 @Controller('api/v1/auth/session')
 export class BrowserSessionController {
@@ -21,6 +25,9 @@ export class BrowserSessionController {
   }
 
   @Post()
+  @ApiOkResponse({ type: SessionSuccessDoc, description: 'Sets the HttpOnly session cookie' })
+  @ApiJsonBody()
+  @ApiErrors(401, 403, 429)
   @HttpCode(200)
   async create(@Body() body: CreateBrowserSessionDto, @Res({ passthrough: true }) reply: FastifyReply) {
     const { sessionId, maxAgeMs } = await this.identity.openBrowserSession(body.token);
@@ -29,6 +36,8 @@ export class BrowserSessionController {
   }
 
   @Delete()
+  @ApiOkResponse({ type: SessionSuccessDoc, description: 'Ends the session and clears its cookie' })
+  @ApiErrors(403)
   @HttpCode(200)
   async remove(@Req() request: FastifyRequest, @Res({ passthrough: true }) reply: FastifyReply) {
     await this.identity.endBrowserSession(sessionCookie(request));

@@ -26,6 +26,19 @@ export function agentCaller(agent: SessionAgent): Caller {
   return { kind: 'agent', sessionId: agent.sessionId, taskId: agent.taskId };
 }
 
+/** Who a caller is, for a log line: `synthetic`, `admin`, `user:<id>` or `agent:<session id>` (never a credential). */
+export function callerId(caller: Caller): string {
+  switch (caller.kind) {
+    case 'synthetic':
+    case 'admin':
+      return caller.kind;
+    case 'user':
+      return `user:${caller.userId}`;
+    case 'agent':
+      return `agent:${caller.sessionId}`;
+  }
+}
+
 /** The user id a scoped caller is limited to, or undefined for an unscoped caller. */
 export function callerScope(caller: Caller): string | undefined {
   return caller.kind === 'user' ? caller.userId : undefined;

@@ -1,7 +1,9 @@
 import { IsNotEmpty, IsOptional, IsString, MaxLength } from 'class-validator';
 import { INPUT_LIMITS } from '../../common/src/index.js';
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 
 export class CreateUserDto {
+  @ApiProperty({ maxLength: INPUT_LIMITS.name })
   @IsString()
   @IsNotEmpty()
   @MaxLength(INPUT_LIMITS.name)
@@ -9,6 +11,7 @@ export class CreateUserDto {
 }
 
 export class CreateTokenDto {
+  @ApiPropertyOptional({ maxLength: INPUT_LIMITS.name })
   @IsOptional()
   @IsString()
   @MaxLength(INPUT_LIMITS.name)
@@ -16,6 +19,7 @@ export class CreateTokenDto {
 }
 
 export class CreateBrowserSessionDto {
+  @ApiProperty({ description: 'A personal access token (parley_pat_…)' })
   @IsString()
   @IsNotEmpty()
   @MaxLength(INPUT_LIMITS.credential)

@@ -46,6 +46,21 @@ export class IdentityRepository {
     return rows.length > 0;
   }
 
+  /** Every user, oldest first (an operator's listing: the CLI). */
+  listUsers(): Promise<UserRow[]> {
+    return queryRows<UserRow>(this.dataSource, `SELECT id, name, created_at FROM users ORDER BY created_at, id`);
+  }
+
+  /** Every token (never its hash), oldest first; only one user's when userId is given. */
+  listTokens(userId: string | undefined): Promise<AccessTokenRow[]> {
+    return queryRows<AccessTokenRow>(
+      this.dataSource,
+      `SELECT id, user_id, name, created_at, last_used_at, revoked_at FROM access_tokens
+       WHERE $1::text IS NULL OR user_id = $1 ORDER BY created_at, id`,
+      [userId ?? null],
+    );
+  }
+
   async insertToken(id: string, userId: string, name: string, tokenSha256: string): Promise<AccessTokenRow> {
     const row = await queryRow<AccessTokenRow>(
       this.dataSource,

@@ -61,6 +61,14 @@ export class IdentityService {
     return this.identities.insertUser(randomUUID(), validName(name, 'name'));
   }
 
+  listUsers(): Promise<UserRow[]> {
+    return this.identities.listUsers();
+  }
+
+  listTokens(userId: string | undefined): Promise<AccessTokenRow[]> {
+    return this.identities.listTokens(userId);
+  }
+
   async createToken(userId: string, name: string): Promise<CreatedToken> {
     validName(name, 'name');
     if (!(await this.identities.userExists(userId))) throw AuthorizationError.notFound('user');

@@ -1,7 +1,7 @@
 import { Body, Controller, Get, Headers, HttpCode, Param, Post, Query, Res } from '@nestjs/common';
+import { ApiOkResponse, ApiTags } from '@nestjs/swagger';
 import type { FastifyReply } from 'fastify';
 import { AcceptsSessionAgent, type Caller, CurrentCaller } from '../../authorization/src/index.js';
-import { replyWhenSettled } from '../../common/src/index.js';
 import { RateLimited, RateLimitKind } from '../../rate-limit/src/index.js';
 import { CreateClarificationDto, ListPendingQueryDto, RespondDto } from './clarification.dto.js';
 import { ClarificationService } from './clarification.service.js';
@@ -9,6 +9,8 @@ import { PendingListService } from './pending-list.service.js';
 import { serializeResolution } from './resolution.envelope.js';
 import { ResolveBundleService } from './resolve-bundle.service.js';
 import { SURFACE_HEADER, surfaceOfRequest } from './resolution-surface.js';
+import { ApiCaller, ApiErrors, ApiJsonBody, replyWhenSettled } from '../../common/src/index.js';
+import { BundleDoc, ClarificationResponseDoc, PendingIdDoc, PendingPageDoc, RespondResultDoc, SuccessDoc } from './clarification.openapi.js';
 
 /** Aborts when the client goes away before the response was sent (the response's socket closed). */
 function disconnectSignal(reply: FastifyReply): AbortSignal {
@@ -19,6 +21,8 @@ function disconnectSignal(reply: FastifyReply): AbortSignal {
   return controller.signal;
 }
 
+@ApiTags('clarification')
+@ApiCaller()
 @Controller('api/v1/clarification')
 export class ClarificationController {
   constructor(
@@ -29,12 +33,17 @@ export class ClarificationController {
 
   /** The list of list_pending_questions_kandev and GraphQL pendingQuestions, for simple clients (same service). */
   @Get()
+  @ApiOkResponse({ type: PendingPageDoc, description: 'Pending bundles the caller may answer, oldest first (L1–L13)' })
+  @ApiErrors(400, 429)
   @RateLimited(RateLimitKind.Lists)
   list(@CurrentCaller() caller: Caller, @Query() query: ListPendingQueryDto) {
     return this.pending.list(caller, query);
   }
 
   @Post('request')
+  @ApiOkResponse({ type: PendingIdDoc })
+  @ApiJsonBody()
+  @ApiErrors(404, 409, 429)
   @RateLimited(RateLimitKind.Asks)
   @HttpCode(200)
   async create(@CurrentCaller() caller: Caller, @Body() body: CreateClarificationDto) {
@@ -50,6 +59,8 @@ export class ClarificationController {
 
   /** The bundle with its status, and the winner's response once final — from the durable rows (A7). */
   @Get(':id')
+  @ApiOkResponse({ type: BundleDoc })
+  @ApiErrors(404)
   @AcceptsSessionAgent()
   async get(@CurrentCaller() caller: Caller, @Param('id') pendingId: string) {
     const state = await this.clarifications.getBundle(caller, pendingId);
@@ -57,6 +68,8 @@ export class ClarificationController {
   }
 
   @Get(':id/wait')
+  @ApiOkResponse({ type: ClarificationResponseDoc, description: 'Blocks until the bundle is answered or rejected' })
+  @ApiErrors(404, 409, 504)
   @AcceptsSessionAgent()
   wait(@CurrentCaller() caller: Caller, @Param('id') pendingId: string, @Res() reply: FastifyReply): void {
     replyWhenSettled(reply, this.clarifications.wait(caller, pendingId, disconnectSignal(reply)));
@@ -67,6 +80,9 @@ export class ClarificationController {
    * The inbox page says it is the page with `X-Parley-Surface: web` (recorded as who answered, issue 15).
    */
   @Post(':id/respond')
+  @ApiOkResponse({ type: RespondResultDoc })
+  @ApiJsonBody()
+  @ApiErrors(404, 409, 429)
   @RateLimited(RateLimitKind.Answers)
   @HttpCode(200)
   async respond(
@@ -80,6 +96,8 @@ export class ClarificationController {
   }
 
   @Post(':id/cancel')
+  @ApiOkResponse({ type: SuccessDoc })
+  @ApiErrors(404, 409)
   @HttpCode(200)
   async cancel(@CurrentCaller() caller: Caller, @Param('id') pendingId: string) {
     await this.clarifications.cancel(caller, pendingId);

@@ -1,22 +1,28 @@
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
 import { IsArray, IsBoolean, IsInt, IsNotEmpty, IsOptional, IsString, MaxLength } from 'class-validator';
 import { INPUT_LIMITS } from '../../common/src/index.js';
+import { AnswerDoc, QuestionDoc } from './clarification.openapi.js';
 
 /** The envelope of a new bundle; the questions themselves are validated by the service (one rule set for every surface). */
 export class CreateClarificationDto {
+  @ApiProperty({ maxLength: INPUT_LIMITS.id })
   @IsString()
   @IsNotEmpty()
   @MaxLength(INPUT_LIMITS.id)
   session_id!: string;
 
+  @ApiPropertyOptional({ description: "Must be the session's task when given" })
   @IsOptional()
   @IsString()
   @MaxLength(INPUT_LIMITS.id)
   task_id?: string;
 
+  @ApiProperty({ type: [QuestionDoc], minItems: 1, maxItems: 4 })
   @IsArray()
   questions!: unknown[];
 
+  @ApiPropertyOptional({ maxLength: INPUT_LIMITS.context })
   @IsOptional()
   @IsString()
   @MaxLength(INPUT_LIMITS.context)
@@ -30,14 +36,17 @@ export class CreateClarificationDto {
 
 /** The respond body of the baseline; answer contents are validated by ResolveBundle (N6–N8b). */
 export class RespondDto {
+  @ApiPropertyOptional({ type: [AnswerDoc], description: 'One answer per question of the bundle (unless rejected)' })
   @IsOptional()
   @IsArray()
   answers?: unknown[];
 
+  @ApiPropertyOptional()
   @IsOptional()
   @IsBoolean()
   rejected?: boolean;
 
+  @ApiPropertyOptional({ description: 'At most 2000 code points' })
   @IsOptional()
   @IsString()
   reject_reason?: string;
@@ -48,18 +57,22 @@ export class RespondDto {
  * rules (L7–L13: created_since, cursor, limit below 1 or above 200) belong to PendingListService.
  */
 export class ListPendingQueryDto {
+  @ApiPropertyOptional({ description: 'Only the bundles of this workspace' })
   @IsOptional()
   @IsString()
   workspace_id?: string;
 
+  @ApiPropertyOptional({ format: 'date-time', description: 'RFC 3339; only bundles created at or after it' })
   @IsOptional()
   @IsString()
   created_since?: string;
 
+  @ApiPropertyOptional({ description: 'The next_cursor of the previous page' })
   @IsOptional()
   @IsString()
   cursor?: string;
 
+  @ApiPropertyOptional({ minimum: 1, maximum: 200, default: 50, description: 'Page size (spec L10: absent or below 1 means 50; above 200 is clamped to 200, not refused)' })
   @IsOptional()
   @Type(() => Number)
   @IsInt()

@@ -1,4 +1,4 @@
-import { assertNever, DomainError } from '../../common/src/index.js';
+import { assertNever, DomainError, ErrorCode } from '../../common/src/index.js';
 
 export enum ClarificationErrorCode {
   NotFound = 'NOT_FOUND',
@@ -49,6 +49,30 @@ export class ClarificationError extends DomainError<ClarificationErrorCode> {
       case ClarificationErrorCode.DeliveryFailed:
       case ClarificationErrorCode.Internal:
         return 500;
+      default:
+        return assertNever(this.code);
+    }
+  }
+
+  get publicCode(): ErrorCode {
+    switch (this.code) {
+      case ClarificationErrorCode.NotFound:
+        return ErrorCode.NotFound;
+      case ClarificationErrorCode.Validation:
+        return ErrorCode.ValidationError;
+      case ClarificationErrorCode.NotActive:
+      case ClarificationErrorCode.SessionEnded:
+      case ClarificationErrorCode.TaskArchived:
+        return ErrorCode.Conflict;
+      case ClarificationErrorCode.WaitEnded:
+        return ErrorCode.WaitEnded;
+      case ClarificationErrorCode.Expired:
+        return ErrorCode.Expired;
+      case ClarificationErrorCode.InProgress:
+        return ErrorCode.Unavailable;
+      case ClarificationErrorCode.DeliveryFailed:
+      case ClarificationErrorCode.Internal:
+        return ErrorCode.InternalError;
       default:
         return assertNever(this.code);
     }

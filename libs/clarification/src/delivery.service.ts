@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { Inject, Injectable, Logger, type OnModuleInit } from '@nestjs/common';
 import { EventBus, faultPoint, isDatabaseUnavailable } from '../../common/src/index.js';
 import { APP_CONFIG, type AppConfig } from '../../config/src/index.js';
+import { ParleyMetrics } from '../../observability/src/index.js';
 import { ProcessLease } from '../../persistence/src/index.js';
 import { BundleRepository } from './bundle.repository.js';
 import { recordedResponse, requestFromRows, resumePrompt, responseFor } from './bundle.mapper.js';
@@ -114,6 +115,7 @@ export class DeliveryService implements OnModuleInit {
     private readonly lease: ProcessLease,
     private readonly events: EventBus,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
+    private readonly metrics: ParleyMetrics,
   ) {}
 
   onModuleInit(): void {
@@ -207,6 +209,7 @@ export class DeliveryService implements OnModuleInit {
     switch (plan.kind) {
       case 'final': {
         const delivery = response.rejected ? WinnerDelivery.StaleDismissed : WinnerDelivery.Resumed;
+        if (!response.rejected) this.metrics.resumeHandoff('queued');
         this.announceFinal(target, response, delivery);
         return delivery;
       }
@@ -304,6 +307,7 @@ export class DeliveryService implements OnModuleInit {
     );
     if (!resumed) throw ClarificationError.inProgress();
     if (webhook) return this.resumeThroughWebhook(target, response, turnId, webhook, session);
+    this.metrics.resumeHandoff('queued');
     this.announceFinal(target, response, delivery);
     return delivery;
   }
@@ -431,7 +435,9 @@ export class DeliveryService implements OnModuleInit {
         { messageId: randomUUID(), content: resumePrompt(request, response), metadata: { resume_of: pendingId, response } },
         eventFor(response, WinnerDelivery.Resumed),
       );
-      if (finalized) this.announceFinal(target, response, WinnerDelivery.Resumed);
+      if (!finalized) return;
+      this.metrics.resumeHandoff('queued');
+      this.announceFinal(target, response, WinnerDelivery.Resumed);
     } finally {
       this.release(pendingId);
     }

@@ -1,6 +1,7 @@
 import { EventEmitter } from 'node:events';
 import { Injectable, Logger, type OnApplicationShutdown, type OnModuleInit } from '@nestjs/common';
 import { AccessService, type Caller, CallerRevocations } from '../../authorization/src/index.js';
+import { ParleyMetrics } from '../../observability/src/index.js';
 import { DatabaseListener } from '../../persistence/src/index.js';
 import { BUNDLE_CHANNEL } from './bundle-signal.js';
 import { ClarificationError } from './clarification.errors.js';
@@ -48,6 +49,7 @@ export class QuestionEventService implements OnModuleInit, OnApplicationShutdown
     private readonly access: AccessService,
     private readonly revocations: CallerRevocations,
     private readonly listener: DatabaseListener,
+    private readonly metrics: ParleyMetrics,
   ) {
     this.live.setMaxListeners(0);
   }
@@ -110,6 +112,7 @@ export class QuestionEventService implements OnModuleInit, OnApplicationShutdown
       if (events.length > 0) {
         this.head = (events[events.length - 1] as QuestionEventRow).id;
         this.live.emit('batch', events);
+        this.metrics.eventsDispatched(events.map((event) => event.created_at));
       }
       if (events.length === BATCH) continue;
       if (unsettled && !this.retry) {

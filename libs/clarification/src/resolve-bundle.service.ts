@@ -1,7 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { Inject, Injectable, Logger } from '@nestjs/common';
-import type { Caller } from '../../authorization/src/index.js';
+import { type Caller, callerId } from '../../authorization/src/index.js';
 import { APP_CONFIG, type AppConfig } from '../../config/src/index.js';
+import { ParleyMetrics } from '../../observability/src/index.js';
 import { AuditRecorder } from './audit.recorder.js';
 import { AuditOutcome, auditEntry, failureOf, rejectReasonOf } from './audit.types.js';
 import { BundleRepository } from './bundle.repository.js';
@@ -58,6 +59,7 @@ export class ResolveBundleService {
     private readonly signals: BundleSignals,
     private readonly audit: AuditRecorder,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
+    private readonly metrics: ParleyMetrics,
   ) {}
 
   /**
@@ -67,14 +69,18 @@ export class ResolveBundleService {
    */
   async resolve(caller: Caller, pendingId: string, input: ResolutionInput, surface: ResolutionSurface): Promise<Resolution> {
     const attempt = { id: randomUUID(), caller, pendingId, input, surface };
+    const resolved = this.metrics.startResolution(surface);
+    const who = callerId(caller);
     try {
       const resolution = await this.resolveOnce(attempt);
-      this.logger.log({ msg: 'resolution', pending_id: pendingId, surface, claimed: resolution.claimed, status: resolution.status });
+      resolved(resolution.claimed ? resolution.status : 'replayed');
+      this.logger.log({ msg: 'resolution', caller: who, pending_id: pendingId, surface, claimed: resolution.claimed, status: resolution.status });
       if (!resolution.claimed) this.audit.record(auditEntry(attempt, AuditOutcome.Lost, null));
       return resolution;
     } catch (error) {
       const outcome = error instanceof ClarificationError ? error.code : 'error';
-      this.logger.log({ msg: 'resolution', pending_id: pendingId, surface, outcome });
+      resolved(outcome);
+      this.logger.log({ msg: 'resolution', caller: who, pending_id: pendingId, surface, outcome });
       const failure = failureOf(error);
       this.audit.record(auditEntry(attempt, failure.outcome, failure.detail));
       throw error;

@@ -1,5 +1,6 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { APP_CONFIG, type AppConfig } from '../../config/src/index.js';
+import { ParleyMetrics } from '../../observability/src/index.js';
 import type { ClarificationResponse } from './clarification.types.js';
 
 export interface ResumePayload {
@@ -21,7 +22,10 @@ export interface ResumePayload {
 export class ResumeDispatcher {
   private readonly logger = new Logger('ResumeDispatcher');
 
-  constructor(@Inject(APP_CONFIG) private readonly config: AppConfig) {}
+  constructor(
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+    private readonly metrics: ParleyMetrics,
+  ) {}
 
   /** The webhook a session's resume goes to: its own resume_url, else the server's; none ⇒ queue. */
   webhookFor(sessionResumeUrl: string): string | undefined {
@@ -38,9 +42,11 @@ export class ResumeDispatcher {
       });
       await response.body?.cancel();
       if (!response.ok) this.logger.warn({ msg: 'resume refused', pending_id: payload.pending_id, status: response.status });
+      this.metrics.resumeHandoff(response.ok ? 'accepted' : 'refused');
       return response.ok;
     } catch (error) {
       this.logger.warn({ msg: 'resume not delivered', pending_id: payload.pending_id, err: String(error) });
+      this.metrics.resumeHandoff('refused');
       return false;
     }
   }

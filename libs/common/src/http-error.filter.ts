@@ -2,13 +2,16 @@ import { ArgumentsHost, Catch, ExceptionFilter, HttpException, Logger } from '@n
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { DATABASE_UNAVAILABLE_MESSAGE, isDatabaseUnavailable } from './database-unavailable.js';
 import { DomainError } from './domain-error.js';
+import { ErrorCode, errorCodeForStatus } from './error-code.js';
 import { RequestBoundaryError, surfaceOf } from './request-boundary.error.js';
 
 /** The challenge every 401 carries (RFC 6750: bearer tokens; the session cookie holds the same token). */
 export const BEARER_CHALLENGE = 'Bearer realm="parley"';
 
+/** Every REST error: the message (the spec fixes some exactly), its code (README, "Error codes"). */
 export interface ErrorBody {
   error: string;
+  code: ErrorCode;
   request_id?: string;
 }
 
@@ -31,23 +34,30 @@ function messageOf(exception: HttpException): string {
   return exception.message;
 }
 
-/** Maps every error to `{ "error": message }`; internal errors are logged, never leaked. */
+function byStatus(status: number, error: string): { status: number; body: ErrorBody } {
+  return { status, body: { error, code: errorCodeForStatus(status) } };
+}
+
+/**
+ * The one mapping of every error onto a REST `{error, code}` body: typed errors carry their module's
+ * status and public code, framework errors are coded by status; internal errors are logged, never leaked.
+ */
 export function toErrorResponse(exception: unknown, requestId: string, logger: Logger): { status: number; body: ErrorBody } {
   if (exception instanceof DomainError) {
-    return { status: exception.httpStatus, body: { error: exception.message } };
+    return { status: exception.httpStatus, body: { error: exception.message, code: exception.publicCode } };
   }
   if (exception instanceof HttpException) {
     const status = exception.getStatus();
-    if (status < 500 || status === 503) return { status, body: { error: messageOf(exception) } };
+    if (status < 500 || status === 503) return byStatus(status, messageOf(exception));
   } else if (isClientFastifyError(exception)) {
-    return { status: exception.statusCode ?? 400, body: { error: exception.message } };
+    return byStatus(exception.statusCode ?? 400, exception.message);
   }
   if (isDatabaseUnavailable(exception)) {
-    logger.warn({ msg: 'database unavailable', request_id: requestId, err: describe(exception).message });
-    return { status: 503, body: { error: DATABASE_UNAVAILABLE_MESSAGE, request_id: requestId } };
+    logger.warn({ msg: 'database unavailable', err: describe(exception).message });
+    return { status: 503, body: { error: DATABASE_UNAVAILABLE_MESSAGE, code: ErrorCode.Unavailable, request_id: requestId } };
   }
-  logger.error({ msg: 'internal error', request_id: requestId, err: describe(exception) });
-  return { status: 500, body: { error: 'internal error', request_id: requestId } };
+  logger.error({ msg: 'internal error', err: describe(exception) });
+  return { status: 500, body: { error: 'internal error', code: ErrorCode.InternalError, request_id: requestId } };
 }
 
 function describe(exception: unknown): { message: string; stack?: string } {
@@ -59,7 +69,7 @@ function describe(exception: unknown): { message: string; stack?: string } {
 export class HttpErrorFilter implements ExceptionFilter {
   private readonly logger = new Logger('HttpError');
 
-  /** HTTP errors become `{error}` bodies; other contexts (GraphQL) map their own errors, so they pass through. */
+  /** HTTP errors become `{error, code}` bodies; other contexts (GraphQL) map their own errors, so they pass through. */
   catch(exception: unknown, host: ArgumentsHost): unknown {
     if (host.getType() !== 'http') return exception;
     const context = host.switchToHttp();

@@ -1,3 +1,4 @@
+export * from './error-code.js';
 export * from './domain-error.js';
 export * from './http-error.filter.js';
 export * from './validation.pipe.js';
@@ -16,3 +17,4 @@ export * from './request-boundary.hooks.js';
 export * from './json-body.parser.js';
 export * from './storable-text.pipe.js';
 export * from './detached-reply.js';
+export * from './api-docs.js';

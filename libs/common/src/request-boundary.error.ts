@@ -1,4 +1,5 @@
 import { assertNever, DomainError } from './domain-error.js';
+import { ErrorCode } from './error-code.js';
 
 export enum RequestBoundaryErrorCode {
   /** A body that is not JSON, empty, not UTF-8 or has a forbidden field name; a URL that cannot be decoded. */
@@ -53,12 +54,27 @@ export class RequestBoundaryError extends DomainError<RequestBoundaryErrorCode> 
     }
   }
 
+  get publicCode(): ErrorCode {
+    switch (this.code) {
+      case RequestBoundaryErrorCode.Malformed:
+      case RequestBoundaryErrorCode.BodyTooComplex:
+      case RequestBoundaryErrorCode.UnstorableText:
+        return ErrorCode.ValidationError;
+      case RequestBoundaryErrorCode.UnsupportedMediaType:
+        return ErrorCode.UnsupportedMediaType;
+      case RequestBoundaryErrorCode.CrossOrigin:
+        return ErrorCode.Forbidden;
+      default:
+        return assertNever(this.code);
+    }
+  }
+
   get statusCode(): number {
     return this.httpStatus;
   }
 
   get extensions(): { code: string } {
-    return { code: this.code === RequestBoundaryErrorCode.CrossOrigin ? 'FORBIDDEN' : 'BAD_USER_INPUT' };
+    return { code: this.publicCode };
   }
 
   private get jsonRpcCode(): number {
@@ -80,7 +96,7 @@ export class RequestBoundaryError extends DomainError<RequestBoundaryErrorCode> 
   bodyFor(surface: Surface): unknown {
     switch (surface) {
       case 'rest':
-        return { error: this.message };
+        return { error: this.message, code: this.publicCode };
       case 'graphql':
         return { data: null, errors: [{ message: this.message, extensions: this.extensions }] };
       case 'mcp':

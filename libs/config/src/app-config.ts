@@ -50,6 +50,8 @@ export interface AppConfig {
   headersTimeoutMs: number;
   /** How long an idle keep-alive connection is kept open between requests. */
   keepAliveTimeoutMs: number;
+  /** Origins allowed to call the API from a browser (CORS); empty ⇒ CORS is off (no cross-origin reads). */
+  corsOrigins: string[];
   graphql: GraphqlLimits;
   mcp: McpLimits;
   rateLimits: RateLimits;
@@ -222,6 +224,26 @@ function checkWebhookRetries(config: Pick<AppConfig, 'webhooks'>): void {
   }
 }
 
+/** `CORS_ORIGINS`: a comma-separated list of `http(s)://host[:port]` origins, or `*` for any origin. */
+function readCorsOrigins(env: Env): string[] {
+  const raw = readString(env, 'CORS_ORIGINS');
+  if (raw === undefined) return [];
+  const origins = raw.split(',').map((origin) => origin.trim()).filter((origin) => origin !== '');
+  for (const origin of origins) {
+    if (origin === '*') continue;
+    let parsed: URL | undefined;
+    try {
+      parsed = new URL(origin);
+    } catch {
+      parsed = undefined;
+    }
+    if (!parsed || (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') || parsed.origin !== origin) {
+      throw new ConfigError('CORS_ORIGINS', `must be a comma-separated list of origins like https://app.example.com, or * (got "${origin}")`);
+    }
+  }
+  return origins;
+}
+
 function readAdminToken(env: Env): string | undefined {
   const raw = readString(env, 'ADMIN_TOKEN');
   if (raw !== undefined && raw.length < 24) {
@@ -299,6 +321,7 @@ export function loadConfig(env: Env = process.env): AppConfig {
     requestTimeoutMs: readInteger(env, 'REQUEST_TIMEOUT_MS', 30_000, 100, HOUR),
     headersTimeoutMs: readInteger(env, 'HEADERS_TIMEOUT_MS', 10_000, 100, HOUR),
     keepAliveTimeoutMs: readInteger(env, 'KEEP_ALIVE_TIMEOUT_MS', 5_000, 100, HOUR),
+    corsOrigins: readCorsOrigins(env),
   };
   checkTimeouts(config);
   checkWebhookRetries(config);

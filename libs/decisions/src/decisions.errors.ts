@@ -1,4 +1,4 @@
-import { assertNever, DomainError } from '../../common/src/index.js';
+import { assertNever, DomainError, ErrorCode } from '../../common/src/index.js';
 
 /** Every status a command result carries (decision-contract.md), exactly as the reference spells them. */
 export enum CommandStatus {
@@ -61,6 +61,29 @@ export class DecisionError extends DomainError<DecisionErrorCode> {
 
   get httpStatus(): number {
     return httpStatusOf(this.code);
+  }
+
+  /** Commands answer with their envelope (its `error.code` is the status); this is for any other surface. */
+  get publicCode(): ErrorCode {
+    switch (this.code) {
+      case CommandStatus.InvalidRequest:
+      case CommandStatus.InvalidSelection:
+      case CommandStatus.UnsupportedDecision:
+        return ErrorCode.ValidationError;
+      case CommandStatus.UnknownWorker:
+        return ErrorCode.NotFound;
+      case CommandStatus.AnswerInProgress:
+      case CommandStatus.DecisionNotPending:
+      case CommandStatus.DuplicateRequest:
+        return ErrorCode.Conflict;
+      case CommandStatus.Pending:
+      case CommandStatus.BackendUnavailable:
+        return ErrorCode.Unavailable;
+      case CommandStatus.RequestStateUncertain:
+        return ErrorCode.InternalError;
+      default:
+        return assertNever(this.code);
+    }
   }
 
   static invalidRequest = (message: string, field: string) =>

@@ -1,6 +1,6 @@
 import { GraphQLError, Lexer, Source, TokenKind } from 'graphql';
 import mercurius from 'mercurius';
-import { GraphqlErrorCode } from './graphql-errors.js';
+import { ErrorCode } from '../../common/src/index.js';
 
 export interface SourceLimits {
   maxTokens: number;
@@ -11,9 +11,9 @@ export interface SourceLimits {
 const OPENERS = new Set<TokenKind>([TokenKind.BRACE_L, TokenKind.BRACKET_L, TokenKind.PAREN_L]);
 const CLOSERS = new Set<TokenKind>([TokenKind.BRACE_R, TokenKind.BRACKET_R, TokenKind.PAREN_R]);
 
-/** A refusal of the document itself: 400, `extensions.code` BAD_USER_INPUT, before anything runs. */
+/** A refusal of the document itself: 400, `extensions.code` VALIDATION_ERROR, before anything runs. */
 export function documentRefusal(message: string): Error {
-  return new mercurius.ErrorWithProps(message, { code: GraphqlErrorCode.BadUserInput }, 400);
+  return new mercurius.ErrorWithProps(message, { code: ErrorCode.ValidationError }, 400);
 }
 
 /**

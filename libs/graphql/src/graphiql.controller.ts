@@ -1,3 +1,4 @@
+import { ApiExcludeController } from '@nestjs/swagger';
 import { readFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import path from 'node:path';
@@ -15,6 +16,7 @@ const require = createRequire(import.meta.url);
  * browser's own credentials (the session cookie).
  */
 @Public()
+@ApiExcludeController()
 @Controller('graphiql')
 export class GraphiqlController {
   private readonly assets = new Map<string, Promise<Buffer>>();

@@ -7,7 +7,7 @@ import mercurius, { type MercuriusContext } from 'mercurius';
 import type WebSocket from 'ws';
 import { AuthorizationError, type Credential, IdentityService, requestCredential } from '../../authorization/src/index.js';
 import { ClarificationModule } from '../../clarification/src/index.js';
-import { BEARER_CHALLENGE, findUnstorableText, RequestBoundaryError, RequestBoundaryErrorCode } from '../../common/src/index.js';
+import { BEARER_CHALLENGE, ErrorCode, findUnstorableText, RequestBoundaryError, RequestBoundaryErrorCode } from '../../common/src/index.js';
 import { APP_CONFIG, type AppConfig } from '../../config/src/index.js';
 import { RateLimitService } from '../../rate-limit/src/index.js';
 import { TasksModule } from '../../tasks/src/index.js';
@@ -15,7 +15,7 @@ import { WebhookManagementModule } from '../../webhooks/src/index.js';
 import { connectionInitCredential } from './connection-init.js';
 import { checkSourceLimits } from './document-limits.js';
 import type { GraphqlContext } from './graphql-caller.js';
-import { GraphqlErrorCode, toGraphqlError } from './graphql-errors.js';
+import { toGraphqlError } from './graphql-errors.js';
 import { spendOperationBudget } from './graphql-rate-limit.js';
 import { GraphiqlController } from './graphiql.controller.js';
 import { checkOperationCost } from './operation-cost.js';
@@ -63,7 +63,7 @@ function graphqlRouteErrorHandler(error: FastifyError, _request: FastifyRequest,
   const graphqlError = mapped
     ? new GraphQLError(error.message, { extensions: (error as mercurius.ErrorWithProps).extensions as Record<string, unknown>, originalError: error })
     : !client
-      ? new GraphQLError('internal error', { extensions: { code: GraphqlErrorCode.Internal } })
+      ? new GraphQLError('internal error', { extensions: { code: ErrorCode.InternalError } })
       : error instanceof GraphQLError
         ? error
         : new GraphQLError(error.message, { originalError: error });
@@ -117,7 +117,7 @@ function graphqlOptions(identity: IdentityService, config: AppConfig, limits: Ra
     errorFormatter: (execution, context) => {
       const formatted = mercurius.defaultErrorFormatter(execution, context);
       const unauthenticated = execution.errors?.some(
-        (error) => (error.extensions as { code?: string } | undefined)?.code === GraphqlErrorCode.Unauthenticated,
+        (error) => (error.extensions as { code?: string } | undefined)?.code === ErrorCode.Unauthenticated,
       );
       if (!unauthenticated) return formatted;
       (context as { reply?: FastifyReply }).reply?.header('www-authenticate', BEARER_CHALLENGE);

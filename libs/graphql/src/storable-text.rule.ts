@@ -1,6 +1,5 @@
 import { GraphQLError, Kind, type ValueNode, type ValidationRule } from 'graphql';
-import { childPath, unstorableTextReason } from '../../common/src/index.js';
-import { GraphqlErrorCode } from './graphql-errors.js';
+import { childPath, ErrorCode, unstorableTextReason } from '../../common/src/index.js';
 
 /** The first string literal under `value` that cannot be stored, as a message naming its path. */
 function findInLiteral(value: ValueNode, path: string): string | undefined {
@@ -37,7 +36,7 @@ export const storableTextRule: ValidationRule = (context) => {
   const report = (message: string | undefined) => {
     if (!message || reported) return;
     reported = true;
-    context.reportError(new GraphQLError(message, { extensions: { code: GraphqlErrorCode.BadUserInput } }));
+    context.reportError(new GraphQLError(message, { extensions: { code: ErrorCode.ValidationError } }));
   };
   return {
     Argument(argument) {

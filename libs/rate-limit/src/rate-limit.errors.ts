@@ -1,4 +1,4 @@
-import { DomainError } from '../../common/src/index.js';
+import { DomainError, ErrorCode } from '../../common/src/index.js';
 import type { RateLimitDecision } from './rate-limit.policy.js';
 
 export enum RateLimitErrorCode {
@@ -16,5 +16,9 @@ export class RateLimitError extends DomainError<RateLimitErrorCode> {
 
   get httpStatus(): number {
     return 429;
+  }
+
+  get publicCode(): ErrorCode {
+    return ErrorCode.RateLimited;
   }
 }

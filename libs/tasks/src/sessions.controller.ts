@@ -4,24 +4,36 @@ import { RateLimited, RateLimitKind } from '../../rate-limit/src/index.js';
 import { SessionService } from './session.service.js';
 import { ListMessagesQueryDto, UpdateSessionDto } from './tasks.dto.js';
 import { messageView, sessionView, turnView } from './tasks.views.js';
+import { ApiCreatedResponse, ApiOkResponse, ApiTags } from '@nestjs/swagger';
+import { ApiCaller, ApiErrors, ApiJsonBody } from '../../common/src/index.js';
+import { MessagePageDoc, SessionDoc, StartedTurnDoc, TurnDoc } from './tasks.openapi.js';
 
+@ApiTags('sessions')
+@ApiCaller()
+@ApiErrors(404)
 @Controller('api/v1/sessions')
 export class SessionsController {
   constructor(private readonly sessions: SessionService) {}
 
   @Get(':id')
+  @ApiOkResponse({ type: SessionDoc })
   @RequireAccess('session')
   async get(@CurrentCaller() caller: Caller, @Param('id') sessionId: string) {
     return sessionView(await this.sessions.get(caller, sessionId));
   }
 
   @Patch(':id')
+  @ApiOkResponse({ type: SessionDoc })
+  @ApiJsonBody()
+  @ApiErrors(409)
   @RequireAccess('session')
   async update(@CurrentCaller() caller: Caller, @Param('id') sessionId: string, @Body() body: UpdateSessionDto) {
     return sessionView(await this.sessions.setState(caller, sessionId, body.state));
   }
 
   @Post(':id/turns')
+  @ApiCreatedResponse({ type: StartedTurnDoc })
+  @ApiErrors(409)
   @RequireAccess('session')
   async startTurn(@CurrentCaller() caller: Caller, @Param('id') sessionId: string) {
     const turn = turnView(await this.sessions.startTurn(caller, sessionId));
@@ -29,6 +41,8 @@ export class SessionsController {
   }
 
   @Post(':id/turns/:turnId/complete')
+  @ApiOkResponse({ type: TurnDoc })
+  @ApiErrors(409)
   @HttpCode(200)
   @RequireAccess('session')
   async completeTurn(@CurrentCaller() caller: Caller, @Param('id') sessionId: string, @Param('turnId') turnId: string) {
@@ -36,6 +50,8 @@ export class SessionsController {
   }
 
   @Get(':id/messages')
+  @ApiOkResponse({ type: MessagePageDoc })
+  @ApiErrors(400, 429)
   @RequireAccess('session')
   @RateLimited(RateLimitKind.Lists)
   async messages(@CurrentCaller() caller: Caller, @Param('id') sessionId: string, @Query() query: ListMessagesQueryDto) {

@@ -5,7 +5,12 @@ import { SessionService } from './session.service.js';
 import { TaskService } from './task.service.js';
 import { CreateSessionDto, CreateTaskDto, ListTasksQueryDto } from './tasks.dto.js';
 import { sessionView, taskView } from './tasks.views.js';
+import { ApiCreatedResponse, ApiOkResponse, ApiTags } from '@nestjs/swagger';
+import { ApiCaller, ApiErrors, ApiJsonBody } from '../../common/src/index.js';
+import { CreatedSessionDoc, TaskDoc, TaskListDoc } from './tasks.openapi.js';
 
+@ApiTags('tasks')
+@ApiCaller()
 @Controller('api/v1/tasks')
 export class TasksController {
   constructor(
@@ -14,23 +19,32 @@ export class TasksController {
   ) {}
 
   @Post()
+  @ApiCreatedResponse({ type: TaskDoc })
+  @ApiJsonBody()
+  @ApiErrors(404)
   async create(@CurrentCaller() caller: Caller, @Body() body: CreateTaskDto) {
     return taskView(await this.tasks.create(caller, body.title, body.workspace_id));
   }
 
   @Get()
+  @ApiOkResponse({ type: TaskListDoc })
+  @ApiErrors(400, 429)
   @RateLimited(RateLimitKind.Lists)
   async list(@CurrentCaller() caller: Caller, @Query() query: ListTasksQueryDto) {
     return { tasks: (await this.tasks.list(caller, query.workspace_id)).map(taskView) };
   }
 
   @Get(':id')
+  @ApiOkResponse({ type: TaskDoc })
+  @ApiErrors(404)
   @RequireAccess('task')
   async get(@CurrentCaller() caller: Caller, @Param('id') taskId: string) {
     return taskView(await this.tasks.get(caller, taskId));
   }
 
   @Post(':id/archive')
+  @ApiOkResponse({ type: TaskDoc, description: 'Archived (idempotent): active bundles of its sessions end' })
+  @ApiErrors(404)
   @HttpCode(200)
   @RequireAccess('task')
   async archive(@CurrentCaller() caller: Caller, @Param('id') taskId: string) {
@@ -38,6 +52,9 @@ export class TasksController {
   }
 
   @Post(':id/sessions')
+  @ApiCreatedResponse({ type: CreatedSessionDoc })
+  @ApiJsonBody()
+  @ApiErrors(404, 409)
   @RequireAccess('task')
   async createSession(@CurrentCaller() caller: Caller, @Param('id') taskId: string, @Body() body: CreateSessionDto) {
     const { session, agentToken } = await this.sessions.create(caller, taskId, body.resume_url);

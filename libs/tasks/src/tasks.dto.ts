@@ -2,13 +2,16 @@ import { Type } from 'class-transformer';
 import { IsEnum, IsInt, IsNotEmpty, IsOptional, IsString, IsUrl, Max, MaxLength, Min } from 'class-validator';
 import { INPUT_LIMITS } from '../../common/src/index.js';
 import { SessionState } from './session-state.js';
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 
 export class CreateWorkspaceDto {
+  @ApiProperty({ maxLength: INPUT_LIMITS.name })
   @IsString()
   @IsNotEmpty()
   @MaxLength(INPUT_LIMITS.name)
   name!: string;
 
+  @ApiPropertyOptional({ description: 'Admin only: the owning user (default: the caller; none for an admin)' })
   @IsOptional()
   @IsString()
   @MaxLength(INPUT_LIMITS.id)
@@ -16,11 +19,13 @@ export class CreateWorkspaceDto {
 }
 
 export class CreateTaskDto {
+  @ApiProperty({ maxLength: INPUT_LIMITS.title })
   @IsString()
   @IsNotEmpty()
   @MaxLength(INPUT_LIMITS.title)
   title!: string;
 
+  @ApiPropertyOptional({ description: 'A workspace the caller may see' })
   @IsOptional()
   @IsString()
   @MaxLength(INPUT_LIMITS.id)
@@ -28,6 +33,7 @@ export class CreateTaskDto {
 }
 
 export class ListTasksQueryDto {
+  @ApiPropertyOptional({ description: 'Only the tasks of this workspace' })
   @IsOptional()
   @IsString()
   @MaxLength(INPUT_LIMITS.id)
@@ -35,6 +41,7 @@ export class ListTasksQueryDto {
 }
 
 export class CreateSessionDto {
+  @ApiPropertyOptional({ description: 'Webhook POSTed when an answer resumes the agent (else RESUME_WEBHOOK_URL, else a queued prompt)' })
   @IsOptional()
   @IsUrl({ protocols: ['http', 'https'], require_protocol: true, require_tld: false })
   @MaxLength(INPUT_LIMITS.url)
@@ -42,11 +49,13 @@ export class CreateSessionDto {
 }
 
 export class UpdateSessionDto {
+  @ApiProperty({ enum: SessionState, enumName: 'SessionState' })
   @IsEnum(SessionState, { message: `state must be one of ${Object.values(SessionState).join(', ')}` })
   state!: SessionState;
 }
 
 export class ListMessagesQueryDto {
+  @ApiPropertyOptional({ minimum: 1, maximum: 200, default: 50, description: 'Page size; above 200 is a 400 naming `limit`' })
   @IsOptional()
   @Type(() => Number)
   @IsInt()
@@ -54,6 +63,7 @@ export class ListMessagesQueryDto {
   @Max(200)
   limit?: number;
 
+  @ApiPropertyOptional({ description: 'The next_cursor of the previous page' })
   @IsOptional()
   @IsString()
   @IsNotEmpty()

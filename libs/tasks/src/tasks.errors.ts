@@ -1,4 +1,4 @@
-import { assertNever, DomainError } from '../../common/src/index.js';
+import { assertNever, DomainError, ErrorCode } from '../../common/src/index.js';
 
 export enum TasksErrorCode {
   WorkspaceNotFound = 'WORKSPACE_NOT_FOUND',
@@ -35,6 +35,24 @@ export class TasksError extends DomainError<TasksErrorCode> {
         return 409;
       case TasksErrorCode.InvalidArgument:
         return 400;
+      default:
+        return assertNever(this.code);
+    }
+  }
+
+  get publicCode(): ErrorCode {
+    switch (this.code) {
+      case TasksErrorCode.WorkspaceNotFound:
+      case TasksErrorCode.TaskNotFound:
+      case TasksErrorCode.SessionNotFound:
+      case TasksErrorCode.TurnNotFound:
+        return ErrorCode.NotFound;
+      case TasksErrorCode.TaskArchived:
+      case TasksErrorCode.SessionEnded:
+      case TasksErrorCode.InvalidStateTransition:
+        return ErrorCode.Conflict;
+      case TasksErrorCode.InvalidArgument:
+        return ErrorCode.ValidationError;
       default:
         return assertNever(this.code);
     }

@@ -4,17 +4,27 @@ import { RateLimited, RateLimitKind } from '../../rate-limit/src/index.js';
 import { CreateWorkspaceDto } from './tasks.dto.js';
 import { workspaceView } from './tasks.views.js';
 import { WorkspaceService } from './workspace.service.js';
+import { ApiCreatedResponse, ApiOkResponse, ApiTags } from '@nestjs/swagger';
+import { ApiCaller, ApiErrors, ApiJsonBody } from '../../common/src/index.js';
+import { WorkspaceDoc, WorkspaceListDoc } from './tasks.openapi.js';
 
+@ApiTags('workspaces')
+@ApiCaller()
 @Controller('api/v1/workspaces')
 export class WorkspacesController {
   constructor(private readonly workspaces: WorkspaceService) {}
 
   @Post()
+  @ApiCreatedResponse({ type: WorkspaceDoc })
+  @ApiJsonBody()
+  @ApiErrors(429)
   async create(@CurrentCaller() caller: Caller, @Body() body: CreateWorkspaceDto) {
     return workspaceView(await this.workspaces.create(caller, body.name, body.owner_id));
   }
 
   @Get()
+  @ApiOkResponse({ type: WorkspaceListDoc, description: 'The workspaces the caller may see, oldest first' })
+  @ApiErrors(429)
   @RateLimited(RateLimitKind.Lists)
   async list(@CurrentCaller() caller: Caller) {
     return { workspaces: (await this.workspaces.list(caller)).map(workspaceView) };

@@ -1,4 +1,4 @@
-import { assertNever, DomainError } from '../../common/src/index.js';
+import { assertNever, DomainError, ErrorCode } from '../../common/src/index.js';
 
 export enum WebhookErrorCode {
   /** No such workspace or subscription — or not the caller's to manage (the same answer). */
@@ -25,6 +25,19 @@ export class WebhookError extends DomainError<WebhookErrorCode> {
         return 400;
       case WebhookErrorCode.LimitReached:
         return 409;
+      default:
+        return assertNever(this.code);
+    }
+  }
+
+  get publicCode(): ErrorCode {
+    switch (this.code) {
+      case WebhookErrorCode.NotFound:
+        return ErrorCode.NotFound;
+      case WebhookErrorCode.InvalidArgument:
+        return ErrorCode.ValidationError;
+      case WebhookErrorCode.LimitReached:
+        return ErrorCode.Conflict;
       default:
         return assertNever(this.code);
     }

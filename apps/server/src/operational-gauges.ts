@@ -1,0 +1,46 @@
+import { Injectable, type OnModuleInit } from '@nestjs/common';
+import type { Pool } from 'pg';
+import { DataSource } from 'typeorm';
+import { WaiterStore } from '../../../libs/clarification/src/index.js';
+import { ParleyMetrics } from '../../../libs/observability/src/index.js';
+import { ActiveBundlesRepository } from './active-bundles.repository.js';
+
+/** The pg pool TypeORM's PostgreSQL driver opened (`driver.master`). */
+function poolOf(dataSource: DataSource): Pool {
+  return (dataSource.driver as unknown as { master: Pool }).master;
+}
+
+/** The gauges, each read from its source when /metrics is scraped: nothing is counted between scrapes. */
+@Injectable()
+export class OperationalGauges implements OnModuleInit {
+  constructor(
+    private readonly metrics: ParleyMetrics,
+    private readonly bundles: ActiveBundlesRepository,
+    private readonly waiters: WaiterStore,
+    private readonly dataSource: DataSource,
+  ) {}
+
+  onModuleInit(): void {
+    this.metrics.gauge('parley_active_bundles', 'Bundles that are active (answerable) now, from the bundle index', async () => [
+      { value: await this.bundles.count() },
+    ]);
+    this.metrics.gauge('parley_live_waiters', 'Callers blocked on a bundle in this process (agent asks, /wait long polls)', () => [
+      { value: this.waiters.pendingIds().reduce((total, pendingId) => total + this.waiters.waiterCount(pendingId), 0) },
+    ]);
+    this.metrics.gauge(
+      'parley_db_pool_connections',
+      "Connections of this process's database pool: in use (checked out) and idle",
+      () => {
+        const pool = poolOf(this.dataSource);
+        return [
+          { labels: { state: 'in_use' }, value: pool.totalCount - pool.idleCount },
+          { labels: { state: 'idle' }, value: pool.idleCount },
+        ];
+      },
+      ['state'],
+    );
+    this.metrics.gauge('parley_db_pool_waiting', 'Queries waiting for a connection of the pool', () => [
+      { value: poolOf(this.dataSource).waitingCount },
+    ]);
+  }
+}

@@ -1,0 +1,88 @@
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+
+/** OpenAPI schemas of the clarification REST surface (request bodies are validated by the services; see README). */
+export class OptionDoc {
+  @ApiPropertyOptional({ description: 'Generated as q{i}_opt{j} when absent' }) option_id?: string;
+  @ApiProperty() label!: string;
+  @ApiPropertyOptional() description?: string;
+}
+
+export class QuestionDoc {
+  @ApiPropertyOptional({ description: 'Generated as q1..qN when absent' }) id?: string;
+  @ApiPropertyOptional() title?: string;
+  @ApiProperty() prompt!: string;
+  @ApiProperty({ type: [OptionDoc], minItems: 2, maxItems: 6 }) options!: OptionDoc[];
+  @ApiPropertyOptional({ description: 'A connector may pick several options' }) multi_select?: boolean;
+  @ApiPropertyOptional({ enum: ['single', 'plan'] }) kind?: string;
+}
+
+export class AnswerDoc {
+  @ApiProperty() question_id!: string;
+  @ApiProperty({ type: [String] }) selected_options!: string[];
+  @ApiProperty({ description: 'At most 2000 code points' }) custom_text!: string;
+}
+
+export class PendingIdDoc {
+  @ApiProperty() pending_id!: string;
+}
+
+export class BundleDoc {
+  @ApiProperty() pending_id!: string;
+  @ApiProperty() session_id!: string;
+  @ApiProperty() task_id!: string;
+  @ApiProperty({ type: [QuestionDoc] }) questions!: QuestionDoc[];
+  @ApiProperty() context!: string;
+  @ApiProperty({ format: 'date-time' }) created_at!: string;
+  @ApiProperty({ enum: ['pending', 'answered', 'rejected', 'cancelled', 'expired', 'superseded'] }) status!: string;
+  @ApiProperty({ type: 'object', nullable: true, additionalProperties: true, description: "The winner's response once final" })
+  response!: Record<string, unknown> | null;
+}
+
+export class ResolutionResponseDoc {
+  @ApiProperty({ type: [AnswerDoc] }) answers!: AnswerDoc[];
+  @ApiProperty() rejected!: boolean;
+  @ApiProperty({ description: 'Always "" on a replay (the reason is not stored)' }) reject_reason!: string;
+}
+
+export class RespondResultDoc {
+  @ApiProperty({ example: true }) success!: boolean;
+  @ApiProperty({ description: 'true: this call won the claim; false: another answer won first (its answer is reported)' }) claimed!: boolean;
+  @ApiProperty({ enum: ['answered', 'rejected'] }) status!: string;
+  @ApiProperty({ type: ResolutionResponseDoc }) response!: ResolutionResponseDoc;
+}
+
+export class ClarificationResponseDoc {
+  @ApiProperty() pending_id!: string;
+  @ApiProperty({ type: [AnswerDoc] }) answers!: AnswerDoc[];
+  @ApiProperty() rejected!: boolean;
+  @ApiProperty() reject_reason!: string;
+  @ApiProperty({ format: 'date-time' }) responded_at!: string;
+}
+
+export class PendingQuestionDoc {
+  @ApiProperty() question_id!: string;
+  @ApiProperty() title!: string;
+  @ApiProperty() prompt!: string;
+  @ApiProperty() status!: string;
+  @ApiProperty({ type: [OptionDoc] }) options!: OptionDoc[];
+}
+
+export class PendingBundleDoc {
+  @ApiProperty() pending_id!: string;
+  @ApiProperty() task_id!: string;
+  @ApiProperty() session_id!: string;
+  @ApiProperty({ format: 'date-time' }) created_at!: string;
+  @ApiProperty() age_seconds!: number;
+  @ApiProperty() context!: string;
+  @ApiProperty({ type: [PendingQuestionDoc] }) questions!: PendingQuestionDoc[];
+}
+
+export class PendingPageDoc {
+  @ApiProperty({ type: [PendingBundleDoc] }) bundles!: PendingBundleDoc[];
+  @ApiProperty() count!: number;
+  @ApiProperty({ description: 'Pass as `cursor` for the next page; "" on the last page' }) next_cursor!: string;
+}
+
+export class SuccessDoc {
+  @ApiProperty({ example: true }) success!: boolean;
+}

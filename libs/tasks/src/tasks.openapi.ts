@@ -1,0 +1,73 @@
+import { ApiProperty } from '@nestjs/swagger';
+import { SessionState } from './session-state.js';
+
+/** OpenAPI schemas of the task projection's responses (the shapes tasks.views.ts builds). */
+export class WorkspaceDoc {
+  @ApiProperty() id!: string;
+  @ApiProperty() name!: string;
+  @ApiProperty({ description: 'The owning user id; "" for a workspace nobody owns (visible to everyone)' }) owner_id!: string;
+  @ApiProperty({ format: 'date-time' }) created_at!: string;
+}
+
+export class WorkspaceListDoc {
+  @ApiProperty({ type: [WorkspaceDoc] }) workspaces!: WorkspaceDoc[];
+}
+
+export class TaskDoc {
+  @ApiProperty() id!: string;
+  @ApiProperty({ description: '"" when the task is in no workspace' }) workspace_id!: string;
+  @ApiProperty() title!: string;
+  @ApiProperty({ enum: ['OPEN', 'ARCHIVED'] }) state!: string;
+  @ApiProperty({ type: String, format: 'date-time', nullable: true }) archived_at!: string | null;
+  @ApiProperty({ format: 'date-time' }) created_at!: string;
+  @ApiProperty({ format: 'date-time' }) updated_at!: string;
+  @ApiProperty({ type: String, enum: ['clarification'], nullable: true, description: 'While any session of the task has an active bundle' })
+  task_pending_action!: string | null;
+  @ApiProperty({ type: String, enum: ['clarification'], nullable: true, description: "The same for the task's newest session" })
+  primary_session_pending_action!: string | null;
+}
+
+export class TaskListDoc {
+  @ApiProperty({ type: [TaskDoc] }) tasks!: TaskDoc[];
+}
+
+export class SessionDoc {
+  @ApiProperty() id!: string;
+  @ApiProperty() task_id!: string;
+  @ApiProperty({ enum: SessionState, enumName: 'SessionState' }) state!: SessionState;
+  @ApiProperty({ description: 'Where an answered bundle resumes the agent; "" ⇒ RESUME_WEBHOOK_URL or a queued prompt' }) resume_url!: string;
+  @ApiProperty({ format: 'date-time' }) created_at!: string;
+  @ApiProperty({ format: 'date-time' }) updated_at!: string;
+}
+
+export class CreatedSessionDoc extends SessionDoc {
+  @ApiProperty({ description: 'The session agent token (parley_sat_…), shown once: the agent authenticates /mcp/session with it' })
+  agent_token!: string;
+}
+
+export class StartedTurnDoc {
+  @ApiProperty() id!: string;
+  @ApiProperty() session_id!: string;
+  @ApiProperty({ format: 'date-time' }) started_at!: string;
+}
+
+export class TurnDoc extends StartedTurnDoc {
+  @ApiProperty() task_id!: string;
+  @ApiProperty({ type: String, format: 'date-time', nullable: true }) completed_at!: string | null;
+}
+
+export class MessageDoc {
+  @ApiProperty() id!: string;
+  @ApiProperty() turn_id!: string;
+  @ApiProperty({ example: 'clarification_request' }) type!: string;
+  @ApiProperty({ example: 'agent' }) author_type!: string;
+  @ApiProperty() content!: string;
+  @ApiProperty({ type: 'object', additionalProperties: true }) metadata!: Record<string, unknown>;
+  @ApiProperty({ format: 'date-time' }) created_at!: string;
+  @ApiProperty({ format: 'date-time' }) updated_at!: string;
+}
+
+export class MessagePageDoc {
+  @ApiProperty({ type: [MessageDoc] }) messages!: MessageDoc[];
+  @ApiProperty({ description: 'Pass as `cursor` for the next page; "" on the last page' }) next_cursor!: string;
+}
