@@ -195,7 +195,7 @@ describe('the audit trail of resolution attempts (issue 15)', () => {
     const { pendingId } = await freshBundle();
     const foreign = await request(t.baseUrl).get(`/api/v1/clarification/${pendingId}/audit`).set(as(bob.token)).expect(404);
     const fabricated = await request(t.baseUrl).get(`/api/v1/clarification/${randomUUID()}/audit`).set(as(bob.token)).expect(404);
-    expect(foreign.body).toEqual({ error: 'clarification request not found' });
+    expect(foreign.body).toEqual({ error: 'clarification request not found', code: 'NOT_FOUND' });
     expect(fabricated.body).toEqual(foreign.body);
     const graphqlForeign = await gql(t, `query ($id: String!) { questionAudit(pendingId: $id) { nodes { id } } }`, { id: pendingId }, bob.token);
     expect(graphqlForeign.body.errors?.[0]?.extensions?.code).toBe('NOT_FOUND');

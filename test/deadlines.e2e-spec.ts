@@ -67,7 +67,7 @@ describe('question deadlines (issue 15)', () => {
     expect(again.body).toEqual(waited.body);
 
     const late = await request(t.baseUrl).post(`/api/v1/clarification/${pendingId}/respond`).set(as(alice.token)).send({ answers: ANSWERS }).expect(409);
-    expect(late.body).toEqual({ error: 'clarification request is no longer active' });
+    expect(late.body).toEqual({ error: 'clarification request is no longer active', code: 'CONFLICT' });
     const after = await request(t.baseUrl).get(`/api/v1/clarification/${pendingId}`).set(as(alice.token)).expect(200);
     expect(after.body).toMatchObject({ status: 'expired', response: null, resolved_by: null, expires_at: expiresAt });
 

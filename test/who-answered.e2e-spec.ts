@@ -123,7 +123,7 @@ describe('who answered (issue 15)', () => {
       .set('x-parley-surface', 'mcp')
       .send({ answers: ANSWERS })
       .expect(400);
-    expect(res.body).toEqual({ error: 'x-parley-surface must be "web" or "rest"' });
+    expect(res.body).toEqual({ error: 'x-parley-surface must be "web" or "rest"', code: 'VALIDATION_ERROR' });
     const got = await request(t.baseUrl).get(`/api/v1/clarification/${pendingId}`).set('authorization', `Bearer ${alice.token}`).expect(200);
     expect(got.body).toMatchObject({ status: 'pending', resolved_by: null });
   });

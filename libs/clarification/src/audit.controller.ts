@@ -1,15 +1,21 @@
 import { Controller, Get, Param, Query } from '@nestjs/common';
+import { ApiOkResponse, ApiTags } from '@nestjs/swagger';
 import { type Caller, CurrentCaller } from '../../authorization/src/index.js';
+import { ApiCaller, ApiErrors } from '../../common/src/index.js';
 import { RateLimited, RateLimitKind } from '../../rate-limit/src/index.js';
 import { AuditQueryDto } from './audit.dto.js';
 import { AuditService } from './audit.service.js';
 
 /** The audit trail of one bundle: every attempt to resolve it, with its outcome (issue 15). */
+@ApiTags('clarification')
+@ApiCaller()
 @Controller('api/v1/clarification')
 export class AuditController {
   constructor(private readonly audit: AuditService) {}
 
   @Get(':id/audit')
+  @ApiOkResponse({ description: 'Every attempt to resolve the bundle, with its outcome, oldest first' })
+  @ApiErrors(400, 404, 429)
   @RateLimited(RateLimitKind.Lists)
   list(@CurrentCaller() caller: Caller, @Param('id') pendingId: string, @Query() query: AuditQueryDto) {
     return this.audit.list(caller, pendingId, query);
