@@ -9,9 +9,9 @@
  */
 import pg from 'pg';
 import { DataSource } from 'typeorm';
-import { AccessService, userCaller, type WorkspaceVisibility } from '../libs/authorization/src/index.js';
+import { AccessService, userCaller, type WorkspaceVisibility } from '#authorization';
 import type { PendingListQuery } from '../libs/clarification/src/pending-list.repository.js';
-import { decodeCursor } from '../libs/common/src/index.js';
+import { decodeCursor } from '#common';
 import { BENCH_ADMIN_TOKEN, type BenchApp, createUserWithToken, ListClient, type PendingPage, startBenchApp } from './support/app.js';
 import { listHeadsStatement, rowsOfStatement, type Statement } from './support/captured-sql.js';
 import { type BenchServer, startBenchServer } from './support/database.js';

@@ -16,8 +16,8 @@ import { METHOD_METADATA, PATH_METADATA, ROUTE_ARGS_METADATA } from '@nestjs/com
 import { ModulesContainer } from '@nestjs/core';
 import { GraphQLSchemaHost } from '@nestjs/graphql';
 import type { FastifyInstance } from 'fastify';
-import { AcceptsSessionAgent, AdminOnly, RequireAccess } from '../libs/authorization/src/index.js';
-import { Public } from '../libs/common/src/index.js';
+import { AcceptsSessionAgent, AdminOnly, RequireAccess } from '#authorization';
+import { Public } from '#common';
 import { GqlCaller } from '../libs/graphql/src/graphql-caller.js';
 import { startApp, TEST_ADMIN_TOKEN, type TestApp } from './support/app.js';
 import { createRunningSession } from './support/fixtures.js';

@@ -7,7 +7,7 @@
  */
 import { randomBytes, randomUUID } from 'node:crypto';
 import request from 'supertest';
-import { AccessService, ADMIN_CALLER, type Caller, SYNTHETIC_CALLER, userCaller } from '../libs/authorization/src/index.js';
+import { AccessService, ADMIN_CALLER, type Caller, SYNTHETIC_CALLER, userCaller } from '#authorization';
 import { startApp, TEST_ADMIN_TOKEN, type TestApp } from './support/app.js';
 
 const ADMIN = `Bearer ${TEST_ADMIN_TOKEN}`;

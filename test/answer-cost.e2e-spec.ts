@@ -1,7 +1,7 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import request from 'supertest';
-import { WaiterStore } from '../libs/clarification/src/index.js';
+import { WaiterStore } from '#clarification';
 import { startApp, type TestApp } from './support/app.js';
 import { QUIET_LEASE } from './support/claim.js';
 import { createRunningSession, createUser, type SessionFixture, TWO_QUESTIONS } from './support/fixtures.js';

@@ -1,7 +1,7 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import request from 'supertest';
-import { activeRow, CLARIFICATION_REQUEST } from '../libs/tasks/src/index.js';
+import { activeRow, CLARIFICATION_REQUEST } from '#tasks';
 import { startApp, type TestApp } from './support/app.js';
 
 /**

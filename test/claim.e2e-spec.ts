@@ -1,4 +1,4 @@
-import { type Answer, BundleRepository, ClarificationStatus, type TerminalStatus } from '../libs/clarification/src/index.js';
+import { type Answer, BundleRepository, ClarificationStatus, type TerminalStatus } from '#clarification';
 import { startApp, type TestApp } from './support/app.js';
 import { claimer, holdTestOwnerLease, markDispatchAttempted, QUIET_LEASE, reserveSuccessor, TEST_OWNER, TEST_WINNER } from './support/claim.js';
 import {

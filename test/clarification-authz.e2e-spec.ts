@@ -6,7 +6,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import request from 'supertest';
-import { WaiterStore } from '../libs/clarification/src/index.js';
+import { WaiterStore } from '#clarification';
 import { startApp, TEST_ADMIN_TOKEN, type TestApp } from './support/app.js';
 import { createRunningSession, createUser, type SessionFixture, TWO_QUESTIONS } from './support/fixtures.js';
 

@@ -1,14 +1,14 @@
 import { randomUUID } from 'node:crypto';
 import http from 'node:http';
 import request from 'supertest';
-import { EventBus, type ParleyEvents } from '../libs/common/src/index.js';
+import { EventBus, type ParleyEvents } from '#common';
 import {
   type Answer,
   BundleRepository,
   ClarificationStatus,
   WinnerDelivery,
   WaiterStore,
-} from '../libs/clarification/src/index.js';
+} from '#clarification';
 import { startApp, type TestApp } from './support/app.js';
 import { claimAndDeliver as winAndDeliver, claimer } from './support/claim.js';
 import { createRunningSession, type SessionFixture, TWO_QUESTIONS } from './support/fixtures.js';

@@ -7,7 +7,7 @@
 import request from 'supertest';
 import { startApp, type TestApp } from './support/app.js';
 import { type BrowserSession, describeInChromium, openBrowser } from './support/browser.js';
-import { loadConfig } from '../libs/config/src/index.js';
+import { loadConfig } from '#config';
 
 const ALLOWED = 'https://app.example.com';
 const OTHER = 'https://evil.example.com';

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import request from 'supertest';
-import { decodeCursor, encodeCursor } from '../libs/common/src/index.js';
+import { decodeCursor, encodeCursor } from '#common';
 import { startApp, type TestApp } from './support/app.js';
 import { createRunningSession, createUser, TWO_QUESTIONS } from './support/fixtures.js';
 import { gql } from './support/graphql.js';

@@ -7,7 +7,7 @@
  *   its lease has expired, is never resent, and its bundle keeps exactly one winner.
  */
 import request from 'supertest';
-import { CommandClock } from '../libs/decisions/src/index.js';
+import { CommandClock } from '#decisions';
 import { startApp, type TestApp } from './support/app.js';
 import { createTestDatabase } from './support/database.js';
 import { answerRequest, ask, command, databaseQuestion, decisionRefOf } from './support/decisions.js';

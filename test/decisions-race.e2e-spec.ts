@@ -8,8 +8,8 @@
  * stored), and otherwise decision_not_pending — never accepted, never a second claim.
  */
 import request from 'supertest';
-import { QuestionEventService } from '../libs/clarification/src/index.js';
-import { CommandReceiptRepository } from '../libs/decisions/src/index.js';
+import { QuestionEventService } from '#clarification';
+import { CommandReceiptRepository } from '#decisions';
 import { startApp, type TestApp } from './support/app.js';
 import { answerRequest, ask, command, type CommandResult, databaseQuestion, decisionRefOf } from './support/decisions.js';
 import { createRunningSession, createUser } from './support/fixtures.js';

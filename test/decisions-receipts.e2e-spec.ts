@@ -8,7 +8,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Logger } from '@nestjs/common';
 import request from 'supertest';
-import { ResolveBundleService } from '../libs/clarification/src/index.js';
+import { ResolveBundleService } from '#clarification';
 import {
   canonicalMutation,
   CommandClock,
@@ -16,7 +16,7 @@ import {
   CommandRetentionService,
   type Ownership,
   parseCommandRequest,
-} from '../libs/decisions/src/index.js';
+} from '#decisions';
 import { startApp, type TestApp } from './support/app.js';
 import { answerRequest, ask, command, databaseQuestion, decisionRefOf } from './support/decisions.js';
 import { eventually } from './support/eventually.js';

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import request from 'supertest';
-import { EventBus, type ParleyEventName, type ParleyEvents } from '../libs/common/src/index.js';
+import { EventBus, type ParleyEventName, type ParleyEvents } from '#common';
 import {
   type Answer,
   BundleRepository,
@@ -13,7 +13,7 @@ import {
   responseFor,
   WaiterStore,
   WinnerDelivery,
-} from '../libs/clarification/src/index.js';
+} from '#clarification';
 import { startApp, type TestApp } from './support/app.js';
 import { claimAndDeliver as winAndDeliver, claimer, type Outcome } from './support/claim.js';
 import { createRunningSession, type SessionFixture, TWO_QUESTIONS } from './support/fixtures.js';

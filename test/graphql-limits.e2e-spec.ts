@@ -7,8 +7,8 @@
  */
 import { jest } from '@jest/globals';
 import request from 'supertest';
-import { PendingListService } from '../libs/clarification/src/index.js';
-import { loadConfig } from '../libs/config/src/index.js';
+import { PendingListService } from '#clarification';
+import { loadConfig } from '#config';
 import { startApp, TEST_ADMIN_TOKEN, type TestApp } from './support/app.js';
 import { createRunningSession, TWO_QUESTIONS } from './support/fixtures.js';
 import { gql, graphqlErrorsOf, subscribe } from './support/graphql.js';

@@ -5,7 +5,7 @@
  * delivery across two application instances sharing one database.
  */
 import request from 'supertest';
-import { QUESTION_EVENT_RETENTION_MS, QuestionEventRepository, QuestionEventService } from '../libs/clarification/src/index.js';
+import { QUESTION_EVENT_RETENTION_MS, QuestionEventRepository, QuestionEventService } from '#clarification';
 import { startApp, TEST_ADMIN_TOKEN, type TestApp } from './support/app.js';
 import { createUser, signIn, TWO_QUESTIONS } from './support/fixtures.js';
 import { gqlData, graphqlErrorsOf, openStreams, subscribe, type Subscription, type SubscribeOptions } from './support/graphql.js';

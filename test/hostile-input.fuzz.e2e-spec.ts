@@ -6,7 +6,7 @@
  */
 import fc from 'fast-check';
 import request from 'supertest';
-import { unstorableTextReason } from '../libs/common/src/index.js';
+import { unstorableTextReason } from '#common';
 import { startApp, TEST_ADMIN_TOKEN, type TestApp } from './support/app.js';
 import { createRunningSession, type SessionFixture, TWO_QUESTIONS } from './support/fixtures.js';
 import { gql } from './support/graphql.js';

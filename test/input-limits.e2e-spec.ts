@@ -4,7 +4,7 @@
  * 900 KB context that REST caps at 20,000 characters.
  */
 import request from 'supertest';
-import { INPUT_LIMITS } from '../libs/common/src/index.js';
+import { INPUT_LIMITS } from '#common';
 import { startApp, type TestApp } from './support/app.js';
 import { createRunningSession, type SessionFixture } from './support/fixtures.js';
 import { connectMcp, rawToolCall } from './support/mcp.js';

@@ -1,4 +1,4 @@
-import { BundleRepository, ClarificationStatus, DeliverySweeper } from '../libs/clarification/src/index.js';
+import { BundleRepository, ClarificationStatus, DeliverySweeper } from '#clarification';
 import { startApp, type TestApp } from './support/app.js';
 import { claimer, holdTestOwnerLease, inAppTransaction, QUIET_LEASE, TEST_OWNER, TEST_WINNER } from './support/claim.js';
 import {

@@ -1,7 +1,7 @@
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import request from 'supertest';
-import { WaiterStore } from '../libs/clarification/src/index.js';
+import { WaiterStore } from '#clarification';
 import { startApp, type TestApp } from './support/app.js';
 import { eventually } from './support/eventually.js';
 import { createRunningSession, TWO_QUESTIONS } from './support/fixtures.js';

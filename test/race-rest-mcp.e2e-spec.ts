@@ -10,8 +10,8 @@
  * answer (R7) and nothing is resumed.
  */
 import request from 'supertest';
-import { WaiterStore } from '../libs/clarification/src/index.js';
-import { EventBus } from '../libs/common/src/index.js';
+import { WaiterStore } from '#clarification';
+import { EventBus } from '#common';
 import { startApp, TEST_ADMIN_TOKEN, type TestApp } from './support/app.js';
 import { eventually } from './support/eventually.js';
 import { createRunningSession, TWO_QUESTIONS } from './support/fixtures.js';

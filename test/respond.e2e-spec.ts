@@ -6,8 +6,8 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import request from 'supertest';
-import { EventBus, type ParleyEventName } from '../libs/common/src/index.js';
-import { WaiterStore } from '../libs/clarification/src/index.js';
+import { EventBus, type ParleyEventName } from '#common';
+import { WaiterStore } from '#clarification';
 import { startApp, type TestApp } from './support/app.js';
 import { createRunningSession, type SessionFixture, TWO_QUESTIONS } from './support/fixtures.js';
 import { eventually } from './support/eventually.js';

@@ -1,5 +1,5 @@
 import request from 'supertest';
-import { WaiterStore } from '../libs/clarification/src/index.js';
+import { WaiterStore } from '#clarification';
 import { startApp, TEST_ADMIN_TOKEN, type TestApp } from './support/app.js';
 import { browserHeaders, createRunningSession, signIn, TWO_QUESTIONS } from './support/fixtures.js';
 import { subscribe } from './support/graphql.js';

@@ -4,8 +4,8 @@
  * cannot read or change another user's task or session. Called here with no route in between: a
  * foreign caller gets exactly the error a missing resource gets, and nothing changes.
  */
-import { AuthorizationError, AuthorizationErrorCode, userCaller } from '../libs/authorization/src/index.js';
-import { SessionService, SessionState, TaskService } from '../libs/tasks/src/index.js';
+import { AuthorizationError, AuthorizationErrorCode, userCaller } from '#authorization';
+import { SessionService, SessionState, TaskService } from '#tasks';
 import { startApp, type TestApp } from './support/app.js';
 import { createRunningSession, createUser } from './support/fixtures.js';
 

@@ -2,7 +2,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport, StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import request from 'supertest';
-import { type Answer, BundleRepository, WaiterStore, WinnerDelivery, type WinnerResult } from '../libs/clarification/src/index.js';
+import { type Answer, BundleRepository, WaiterStore, WinnerDelivery, type WinnerResult } from '#clarification';
 import { claimAndDeliver } from './support/claim.js';
 import { startApp, TEST_ADMIN_TOKEN, type TestApp } from './support/app.js';
 import { createRunningSession, type SessionFixture, TWO_QUESTIONS } from './support/fixtures.js';

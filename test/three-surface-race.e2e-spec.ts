@@ -9,7 +9,7 @@
  * exactly one delivery to a live waiter.
  */
 import request from 'supertest';
-import { QuestionEventService, WaiterStore } from '../libs/clarification/src/index.js';
+import { QuestionEventService, WaiterStore } from '#clarification';
 import { startApp, TEST_ADMIN_TOKEN, type TestApp } from './support/app.js';
 import { eventually } from './support/eventually.js';
 import { createRunningSession, TWO_QUESTIONS } from './support/fixtures.js';

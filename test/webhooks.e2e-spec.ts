@@ -1,7 +1,7 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import request from 'supertest';
-import { retryDelayMs, verifySignature } from '../libs/webhooks/src/index.js';
+import { retryDelayMs, verifySignature } from '#webhooks';
 import { startApp, TEST_ADMIN_TOKEN, type TestApp } from './support/app.js';
 import { QUIET_LEASE } from './support/claim.js';
 import { eventually } from './support/eventually.js';

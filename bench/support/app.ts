@@ -5,7 +5,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { createApp } from '../../apps/server/src/create-app.js';
-import { type AppConfig, loadConfig } from '../../libs/config/src/index.js';
+import { type AppConfig, loadConfig } from '#config';
 
 export const BENCH_ADMIN_TOKEN = 'bench-admin-token-0123456789abcdef';
 const LIST_TOOL = 'list_pending_questions_kandev';

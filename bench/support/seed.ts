@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import type pg from 'pg';
-import { upsertBundleIndexSql } from '../../libs/tasks/src/index.js';
+import { upsertBundleIndexSql } from '#tasks';
 
 export const WORKSPACES = 1000;
 /** Workspace w belongs to the scoped user when w % SCOPED_EVERY === 0: 10 of the 1,000, spread out. */

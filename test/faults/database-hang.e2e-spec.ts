@@ -1,4 +1,4 @@
-import { type Database, DatabaseListener, DEFAULT_POOL_OPTIONS } from '../../libs/persistence/src/index.js';
+import { type Database, DatabaseListener, DEFAULT_POOL_OPTIONS } from '#persistence';
 import { FaultDatabase } from '../support/fault-database.js';
 import {
   backgroundLogLines,

@@ -4,7 +4,7 @@
  * bundle really is now: pending again (a retryable 500) or no longer active (409).
  */
 import request from 'supertest';
-import { WaiterStore } from '../../libs/clarification/src/index.js';
+import { WaiterStore } from '#clarification';
 import { startApp, type TestApp } from '../support/app.js';
 import { eventTypes, isActive, isRestored, presence, resumeTurns, rowsOf } from '../support/bundle-state.js';
 import { QUIET_LEASE } from '../support/claim.js';

@@ -11,8 +11,8 @@
  */
 import request from 'supertest';
 import { BundleSignals } from '../../libs/clarification/src/bundle-signals.service.js';
-import { BundleRepository, ClaimRepository, DeliverySweeper, WaiterStore } from '../../libs/clarification/src/index.js';
-import { ProcessLease } from '../../libs/persistence/src/index.js';
+import { BundleRepository, ClaimRepository, DeliverySweeper, WaiterStore } from '#clarification';
+import { ProcessLease } from '#persistence';
 import { startApp, type TestApp } from '../support/app.js';
 import { isRestored, resumePrompts, resumeTurns, rowsOf, settlement } from '../support/bundle-state.js';
 import { QUIET_LEASE } from '../support/claim.js';

@@ -5,7 +5,7 @@
  * resumed all the same. With AUTH_MODE=disabled every caller is the same identity, so any /wait is the agent.
  */
 import request from 'supertest';
-import { WaiterStore } from '../../libs/clarification/src/index.js';
+import { WaiterStore } from '#clarification';
 import { startApp, type TestApp } from '../support/app.js';
 import { eventTypes, resumePrompts, resumeTurns } from '../support/bundle-state.js';
 import { QUIET_LEASE } from '../support/claim.js';

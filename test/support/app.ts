@@ -4,7 +4,7 @@ import path from 'node:path';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import type pg from 'pg';
 import { createApp } from '../../apps/server/src/create-app.js';
-import { type AppConfig, loadConfig } from '../../libs/config/src/index.js';
+import { type AppConfig, loadConfig } from '#config';
 import { createTestDatabase, openPool } from './database.js';
 
 export const TEST_ADMIN_TOKEN = 'test-admin-token-0123456789abcdef';

@@ -1,7 +1,7 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import type pg from 'pg';
-import { type Answer } from '../../libs/clarification/src/index.js';
-import { CLARIFICATION_REQUEST, upsertBundleIndexSql } from '../../libs/tasks/src/index.js';
+import { type Answer } from '#clarification';
+import { CLARIFICATION_REQUEST, upsertBundleIndexSql } from '#tasks';
 
 /**
  * Fixtures that write sessions, turns and clarification rows straight into the database with SQL,

@@ -13,8 +13,8 @@ import {
   validateOutcome,
   winnerIdentity,
   type WinnerResult,
-} from '../../libs/clarification/src/index.js';
-import { SYNTHETIC_CALLER } from '../../libs/authorization/src/index.js';
+} from '#clarification';
+import { SYNTHETIC_CALLER } from '#authorization';
 import type { TestApp } from './app.js';
 import { type Db, syncBundleIndex } from './bundles.js';
 

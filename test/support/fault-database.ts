@@ -2,7 +2,7 @@ import { execFileSync } from 'node:child_process';
 import { readFile, rm } from 'node:fs/promises';
 import path from 'node:path';
 import pg from 'pg';
-import { EmbeddedDatabase } from '../../libs/persistence/src/index.js';
+import { EmbeddedDatabase } from '#persistence';
 import { freePort, tempDir } from './server-process.js';
 
 /** The application_name of the test's own connections, so they are never counted as the server's. */

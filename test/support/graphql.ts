@@ -1,7 +1,7 @@
 import { type Client, createClient } from 'graphql-ws';
 import request from 'supertest';
 import WebSocket from 'ws';
-import { QuestionEventService } from '../../libs/clarification/src/index.js';
+import { QuestionEventService } from '#clarification';
 import type { TestApp } from './app.js';
 import { eventually } from './eventually.js';
 

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
-import { queryRow } from '../../../libs/persistence/src/index.js';
+import { queryRow } from '#persistence';
 
 /** The bundle index's count of active bundles: an index-only count over `clarification_bundles_session_idx` (WHERE active). */
 @Injectable()

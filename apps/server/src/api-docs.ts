@@ -1,7 +1,7 @@
 import type { INestApplication } from '@nestjs/common';
 import { DocumentBuilder, type OpenAPIObject, SwaggerModule } from '@nestjs/swagger';
-import { SESSION_COOKIE } from '../../../libs/authorization/src/index.js';
-import { ErrorBodyDto } from '../../../libs/common/src/index.js';
+import { SESSION_COOKIE } from '#authorization';
+import { ErrorBodyDto } from '#common';
 
 export const API_DOCS_PATH = 'docs';
 export const OPENAPI_JSON_PATH = 'docs/openapi.json';

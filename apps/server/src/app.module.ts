@@ -1,17 +1,17 @@
 import { DynamicModule, Module } from '@nestjs/common';
 import type { Logger } from 'pino';
-import { AuthorizationModule } from '../../../libs/authorization/src/index.js';
-import { ClarificationModule } from '../../../libs/clarification/src/index.js';
-import { EventBusModule } from '../../../libs/common/src/index.js';
-import { type AppConfig, ConfigModule } from '../../../libs/config/src/index.js';
-import { DecisionsModule } from '../../../libs/decisions/src/index.js';
-import { ParleyGraphqlModule } from '../../../libs/graphql/src/index.js';
-import { McpModule } from '../../../libs/mcp/src/index.js';
-import { LoggingModule, MetricsModule } from '../../../libs/observability/src/index.js';
-import { PersistenceModule } from '../../../libs/persistence/src/index.js';
-import { RateLimitModule } from '../../../libs/rate-limit/src/index.js';
-import { TasksModule } from '../../../libs/tasks/src/index.js';
-import { WebhooksModule } from '../../../libs/webhooks/src/index.js';
+import { AuthorizationModule } from '#authorization';
+import { ClarificationModule } from '#clarification';
+import { EventBusModule } from '#common';
+import { type AppConfig, ConfigModule } from '#config';
+import { DecisionsModule } from '#decisions';
+import { ParleyGraphqlModule } from '#graphql';
+import { McpModule } from '#mcp';
+import { LoggingModule, MetricsModule } from '#observability';
+import { PersistenceModule } from '#persistence';
+import { RateLimitModule } from '#rate-limit';
+import { TasksModule } from '#tasks';
+import { WebhooksModule } from '#webhooks';
 import { OperationsModule } from './operations.module.js';
 
 @Module({})

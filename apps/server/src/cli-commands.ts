@@ -1,6 +1,6 @@
 import type { INestApplicationContext } from '@nestjs/common';
-import { ADMIN_CALLER, IdentityService } from '../../../libs/authorization/src/index.js';
-import { WorkspaceService, workspaceView } from '../../../libs/tasks/src/index.js';
+import { ADMIN_CALLER, IdentityService } from '#authorization';
+import { WorkspaceService, workspaceView } from '#tasks';
 import { type CliArguments, CliUsageError } from './cli-arguments.js';
 import { answersFrom } from './cli-answers.js';
 import { type CliOutput, listOutput, recordOutput } from './cli-output.js';
@@ -206,7 +206,7 @@ export const COMMANDS: CliCommand[] = [
     details: ['Regenerates the committed schema.graphql (a test fails when it is stale).'],
     context: 'none',
     run: async () => {
-      const [{ writeFile }, { buildSchemaSdl }] = await Promise.all([import('node:fs/promises'), import('../../../libs/graphql/src/index.js')]);
+      const [{ writeFile }, { buildSchemaSdl }] = await Promise.all([import('node:fs/promises'), import('#graphql')]);
       await writeFile('schema.graphql', await buildSchemaSdl());
       return recordOutput({ written: 'schema.graphql' });
     },

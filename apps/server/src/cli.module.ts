@@ -1,10 +1,10 @@
 import { DynamicModule, Module } from '@nestjs/common';
-import { AuthorizationModule } from '../../../libs/authorization/src/index.js';
-import { EventBusModule } from '../../../libs/common/src/index.js';
-import { type AppConfig, ConfigModule } from '../../../libs/config/src/index.js';
-import { PersistenceModule } from '../../../libs/persistence/src/index.js';
-import { TasksModule } from '../../../libs/tasks/src/index.js';
-import { WebhookManagementModule } from '../../../libs/webhooks/src/index.js';
+import { AuthorizationModule } from '#authorization';
+import { EventBusModule } from '#common';
+import { type AppConfig, ConfigModule } from '#config';
+import { PersistenceModule } from '#persistence';
+import { TasksModule } from '#tasks';
+import { WebhookManagementModule } from '#webhooks';
 
 /**
  * What the CLI needs: configuration, the database (migrations included), identities, workspaces and

@@ -1,7 +1,7 @@
 import 'reflect-metadata';
 import { NestFactory } from '@nestjs/core';
-import { DomainError, ErrorCode } from '../../../libs/common/src/index.js';
-import { loadConfig } from '../../../libs/config/src/index.js';
+import { DomainError, ErrorCode } from '#common';
+import { loadConfig } from '#config';
 import { type CliArguments, CliUsageError, parseCliArguments } from './cli-arguments.js';
 import { type CliCommand, COMMANDS } from './cli-commands.js';
 import { CliModule } from './cli.module.js';

@@ -2,7 +2,7 @@ import fastifyCookie from '@fastify/cookie';
 import { NestFactory } from '@nestjs/core';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import type { FastifyInstance } from 'fastify';
-import { sameOriginHook } from '../../../libs/authorization/src/index.js';
+import { sameOriginHook } from '#authorization';
 import {
   createValidationPipe,
   HttpErrorFilter,
@@ -11,9 +11,9 @@ import {
   StorableTextPipe,
   storableUrlHook,
   UniformErrorsFastifyAdapter,
-} from '../../../libs/common/src/index.js';
-import { type AppConfig, unauthenticatedNetworkWarning } from '../../../libs/config/src/index.js';
-import { createRootLogger, fastifyLogging, ParleyMetrics } from '../../../libs/observability/src/index.js';
+} from '#common';
+import { type AppConfig, unauthenticatedNetworkWarning } from '#config';
+import { createRootLogger, fastifyLogging, ParleyMetrics } from '#observability';
 import { Logger } from 'nestjs-pino';
 import { registerApiDocs } from './api-docs.js';
 import { AppModule } from './app.module.js';

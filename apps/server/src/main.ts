@@ -1,7 +1,7 @@
 import 'reflect-metadata';
 import { type INestApplication, Logger } from '@nestjs/common';
-import { ConfigError, loadConfig } from '../../../libs/config/src/index.js';
-import { createFatalLogger } from '../../../libs/observability/src/index.js';
+import { ConfigError, loadConfig } from '#config';
+import { createFatalLogger } from '#observability';
 import { createApp } from './create-app.js';
 
 const SHUTDOWN_DEADLINE_MS = 10_000;

@@ -1,8 +1,8 @@
 import { Injectable, type OnModuleInit } from '@nestjs/common';
 import type { Pool } from 'pg';
 import { DataSource } from 'typeorm';
-import { WaiterStore } from '../../../libs/clarification/src/index.js';
-import { ParleyMetrics } from '../../../libs/observability/src/index.js';
+import { WaiterStore } from '#clarification';
+import { ParleyMetrics } from '#observability';
 import { ActiveBundlesRepository } from './active-bundles.repository.js';
 
 /** The pg pool TypeORM's PostgreSQL driver opened (`driver.master`). */

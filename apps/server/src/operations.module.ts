@@ -1,6 +1,6 @@
 import { Module } from '@nestjs/common';
-import { ClarificationModule } from '../../../libs/clarification/src/index.js';
-import { MetricsController } from '../../../libs/observability/src/index.js';
+import { ClarificationModule } from '#clarification';
+import { MetricsController } from '#observability';
 import { ActiveBundlesRepository } from './active-bundles.repository.js';
 import { OperationalGauges } from './operational-gauges.js';
 

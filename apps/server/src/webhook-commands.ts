@@ -1,6 +1,6 @@
 import type { INestApplicationContext } from '@nestjs/common';
-import { ADMIN_CALLER } from '../../../libs/authorization/src/index.js';
-import { WebhookSubscriptionService } from '../../../libs/webhooks/src/index.js';
+import { ADMIN_CALLER } from '#authorization';
+import { WebhookSubscriptionService } from '#webhooks';
 import { CliUsageError } from './cli-arguments.js';
 import type { CliCommand } from './cli-commands.js';
 import { recordOutput } from './cli-output.js';

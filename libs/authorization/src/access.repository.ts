@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
-import { queryRow, queryRows } from '../../persistence/src/index.js';
+import { queryRow, queryRows } from '#persistence';
 
 /** Which workspaces a caller sees: every one, or exactly these ids. */
 export type WorkspaceVisibility = { readonly all: true } | { readonly all: false; readonly ids: readonly string[] };

@@ -3,7 +3,7 @@ import { AdminOnly } from './auth.guard.js';
 import { CreateTokenDto, CreateUserDto } from './identity.dto.js';
 import { IdentityService } from './identity.service.js';
 import { ApiCreatedResponse, ApiOkResponse, ApiTags } from '@nestjs/swagger';
-import { ApiCaller, ApiErrors, ApiJsonBody } from '../../common/src/index.js';
+import { ApiCaller, ApiErrors, ApiJsonBody } from '#common';
 import { CreatedTokenDoc, CreatedUserDoc, RevokedTokenDoc } from './identity.openapi.js';
 
 @ApiTags('admin')

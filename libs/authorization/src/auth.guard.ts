@@ -1,7 +1,7 @@
 import { CanActivate, ExecutionContext, Injectable, SetMetadata } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
 import type { FastifyRequest } from 'fastify';
-import { IS_PUBLIC } from '../../common/src/index.js';
+import { IS_PUBLIC } from '#common';
 import { AuthorizationError } from './authorization.errors.js';
 import { isAdmin } from './caller.js';
 import { IdentityService } from './identity.service.js';

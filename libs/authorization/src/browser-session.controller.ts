@@ -1,11 +1,11 @@
 import { Body, Controller, Delete, HttpCode, Inject, Post, Req, Res } from '@nestjs/common';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { APP_CONFIG, type AppConfig } from '../../config/src/index.js';
+import { APP_CONFIG, type AppConfig } from '#config';
 import { CreateBrowserSessionDto } from './identity.dto.js';
 import { IdentityService } from './identity.service.js';
 import { SESSION_COOKIE, sessionCookie } from './request-caller.js';
 import { ApiOkResponse, ApiTags } from '@nestjs/swagger';
-import { ApiErrors, ApiJsonBody, ApiPublic, Public } from '../../common/src/index.js';
+import { ApiErrors, ApiJsonBody, ApiPublic, Public } from '#common';
 import { SessionSuccessDoc } from './identity.openapi.js';
 
 /** Exchanges a personal access token for an opaque, expiring browser session in an HttpOnly cookie. */

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
-import { queryRow, queryRows } from '../../persistence/src/index.js';
+import { queryRow, queryRows } from '#persistence';
 import { REVOCATION_CHANNEL } from './caller-revocations.js';
 
 export interface NewBrowserSession {

@@ -1,5 +1,5 @@
 import { Injectable, type OnModuleInit } from '@nestjs/common';
-import { DatabaseListener } from '../../persistence/src/index.js';
+import { DatabaseListener } from '#persistence';
 import type { Caller } from './caller.js';
 
 /** The NOTIFY channel a revocation (token revoked, browser session ended) is announced on, in its transaction. */

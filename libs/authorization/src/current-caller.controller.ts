@@ -3,7 +3,7 @@ import type { Caller } from './caller.js';
 import { IdentityService } from './identity.service.js';
 import { CurrentCaller } from './request-caller.js';
 import { ApiOkResponse, ApiTags } from '@nestjs/swagger';
-import { ApiCaller } from '../../common/src/index.js';
+import { ApiCaller } from '#common';
 import { CallerViewDoc } from './identity.openapi.js';
 
 /**

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { Inject, Injectable } from '@nestjs/common';
-import { INPUT_LIMITS, unstorableTextReason } from '../../common/src/index.js';
-import { APP_CONFIG, type AppConfig } from '../../config/src/index.js';
+import { INPUT_LIMITS, unstorableTextReason } from '#common';
+import { APP_CONFIG, type AppConfig } from '#config';
 import { AuthorizationError, AuthorizationErrorCode } from './authorization.errors.js';
 import { AccessRepository } from './access.repository.js';
 import { BrowserSessionRepository } from './browser-session.repository.js';

@@ -1,5 +1,5 @@
 import type { FastifyReply, FastifyRequest, HookHandlerDoneFunction } from 'fastify';
-import { RequestBoundaryError, RequestBoundaryErrorCode, STATE_CHANGING_METHODS } from '../../common/src/index.js';
+import { RequestBoundaryError, RequestBoundaryErrorCode, STATE_CHANGING_METHODS } from '#common';
 import { SESSION_COOKIE } from './request-caller.js';
 
 type Provenance = 'same-origin' | 'cross-origin' | 'unknown';

@@ -1,6 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
-import type { SessionAgent } from '../../authorization/src/index.js';
-import { APP_CONFIG, type AppConfig } from '../../config/src/index.js';
+import type { SessionAgent } from '#authorization';
+import { APP_CONFIG, type AppConfig } from '#config';
 import { BundleRepository } from './bundle.repository.js';
 import { ClarificationLifecycleService } from './clarification-lifecycle.service.js';
 import { ClarificationError, ClarificationErrorCode } from './clarification.errors.js';

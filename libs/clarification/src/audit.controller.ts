@@ -1,8 +1,8 @@
 import { Controller, Get, Param, Query } from '@nestjs/common';
 import { ApiOkResponse, ApiTags } from '@nestjs/swagger';
-import { type Caller, CurrentCaller } from '../../authorization/src/index.js';
-import { ApiCaller, ApiErrors } from '../../common/src/index.js';
-import { RateLimited, RateLimitKind } from '../../rate-limit/src/index.js';
+import { type Caller, CurrentCaller } from '#authorization';
+import { ApiCaller, ApiErrors } from '#common';
+import { RateLimited, RateLimitKind } from '#rate-limit';
 import { AuditQueryDto } from './audit.dto.js';
 import { AuditService } from './audit.service.js';
 

@@ -1,5 +1,5 @@
 import { type BeforeApplicationShutdown, Inject, Injectable, Logger, type OnApplicationBootstrap } from '@nestjs/common';
-import { APP_CONFIG, type AppConfig } from '../../config/src/index.js';
+import { APP_CONFIG, type AppConfig } from '#config';
 import { AuditRepository } from './audit.repository.js';
 import type { AuditEntry } from './audit.types.js';
 

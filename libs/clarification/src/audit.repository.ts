@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
-import { queryRows } from '../../persistence/src/index.js';
+import { queryRows } from '#persistence';
 import type { AuditEntry, AuditOutcome } from './audit.types.js';
 import type { ResolutionSurface } from './resolve-bundle.service.js';
 

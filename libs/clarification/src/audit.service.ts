@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
-import type { Caller } from '../../authorization/src/index.js';
-import { decodeCursor, encodeCursor } from '../../common/src/index.js';
+import type { Caller } from '#authorization';
+import { decodeCursor, encodeCursor } from '#common';
 import { AuditRecorder } from './audit.recorder.js';
 import { AuditRepository, type AuditRow } from './audit.repository.js';
 import type { AuditAttemptView, AuditPage } from './audit.types.js';

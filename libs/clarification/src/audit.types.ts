@@ -1,5 +1,5 @@
-import type { Caller } from '../../authorization/src/index.js';
-import { assertNever, INPUT_LIMITS } from '../../common/src/index.js';
+import type { Caller } from '#authorization';
+import { assertNever, INPUT_LIMITS } from '#common';
 import { ClarificationError, ClarificationErrorCode } from './clarification.errors.js';
 import type { ResolutionInput } from './resolution.validation.js';
 import type { ResolutionSurface } from './resolve-bundle.service.js';

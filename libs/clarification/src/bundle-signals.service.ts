@@ -1,5 +1,5 @@
 import { Injectable, type OnModuleInit } from '@nestjs/common';
-import { DatabaseListener } from '../../persistence/src/index.js';
+import { DatabaseListener } from '#persistence';
 import { BUNDLE_CHANNEL, type BundleSignal, parseBundleSignal } from './bundle-signal.js';
 
 export interface PendingChange {

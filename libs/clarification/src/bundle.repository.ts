@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource, type EntityManager } from 'typeorm';
-import { type CallerReach, taskAccessibleBy } from '../../authorization/src/index.js';
-import { queryRow, queryRows, type SqlExecutor } from '../../persistence/src/index.js';
+import { type CallerReach, taskAccessibleBy } from '#authorization';
+import { queryRow, queryRows, type SqlExecutor } from '#persistence';
 import {
   activeRow,
   bundleIsActive,
@@ -10,7 +10,7 @@ import {
   currentTurnId,
   sessionHasActiveBundle,
   upsertBundleIndexSql,
-} from '../../tasks/src/index.js';
+} from '#tasks';
 import { BUNDLE_CHANNEL, type BundleSignalKind } from './bundle-signal.js';
 import type { BundleRow, BundleRowMetadata } from './clarification.types.js';
 import { insertEventsCtes } from './question-event.repository.js';

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource, type EntityManager } from 'typeorm';
-import { inTransaction, ProcessLease, processIsLive, queryRow, queryRows, type SqlExecutor } from '../../persistence/src/index.js';
-import { activeRow, CLARIFICATION_REQUEST } from '../../tasks/src/index.js';
+import { inTransaction, ProcessLease, processIsLive, queryRow, queryRows, type SqlExecutor } from '#persistence';
+import { activeRow, CLARIFICATION_REQUEST } from '#tasks';
 import { notifyBundlesSql } from './bundle.repository.js';
 import { BUNDLE_CHANNEL } from './bundle-signal.js';
 import { type Answer, type BundleRowMetadata, ClarificationStatus, type ClarificationResponse, type TerminalStatus } from './clarification.types.js';

@@ -1,8 +1,8 @@
 import { Injectable, type OnModuleInit } from '@nestjs/common';
 import { DataSource, type EntityManager } from 'typeorm';
-import { EventBus, type ParleyEventName } from '../../common/src/index.js';
-import { inTransaction } from '../../persistence/src/index.js';
-import { type AfterCommit, SessionLifecycle, type SessionLifecycleHooks, SessionRepository } from '../../tasks/src/index.js';
+import { EventBus, type ParleyEventName } from '#common';
+import { inTransaction } from '#persistence';
+import { type AfterCommit, SessionLifecycle, type SessionLifecycleHooks, SessionRepository } from '#tasks';
 import { BundleRepository, type TouchedBundle } from './bundle.repository.js';
 import type { BundleSignalKind } from './bundle-signal.js';
 import { BundleSignals } from './bundle-signals.service.js';

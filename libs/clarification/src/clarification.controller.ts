@@ -1,15 +1,15 @@
 import { Body, Controller, Get, Headers, HttpCode, Param, Post, Query, Res } from '@nestjs/common';
 import { ApiOkResponse, ApiTags } from '@nestjs/swagger';
 import type { FastifyReply } from 'fastify';
-import { AcceptsSessionAgent, type Caller, CurrentCaller } from '../../authorization/src/index.js';
-import { RateLimited, RateLimitKind } from '../../rate-limit/src/index.js';
+import { AcceptsSessionAgent, type Caller, CurrentCaller } from '#authorization';
+import { RateLimited, RateLimitKind } from '#rate-limit';
 import { CreateClarificationDto, ListPendingQueryDto, RespondDto } from './clarification.dto.js';
 import { ClarificationService } from './clarification.service.js';
 import { PendingListService } from './pending-list.service.js';
 import { serializeResolution } from './resolution.envelope.js';
 import { ResolveBundleService } from './resolve-bundle.service.js';
 import { SURFACE_HEADER, surfaceOfRequest } from './resolution-surface.js';
-import { ApiCaller, ApiErrors, ApiJsonBody, replyWhenSettled } from '../../common/src/index.js';
+import { ApiCaller, ApiErrors, ApiJsonBody, replyWhenSettled } from '#common';
 import { BundleDoc, ClarificationResponseDoc, PendingIdDoc, PendingPageDoc, RespondResultDoc, SuccessDoc } from './clarification.openapi.js';
 
 /** Aborts when the client goes away before the response was sent (the response's socket closed). */

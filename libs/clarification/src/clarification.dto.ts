@@ -1,7 +1,7 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
 import { IsArray, IsBoolean, IsInt, IsNotEmpty, IsOptional, IsString, MaxLength } from 'class-validator';
-import { INPUT_LIMITS } from '../../common/src/index.js';
+import { INPUT_LIMITS } from '#common';
 import { AnswerDoc, QuestionDoc } from './clarification.openapi.js';
 
 /** The envelope of a new bundle; the questions themselves are validated by the service (one rule set for every surface). */

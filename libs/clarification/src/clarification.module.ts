@@ -1,5 +1,5 @@
 import { Module } from '@nestjs/common';
-import { TasksModule } from '../../tasks/src/index.js';
+import { TasksModule } from '#tasks';
 import { AgentAskService } from './agent-ask.service.js';
 import { AuditController } from './audit.controller.js';
 import { AuditRecorder } from './audit.recorder.js';

@@ -1,11 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import { Inject, Injectable, type OnModuleInit } from '@nestjs/common';
 import { DataSource } from 'typeorm';
-import { AccessService, AuthorizationError, type Caller, CallerRevocations, callerReach } from '../../authorization/src/index.js';
-import { EventBus } from '../../common/src/index.js';
-import { APP_CONFIG, type AppConfig } from '../../config/src/index.js';
-import { inTransaction, ProcessLease } from '../../persistence/src/index.js';
-import { isTerminalSessionState, SessionRepository, SessionState } from '../../tasks/src/index.js';
+import { AccessService, AuthorizationError, type Caller, CallerRevocations, callerReach } from '#authorization';
+import { EventBus } from '#common';
+import { APP_CONFIG, type AppConfig } from '#config';
+import { inTransaction, ProcessLease } from '#persistence';
+import { isTerminalSessionState, SessionRepository, SessionState } from '#tasks';
 import { type AuthorizedBundle, BundleRepository, type NewBundleRow } from './bundle.repository.js';
 import { recordedResponse, requestFromRows } from './bundle.mapper.js';
 import { BundleSignals, type PendingChange } from './bundle-signals.service.js';

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource, type EntityManager } from 'typeorm';
-import { queryRow } from '../../persistence/src/index.js';
+import { queryRow } from '#persistence';
 
 export interface DueDeadline {
   pending_id: string;

@@ -1,8 +1,8 @@
 import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
 import { DataSource } from 'typeorm';
-import { APP_CONFIG, type AppConfig } from '../../config/src/index.js';
-import { inTransaction } from '../../persistence/src/index.js';
-import { SessionRepository } from '../../tasks/src/index.js';
+import { APP_CONFIG, type AppConfig } from '#config';
+import { inTransaction } from '#persistence';
+import { SessionRepository } from '#tasks';
 import { BundleRepository, type TouchedBundle } from './bundle.repository.js';
 import { BundleSignals } from './bundle-signals.service.js';
 import { ClarificationLifecycleService } from './clarification-lifecycle.service.js';

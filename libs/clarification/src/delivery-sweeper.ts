@@ -1,5 +1,5 @@
 import { Injectable, Logger, type OnApplicationBootstrap } from '@nestjs/common';
-import { ProcessLease } from '../../persistence/src/index.js';
+import { ProcessLease } from '#persistence';
 import { BundleSignals } from './bundle-signals.service.js';
 import { ClaimRepository } from './claim.repository.js';
 import { DeliveryService } from './delivery.service.js';

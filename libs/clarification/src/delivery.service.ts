@@ -1,9 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import { Inject, Injectable, Logger, type OnModuleInit } from '@nestjs/common';
-import { EventBus, faultPoint, isDatabaseUnavailable } from '../../common/src/index.js';
-import { APP_CONFIG, type AppConfig } from '../../config/src/index.js';
-import { ParleyMetrics } from '../../observability/src/index.js';
-import { ProcessLease } from '../../persistence/src/index.js';
+import { EventBus, faultPoint, isDatabaseUnavailable } from '#common';
+import { APP_CONFIG, type AppConfig } from '#config';
+import { ParleyMetrics } from '#observability';
+import { ProcessLease } from '#persistence';
 import { BundleRepository } from './bundle.repository.js';
 import { recordedResponse, requestFromRows, resumePrompt, responseFor } from './bundle.mapper.js';
 import { BundleSignals } from './bundle-signals.service.js';

@@ -1,8 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
-import { type WorkspaceVisibility } from '../../authorization/src/index.js';
-import { queryRows } from '../../persistence/src/index.js';
-import { bundleIsActive, CLARIFICATION_REQUEST } from '../../tasks/src/index.js';
+import { type WorkspaceVisibility } from '#authorization';
+import { queryRows } from '#persistence';
+import { bundleIsActive, CLARIFICATION_REQUEST } from '#tasks';
 import { D2_ORDER } from './bundle.repository.js';
 import type { BundleRow } from './clarification.types.js';
 

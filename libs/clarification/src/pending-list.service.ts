@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
-import { AccessService, type Caller } from '../../authorization/src/index.js';
-import { decodeCursor, encodeCursor, isCalendarDate } from '../../common/src/index.js';
+import { AccessService, type Caller } from '#authorization';
+import { decodeCursor, encodeCursor, isCalendarDate } from '#common';
 import { bundleTaskId, requestFromRows } from './bundle.mapper.js';
 import { ClarificationError } from './clarification.errors.js';
 import { ClarificationService } from './clarification.service.js';

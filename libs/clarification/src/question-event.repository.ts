@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
-import { inTransaction, queryRow, queryRows } from '../../persistence/src/index.js';
-import { outboxInsertSql } from '../../webhooks/src/index.js';
+import { inTransaction, queryRow, queryRows } from '#persistence';
+import { outboxInsertSql } from '#webhooks';
 
 export interface QuestionEventRow {
   id: string;

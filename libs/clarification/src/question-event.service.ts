@@ -1,8 +1,8 @@
 import { EventEmitter } from 'node:events';
 import { Injectable, Logger, type OnApplicationShutdown, type OnModuleInit } from '@nestjs/common';
-import { AccessService, type Caller, CallerRevocations } from '../../authorization/src/index.js';
-import { ParleyMetrics } from '../../observability/src/index.js';
-import { DatabaseListener } from '../../persistence/src/index.js';
+import { AccessService, type Caller, CallerRevocations } from '#authorization';
+import { ParleyMetrics } from '#observability';
+import { DatabaseListener } from '#persistence';
 import { BUNDLE_CHANNEL } from './bundle-signal.js';
 import { ClarificationError } from './clarification.errors.js';
 import { type QuestionEventRow, QuestionEventRepository } from './question-event.repository.js';

@@ -1,4 +1,4 @@
-import { INPUT_LIMITS } from '../../common/src/index.js';
+import { INPUT_LIMITS } from '#common';
 import { ClarificationError } from './clarification.errors.js';
 import type { Question, QuestionKind, QuestionOption } from './clarification.types.js';
 

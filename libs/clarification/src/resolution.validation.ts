@@ -1,4 +1,4 @@
-import { INPUT_LIMITS } from '../../common/src/index.js';
+import { INPUT_LIMITS } from '#common';
 import { ClarificationError } from './clarification.errors.js';
 import { type Answer, type BundleRow, ClarificationStatus, type Question, type TerminalStatus } from './clarification.types.js';
 import { requestFromRows } from './bundle.mapper.js';

@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { Inject, Injectable, Logger } from '@nestjs/common';
-import { type Caller, callerId } from '../../authorization/src/index.js';
-import { APP_CONFIG, type AppConfig } from '../../config/src/index.js';
-import { ParleyMetrics } from '../../observability/src/index.js';
+import { type Caller, callerId } from '#authorization';
+import { APP_CONFIG, type AppConfig } from '#config';
+import { ParleyMetrics } from '#observability';
 import { AuditRecorder } from './audit.recorder.js';
 import { AuditOutcome, auditEntry, failureOf, rejectReasonOf } from './audit.types.js';
 import { BundleRepository } from './bundle.repository.js';

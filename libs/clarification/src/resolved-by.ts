@@ -1,4 +1,4 @@
-import type { Caller } from '../../authorization/src/index.js';
+import type { Caller } from '#authorization';
 import type { BundleRow } from './clarification.types.js';
 import type { ResolutionSurface } from './resolve-bundle.service.js';
 import { Settlement, settlementOf } from './settlement.js';

@@ -1,6 +1,6 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
-import { APP_CONFIG, type AppConfig } from '../../config/src/index.js';
-import { ParleyMetrics } from '../../observability/src/index.js';
+import { APP_CONFIG, type AppConfig } from '#config';
+import { ParleyMetrics } from '#observability';
 import type { ClarificationResponse } from './clarification.types.js';
 
 export interface ResumePayload {

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
-import { processIsLive, type SqlExecutor } from '../../persistence/src/index.js';
+import { processIsLive, type SqlExecutor } from '#persistence';
 
 /** `clarification_waiters`: which process holds the agent's live wait of which bundle. */
 @Injectable()

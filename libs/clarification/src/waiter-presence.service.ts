@@ -1,5 +1,5 @@
 import { Injectable, Logger, type OnApplicationShutdown, type OnModuleInit } from '@nestjs/common';
-import { ProcessLease } from '../../persistence/src/index.js';
+import { ProcessLease } from '#persistence';
 import { WaiterPresenceRepository } from './waiter-presence.repository.js';
 import { type WaiterPresence, WaiterStore } from './waiter.store.js';
 

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
-import { inTransaction, queryRow, queryRows, type SqlExecutor } from '../../persistence/src/index.js';
+import { inTransaction, queryRow, queryRows, type SqlExecutor } from '#persistence';
 
 export type ReceiptState = 'reserved' | 'send_started' | 'accepted' | 'rejected' | 'uncertain';
 export type TerminalState = 'accepted' | 'rejected' | 'uncertain';

@@ -1,8 +1,8 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { Injectable, Logger } from '@nestjs/common';
-import type { Caller } from '../../authorization/src/index.js';
-import { ResolveBundleService } from '../../clarification/src/index.js';
-import { assertNever, faultPoint } from '../../common/src/index.js';
+import type { Caller } from '#authorization';
+import { ResolveBundleService } from '#clarification';
+import { assertNever, faultPoint } from '#common';
 import { CommandClock, COMMAND_LEASE_MS, LEASE_HEARTBEAT_MS, plus, RECEIPT_RETENTION_MS } from './command-clock.js';
 import { CommandReceiptRepository, type Ownership, type ReceiptRow } from './command-receipt.repository.js';
 import {

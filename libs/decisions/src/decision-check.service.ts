@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
-import { AccessService, type Caller } from '../../authorization/src/index.js';
-import { type BundleRow, ClarificationError, type ResolutionInput, validateOutcome } from '../../clarification/src/index.js';
+import { AccessService, type Caller } from '#authorization';
+import { type BundleRow, ClarificationError, type ResolutionInput, validateOutcome } from '#clarification';
 import type { AnswerDecisionRequest } from './command.request.js';
 import { answerFor, decisionOf } from './decision.mapper.js';
 import { DecisionRepository } from './decision.repository.js';

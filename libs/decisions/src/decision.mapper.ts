@@ -1,4 +1,4 @@
-import { type BundleRow, MAX_TEXT_RUNES, type ResolutionInput } from '../../clarification/src/index.js';
+import { type BundleRow, MAX_TEXT_RUNES, type ResolutionInput } from '#clarification';
 import { canonicalJson, sha256Hex } from './canonical-json.js';
 import type { Selection } from './command.request.js';
 import { DecisionError } from './decisions.errors.js';

@@ -1,9 +1,9 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
-import { taskVisibilityCondition, type WorkspaceVisibility } from '../../authorization/src/index.js';
-import { type BundleRow, D2_ORDER } from '../../clarification/src/index.js';
-import { queryRow, queryRows } from '../../persistence/src/index.js';
-import { activeRow, CLARIFICATION_REQUEST, nonTerminalSession } from '../../tasks/src/index.js';
+import { taskVisibilityCondition, type WorkspaceVisibility } from '#authorization';
+import { type BundleRow, D2_ORDER } from '#clarification';
+import { queryRow, queryRows } from '#persistence';
+import { activeRow, CLARIFICATION_REQUEST, nonTerminalSession } from '#tasks';
 
 export interface WorkerRow {
   id: string;

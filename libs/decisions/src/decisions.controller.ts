@@ -1,11 +1,11 @@
 import { Body, Controller, Get, Post, Res } from '@nestjs/common';
 import type { FastifyReply } from 'fastify';
-import { type Caller, CurrentCaller } from '../../authorization/src/index.js';
+import { type Caller, CurrentCaller } from '#authorization';
 import { CommandService } from './command.service.js';
 import { httpStatusOf } from './decisions.errors.js';
 import { PendingInteractionsService } from './pending-interactions.service.js';
 import { ApiBody, ApiOkResponse, ApiResponse, ApiTags } from '@nestjs/swagger';
-import { ApiCaller, ApiErrors, ApiJsonBody } from '../../common/src/index.js';
+import { ApiCaller, ApiErrors, ApiJsonBody } from '#common';
 
 /** The chat-connector surface: poll what is pending, answer it with one semantic command. */
 @ApiTags('decisions')

@@ -1,4 +1,4 @@
-import { assertNever, DomainError, ErrorCode } from '../../common/src/index.js';
+import { assertNever, DomainError, ErrorCode } from '#common';
 
 /** Every status a command result carries (decision-contract.md), exactly as the reference spells them. */
 export enum CommandStatus {

@@ -1,5 +1,5 @@
 import { Module } from '@nestjs/common';
-import { ClarificationModule } from '../../clarification/src/index.js';
+import { ClarificationModule } from '#clarification';
 import { CommandClock } from './command-clock.js';
 import { CommandReceiptRepository } from './command-receipt.repository.js';
 import { CommandRetentionService } from './command-retention.service.js';

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
-import { AccessService, type Caller } from '../../authorization/src/index.js';
-import type { BundleRow } from '../../clarification/src/index.js';
+import { AccessService, type Caller } from '#authorization';
+import type { BundleRow } from '#clarification';
 import { decisionOf, type DecisionView } from './decision.mapper.js';
 import { DecisionRepository, type WorkerBundleHead } from './decision.repository.js';
 

@@ -1,5 +1,5 @@
-import { ClarificationError, ClarificationErrorCode, type Resolution } from '../../clarification/src/index.js';
-import { assertNever } from '../../common/src/index.js';
+import { ClarificationError, ClarificationErrorCode, type Resolution } from '#clarification';
+import { assertNever } from '#common';
 import { Disposition, failureEnvelope, liveEcho, toReply, type CommandReply } from './command.envelope.js';
 import type { TerminalState } from './command-receipt.repository.js';
 import { CommandStatus, DecisionError } from './decisions.errors.js';

@@ -1,7 +1,7 @@
 import { UseInterceptors } from '@nestjs/common';
 import { Args, Mutation, Resolver } from '@nestjs/graphql';
-import type { Caller } from '../../authorization/src/index.js';
-import { ResolveBundleService } from '../../clarification/src/index.js';
+import type { Caller } from '#authorization';
+import { ResolveBundleService } from '#clarification';
 import { GqlCaller } from './graphql-caller.js';
 import { GraphqlErrorsInterceptor } from './graphql-errors.interceptor.js';
 import { resolutionModel } from './graphql.mappers.js';

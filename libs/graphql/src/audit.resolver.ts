@@ -1,7 +1,7 @@
 import { UseInterceptors } from '@nestjs/common';
 import { Args, Int, Query, Resolver } from '@nestjs/graphql';
-import type { Caller } from '../../authorization/src/index.js';
-import { type AuditAttemptView, AuditService, DEFAULT_AUDIT_LIMIT, MAX_AUDIT_LIMIT } from '../../clarification/src/index.js';
+import type { Caller } from '#authorization';
+import { type AuditAttemptView, AuditService, DEFAULT_AUDIT_LIMIT, MAX_AUDIT_LIMIT } from '#clarification';
 import { GqlCaller } from './graphql-caller.js';
 import { GraphqlErrorsInterceptor } from './graphql-errors.interceptor.js';
 import { ResolutionAttemptConnectionModel, type ResolutionAttemptModel } from './models/audit.model.js';

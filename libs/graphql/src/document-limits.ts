@@ -1,6 +1,6 @@
 import { GraphQLError, Lexer, Source, TokenKind } from 'graphql';
 import mercurius from 'mercurius';
-import { ErrorCode } from '../../common/src/index.js';
+import { ErrorCode } from '#common';
 
 export interface SourceLimits {
   maxTokens: number;

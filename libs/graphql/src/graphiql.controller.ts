@@ -4,8 +4,8 @@ import { createRequire } from 'node:module';
 import path from 'node:path';
 import { Controller, Get, Inject, NotFoundException, Param, Res } from '@nestjs/common';
 import type { FastifyReply } from 'fastify';
-import { Public } from '../../common/src/index.js';
-import { APP_CONFIG, type AppConfig } from '../../config/src/index.js';
+import { Public } from '#common';
+import { APP_CONFIG, type AppConfig } from '#config';
 import { GRAPHIQL_ASSETS, GRAPHIQL_INIT_SCRIPT, GRAPHIQL_PAGE } from './graphiql.page.js';
 
 const require = createRequire(import.meta.url);

@@ -1,6 +1,6 @@
 import { createParamDecorator, type ExecutionContext } from '@nestjs/common';
 import { GqlExecutionContext } from '@nestjs/graphql';
-import { AuthorizationError, type Caller } from '../../authorization/src/index.js';
+import { AuthorizationError, type Caller } from '#authorization';
 
 export interface GraphqlContext {
   caller?: Caller;

@@ -1,6 +1,6 @@
 import { CallHandler, ExecutionContext, Injectable, Logger, NestInterceptor } from '@nestjs/common';
 import { catchError, Observable, throwError } from 'rxjs';
-import { DomainError } from '../../common/src/index.js';
+import { DomainError } from '#common';
 import { toGraphqlError } from './graphql-errors.js';
 
 /** Resolvers stay thin: their typed errors become coded GraphQL errors here; unknown ones are logged. */

@@ -1,7 +1,7 @@
 import mercurius from 'mercurius';
-import { AuthorizationError, AuthorizationErrorCode } from '../../authorization/src/index.js';
-import { DATABASE_UNAVAILABLE_MESSAGE, DomainError, ErrorCode, isDatabaseUnavailable } from '../../common/src/index.js';
-import { RateLimitError } from '../../rate-limit/src/index.js';
+import { AuthorizationError, AuthorizationErrorCode } from '#authorization';
+import { DATABASE_UNAVAILABLE_MESSAGE, DomainError, ErrorCode, isDatabaseUnavailable } from '#common';
+import { RateLimitError } from '#rate-limit';
 
 /** Every module's typed errors as GraphQL errors carrying their public code in `extensions.code`. */
 export function toGraphqlError(error: unknown): Error {

@@ -1,7 +1,7 @@
 import type { FastifyReply } from 'fastify';
 import { type DocumentNode, getOperationAST, type GraphQLSchema } from 'graphql';
-import type { Caller } from '../../authorization/src/index.js';
-import { callerKey, RateLimitError, rateLimitHeaders, RateLimitKind, type RateLimitService } from '../../rate-limit/src/index.js';
+import type { Caller } from '#authorization';
+import { callerKey, RateLimitError, rateLimitHeaders, RateLimitKind, type RateLimitService } from '#rate-limit';
 import { toGraphqlError } from './graphql-errors.js';
 import { rootFields } from './operation-cost.js';
 

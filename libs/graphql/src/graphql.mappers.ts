@@ -9,8 +9,8 @@ import {
   type Resolution,
   type ResolutionResponse,
   type ResolvedBy,
-} from '../../clarification/src/index.js';
-import { type TaskRow, taskView, type WorkspaceRow, workspaceView } from '../../tasks/src/index.js';
+} from '#clarification';
+import { type TaskRow, taskView, type WorkspaceRow, workspaceView } from '#tasks';
 import type { QuestionEventModel } from './models/question-event.model.js';
 import type { PendingBundleModel, PendingQuestionConnectionModel } from './models/pending-question.model.js';
 import type { ResolutionModel, ResolutionResponseModel } from './models/resolution.model.js';

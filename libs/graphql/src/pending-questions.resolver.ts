@@ -1,7 +1,7 @@
 import { UseInterceptors } from '@nestjs/common';
 import { Args, Int, Query, Resolver } from '@nestjs/graphql';
-import type { Caller } from '../../authorization/src/index.js';
-import { DEFAULT_PENDING_LIMIT, MAX_PENDING_LIMIT, PendingListService } from '../../clarification/src/index.js';
+import type { Caller } from '#authorization';
+import { DEFAULT_PENDING_LIMIT, MAX_PENDING_LIMIT, PendingListService } from '#clarification';
 import { GqlCaller } from './graphql-caller.js';
 import { GraphqlErrorsInterceptor } from './graphql-errors.interceptor.js';
 import { bundleModel, connectionModel } from './graphql.mappers.js';

@@ -1,7 +1,7 @@
 import { UseInterceptors } from '@nestjs/common';
 import { Args, Resolver, Subscription } from '@nestjs/graphql';
-import type { Caller } from '../../authorization/src/index.js';
-import { type QuestionEventRow, QuestionEventService } from '../../clarification/src/index.js';
+import type { Caller } from '#authorization';
+import { type QuestionEventRow, QuestionEventService } from '#clarification';
 import { GqlCaller } from './graphql-caller.js';
 import { GraphqlErrorsInterceptor } from './graphql-errors.interceptor.js';
 import { questionEventModel } from './graphql.mappers.js';

@@ -1,5 +1,5 @@
 import { GraphQLError, Kind, type ValueNode, type ValidationRule } from 'graphql';
-import { childPath, ErrorCode, unstorableTextReason } from '../../common/src/index.js';
+import { childPath, ErrorCode, unstorableTextReason } from '#common';
 
 /** The first string literal under `value` that cannot be stored, as a message naming its path. */
 function findInLiteral(value: ValueNode, path: string): string | undefined {

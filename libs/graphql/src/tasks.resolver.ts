@@ -1,8 +1,8 @@
 import { UseInterceptors } from '@nestjs/common';
 import { Args, Query, Resolver } from '@nestjs/graphql';
-import type { Caller } from '../../authorization/src/index.js';
-import { UNPAGED_LIST_SIZE } from '../../common/src/index.js';
-import { TaskService, WorkspaceService } from '../../tasks/src/index.js';
+import type { Caller } from '#authorization';
+import { UNPAGED_LIST_SIZE } from '#common';
+import { TaskService, WorkspaceService } from '#tasks';
 import { GqlCaller } from './graphql-caller.js';
 import { GraphqlErrorsInterceptor } from './graphql-errors.interceptor.js';
 import { taskModel, workspaceModel } from './graphql.mappers.js';

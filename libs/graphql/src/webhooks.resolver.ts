@@ -1,6 +1,6 @@
 import { UseInterceptors } from '@nestjs/common';
 import { Args, Int, Mutation, Query, Resolver } from '@nestjs/graphql';
-import type { Caller } from '../../authorization/src/index.js';
+import type { Caller } from '#authorization';
 import {
   DEFAULT_DELIVERY_PAGE,
   type DeliveryView,
@@ -8,7 +8,7 @@ import {
   MAX_SUBSCRIPTIONS_PER_WORKSPACE,
   type SubscriptionView,
   WebhookSubscriptionService,
-} from '../../webhooks/src/index.js';
+} from '#webhooks';
 import { GqlCaller } from './graphql-caller.js';
 import { GraphqlErrorsInterceptor } from './graphql-errors.interceptor.js';
 import { CreatedWebhookModel, WebhookDeliveryConnectionModel, type WebhookDeliveryModel, WebhookModel } from './models/webhook.model.js';

@@ -1,6 +1,6 @@
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
-import type { ClarificationResponse } from '../../clarification/src/index.js';
+import type { ClarificationResponse } from '#clarification';
 
 /**
  * ask_user_question_kandev's result, frozen by spec 002 ("Out of scope": the tool's own response

@@ -1,10 +1,10 @@
 import { ApiExcludeController } from '@nestjs/swagger';
 import { Controller, Delete, Get, Logger, Post, Req, Res } from '@nestjs/common';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { type Caller, CurrentCaller } from '../../authorization/src/index.js';
-import { PendingListService, ResolveBundleService } from '../../clarification/src/index.js';
-import { TaskService } from '../../tasks/src/index.js';
-import { callerKey } from '../../rate-limit/src/index.js';
+import { type Caller, CurrentCaller } from '#authorization';
+import { PendingListService, ResolveBundleService } from '#clarification';
+import { TaskService } from '#tasks';
+import { callerKey } from '#rate-limit';
 import { externalTools } from './external-tools.js';
 import { McpAdmission } from './mcp-admission.js';
 import { methodNotAllowed, serveMcpRequest } from './mcp-http.js';

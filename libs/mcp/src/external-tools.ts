@@ -1,7 +1,7 @@
 import { z } from 'zod';
-import type { Caller } from '../../authorization/src/index.js';
-import { type PendingListService, type ResolveBundleService, serializeResolution } from '../../clarification/src/index.js';
-import { type TaskService, taskView } from '../../tasks/src/index.js';
+import type { Caller } from '#authorization';
+import { type PendingListService, type ResolveBundleService, serializeResolution } from '#clarification';
+import { type TaskService, taskView } from '#tasks';
 import { toolResult } from './mcp-errors.js';
 import { defineTool, type McpTool } from './mcp-tool.js';
 

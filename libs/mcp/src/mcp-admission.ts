@@ -1,9 +1,9 @@
 import { Inject, Injectable } from '@nestjs/common';
 import type { FastifyReply } from 'fastify';
-import { DEFAULT_PENDING_LIMIT, MAX_PENDING_LIMIT } from '../../clarification/src/index.js';
-import { UNPAGED_LIST_SIZE } from '../../common/src/index.js';
-import { APP_CONFIG, type AppConfig } from '../../config/src/index.js';
-import { MCP_RATE_LIMITED, RateLimitError, rateLimitHeaders, RateLimitKind, RateLimitService } from '../../rate-limit/src/index.js';
+import { DEFAULT_PENDING_LIMIT, MAX_PENDING_LIMIT } from '#clarification';
+import { UNPAGED_LIST_SIZE } from '#common';
+import { APP_CONFIG, type AppConfig } from '#config';
+import { MCP_RATE_LIMITED, RateLimitError, rateLimitHeaders, RateLimitKind, RateLimitService } from '#rate-limit';
 import { ANSWER_TOOL, LIST_PENDING_TOOL, LIST_TASKS_TOOL } from './external-tools.js';
 import { refuseMcpRequest } from './mcp-http.js';
 import { ASK_TOOL } from './session-tools.js';

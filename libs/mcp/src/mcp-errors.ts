@@ -1,6 +1,6 @@
 import type { Logger } from '@nestjs/common';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { DATABASE_UNAVAILABLE_MESSAGE, DomainError, ErrorCode, isDatabaseUnavailable } from '../../common/src/index.js';
+import { DATABASE_UNAVAILABLE_MESSAGE, DomainError, ErrorCode, isDatabaseUnavailable } from '#common';
 
 /** A tool argument that does not match the tool's published input schema. */
 export class McpArgumentError extends DomainError<ErrorCode.ValidationError> {

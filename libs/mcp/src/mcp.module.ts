@@ -1,6 +1,6 @@
 import { Module } from '@nestjs/common';
-import { ClarificationModule } from '../../clarification/src/index.js';
-import { TasksModule } from '../../tasks/src/index.js';
+import { ClarificationModule } from '#clarification';
+import { TasksModule } from '#tasks';
 import { ExternalMcpController } from './external-mcp.controller.js';
 import { McpAdmission } from './mcp-admission.js';
 import { SessionMcpController } from './session-mcp.controller.js';

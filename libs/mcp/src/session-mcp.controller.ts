@@ -1,10 +1,10 @@
 import { ApiExcludeController } from '@nestjs/swagger';
 import { Controller, Delete, Get, Logger, Post, Req, Res } from '@nestjs/common';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { AuthorizationError, bearerToken, IdentityService } from '../../authorization/src/index.js';
-import { AgentAskService } from '../../clarification/src/index.js';
-import { Public } from '../../common/src/index.js';
-import { sessionAgentKey } from '../../rate-limit/src/index.js';
+import { AuthorizationError, bearerToken, IdentityService } from '#authorization';
+import { AgentAskService } from '#clarification';
+import { Public } from '#common';
+import { sessionAgentKey } from '#rate-limit';
 import { McpAdmission } from './mcp-admission.js';
 import { methodNotAllowed, serveMcpRequest } from './mcp-http.js';
 import { InFlightMcpRequests } from './mcp-in-flight.js';

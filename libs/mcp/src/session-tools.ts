@@ -1,9 +1,9 @@
 import { z } from 'zod';
-import type { SessionAgent } from '../../authorization/src/index.js';
-import { type AgentAskService, MAX_EXPIRES_IN_SECONDS, MIN_EXPIRES_IN_SECONDS, normalizeQuestions } from '../../clarification/src/index.js';
+import type { SessionAgent } from '#authorization';
+import { type AgentAskService, MAX_EXPIRES_IN_SECONDS, MIN_EXPIRES_IN_SECONDS, normalizeQuestions } from '#clarification';
 import { askResult, askResultSchema, askToolResult } from './ask-result.js';
 import { defineTool, type McpTool } from './mcp-tool.js';
-import { INPUT_LIMITS } from '../../common/src/index.js';
+import { INPUT_LIMITS } from '#common';
 
 // Strict: a key the creation rules do not know is refused (as REST refuses it), never silently dropped.
 const optionSchema = z.strictObject({

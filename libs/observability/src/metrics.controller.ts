@@ -1,8 +1,8 @@
 import { Controller, Get, Header } from '@nestjs/common';
-import { AdminOnly } from '../../authorization/src/index.js';
+import { AdminOnly } from '#authorization';
 import { ParleyMetrics } from './metrics.service.js';
 import { ApiOkResponse, ApiProduces, ApiTags } from '@nestjs/swagger';
-import { ApiCaller, ApiErrors } from '../../common/src/index.js';
+import { ApiCaller, ApiErrors } from '#common';
 
 /** Prometheus scrapes `/metrics` (the admin's token when auth is enabled; anyone may with auth disabled). */
 @ApiTags('operations')

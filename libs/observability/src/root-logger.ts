@@ -1,5 +1,5 @@
 import pino, { type DestinationStream, type Logger } from 'pino';
-import type { LogLevel } from '../../config/src/index.js';
+import type { LogLevel } from '#config';
 
 /**
  * Fields that may hold a credential or what a person answered. Nothing logs them on purpose; this is

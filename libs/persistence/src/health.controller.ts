@@ -1,5 +1,5 @@
 import { Controller, Get, HttpCode, ServiceUnavailableException } from '@nestjs/common';
-import { ApiPublic, Public } from '../../common/src/index.js';
+import { ApiPublic, Public } from '#common';
 import { DatabaseListener } from './database-listener.js';
 import { HealthRepository } from './health.repository.js';
 import { ApiOkResponse, ApiProperty, ApiTags } from '@nestjs/swagger';

@@ -1,6 +1,6 @@
 import { Global, Inject, Module, OnApplicationShutdown } from '@nestjs/common';
 import { DataSource } from 'typeorm';
-import { APP_CONFIG, type AppConfig } from '../../config/src/index.js';
+import { APP_CONFIG, type AppConfig } from '#config';
 import { Database } from './database.js';
 import { DatabaseListener } from './database-listener.js';
 import { HealthController } from './health.controller.js';

@@ -1,8 +1,8 @@
 import { Injectable, OnModuleInit } from '@nestjs/common';
 import { HttpAdapterHost } from '@nestjs/core';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { requestCredential } from '../../authorization/src/index.js';
-import { ErrorCode } from '../../common/src/index.js';
+import { requestCredential } from '#authorization';
+import { ErrorCode } from '#common';
 import { RateLimitError } from './rate-limit.errors.js';
 import { rateLimitHeaders } from './rate-limit.headers.js';
 import { addressKey } from './rate-limit.keys.js';

@@ -1,4 +1,4 @@
-import { DomainError, ErrorCode } from '../../common/src/index.js';
+import { DomainError, ErrorCode } from '#common';
 import type { RateLimitDecision } from './rate-limit.policy.js';
 
 export enum RateLimitErrorCode {

@@ -2,7 +2,7 @@ import { CallHandler, ExecutionContext, Injectable, NestInterceptor } from '@nes
 import { Reflector } from '@nestjs/core';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Observable } from 'rxjs';
-import { requestCaller } from '../../authorization/src/index.js';
+import { requestCaller } from '#authorization';
 import { RateLimitError } from './rate-limit.errors.js';
 import { rateLimitHeaders } from './rate-limit.headers.js';
 import { callerKey } from './rate-limit.keys.js';

@@ -1,4 +1,4 @@
-import type { Caller } from '../../authorization/src/index.js';
+import type { Caller } from '#authorization';
 
 /**
  * Whose budget a request spends: a user's or the admin's own; the synthetic identity of

@@ -1,6 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { RateLimiterMemory, RateLimiterRes } from 'rate-limiter-flexible';
-import { APP_CONFIG, type AppConfig } from '../../config/src/index.js';
+import { APP_CONFIG, type AppConfig } from '#config';
 import { RateLimitError } from './rate-limit.errors.js';
 import { type RateLimitDecision, RateLimitKind } from './rate-limit.policy.js';
 

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
-import { queryRow, queryRows, type SqlExecutor } from '../../persistence/src/index.js';
+import { queryRow, queryRows, type SqlExecutor } from '#persistence';
 import type { SessionState } from './session-state.js';
 import type { MessageRow, SessionRow, TurnRow } from './tasks.rows.js';
 

@@ -1,9 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
-import { AccessService, AuthorizationError, type Caller, generateToken, SESSION_AGENT_TOKEN_PREFIX, sha256 } from '../../authorization/src/index.js';
-import { decodeCursor, encodeCursor } from '../../common/src/index.js';
-import { inTransaction } from '../../persistence/src/index.js';
+import { AccessService, AuthorizationError, type Caller, generateToken, SESSION_AGENT_TOKEN_PREFIX, sha256 } from '#authorization';
+import { decodeCursor, encodeCursor } from '#common';
+import { inTransaction } from '#persistence';
 import { runAfterCommit, SessionLifecycle } from './session-lifecycle.js';
 import { SessionRepository } from './session.repository.js';
 import { canTransition, isTerminalSessionState, SessionState } from './session-state.js';

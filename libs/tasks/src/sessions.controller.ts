@@ -1,11 +1,11 @@
 import { Body, Controller, Get, HttpCode, Param, Patch, Post, Query } from '@nestjs/common';
-import { type Caller, CurrentCaller, RequireAccess } from '../../authorization/src/index.js';
-import { RateLimited, RateLimitKind } from '../../rate-limit/src/index.js';
+import { type Caller, CurrentCaller, RequireAccess } from '#authorization';
+import { RateLimited, RateLimitKind } from '#rate-limit';
 import { SessionService } from './session.service.js';
 import { ListMessagesQueryDto, UpdateSessionDto } from './tasks.dto.js';
 import { messageView, sessionView, turnView } from './tasks.views.js';
 import { ApiCreatedResponse, ApiOkResponse, ApiTags } from '@nestjs/swagger';
-import { ApiCaller, ApiErrors, ApiJsonBody } from '../../common/src/index.js';
+import { ApiCaller, ApiErrors, ApiJsonBody } from '#common';
 import { MessagePageDoc, SessionDoc, StartedTurnDoc, TurnDoc } from './tasks.openapi.js';
 
 @ApiTags('sessions')

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
-import { taskVisibilityCondition, type WorkspaceVisibility } from '../../authorization/src/index.js';
-import { queryRow, type SqlExecutor } from '../../persistence/src/index.js';
+import { taskVisibilityCondition, type WorkspaceVisibility } from '#authorization';
+import { queryRow, type SqlExecutor } from '#persistence';
 import { sessionHasActiveBundle } from './activeness.sql.js';
 import type { TaskRow } from './tasks.rows.js';
 

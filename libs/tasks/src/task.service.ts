@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
-import { AccessService, AuthorizationError, type Caller } from '../../authorization/src/index.js';
-import { inTransaction } from '../../persistence/src/index.js';
+import { AccessService, AuthorizationError, type Caller } from '#authorization';
+import { inTransaction } from '#persistence';
 import { type AfterCommit, runAfterCommit, SessionLifecycle } from './session-lifecycle.js';
 import { SessionRepository } from './session.repository.js';
 import { TaskRepository } from './task.repository.js';

@@ -1,12 +1,12 @@
 import { Body, Controller, Get, HttpCode, Param, Post, Query } from '@nestjs/common';
-import { type Caller, CurrentCaller, RequireAccess } from '../../authorization/src/index.js';
-import { RateLimited, RateLimitKind } from '../../rate-limit/src/index.js';
+import { type Caller, CurrentCaller, RequireAccess } from '#authorization';
+import { RateLimited, RateLimitKind } from '#rate-limit';
 import { SessionService } from './session.service.js';
 import { TaskService } from './task.service.js';
 import { CreateSessionDto, CreateTaskDto, ListTasksQueryDto } from './tasks.dto.js';
 import { sessionView, taskView } from './tasks.views.js';
 import { ApiCreatedResponse, ApiOkResponse, ApiTags } from '@nestjs/swagger';
-import { ApiCaller, ApiErrors, ApiJsonBody } from '../../common/src/index.js';
+import { ApiCaller, ApiErrors, ApiJsonBody } from '#common';
 import { CreatedSessionDoc, TaskDoc, TaskListDoc } from './tasks.openapi.js';
 
 @ApiTags('tasks')

@@ -1,4 +1,4 @@
-import { assertNever, DomainError, ErrorCode } from '../../common/src/index.js';
+import { assertNever, DomainError, ErrorCode } from '#common';
 
 export enum TasksErrorCode {
   WorkspaceNotFound = 'WORKSPACE_NOT_FOUND',

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
-import type { WorkspaceVisibility } from '../../authorization/src/index.js';
-import { queryRow } from '../../persistence/src/index.js';
+import type { WorkspaceVisibility } from '#authorization';
+import { queryRow } from '#persistence';
 import type { WorkspaceRow } from './tasks.rows.js';
 
 const COLUMNS = ['id', 'name', 'owner_id', 'created_at'];

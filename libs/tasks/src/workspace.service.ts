@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
-import { AccessService, type Caller, callerReach } from '../../authorization/src/index.js';
+import { AccessService, type Caller, callerReach } from '#authorization';
 import { TasksError } from './tasks.errors.js';
 import type { WorkspaceRow } from './tasks.rows.js';
 import { WorkspaceRepository } from './workspace.repository.js';

@@ -1,11 +1,11 @@
 import { Body, Controller, Get, Post } from '@nestjs/common';
-import { type Caller, CurrentCaller } from '../../authorization/src/index.js';
-import { RateLimited, RateLimitKind } from '../../rate-limit/src/index.js';
+import { type Caller, CurrentCaller } from '#authorization';
+import { RateLimited, RateLimitKind } from '#rate-limit';
 import { CreateWorkspaceDto } from './tasks.dto.js';
 import { workspaceView } from './tasks.views.js';
 import { WorkspaceService } from './workspace.service.js';
 import { ApiCreatedResponse, ApiOkResponse, ApiTags } from '@nestjs/swagger';
-import { ApiCaller, ApiErrors, ApiJsonBody } from '../../common/src/index.js';
+import { ApiCaller, ApiErrors, ApiJsonBody } from '#common';
 import { WorkspaceDoc, WorkspaceListDoc } from './tasks.openapi.js';
 
 @ApiTags('workspaces')

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
-import { queryRow, queryRows } from '../../persistence/src/index.js';
+import { queryRow, queryRows } from '#persistence';
 import type { OutgoingDelivery } from './webhook-payload.js';
 import { type DeliveryAttempt, type DeliveryRow, DeliveryState, SubscriptionStatus } from './webhook.types.js';
 

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
-import { inTransaction, queryRow, queryRows } from '../../persistence/src/index.js';
+import { inTransaction, queryRow, queryRows } from '#persistence';
 import { DeliveryState, type SubscriptionRow, SubscriptionStatus, WEBHOOK_CHANNEL, type WebhookEventType, type WebhookFormat } from './webhook.types.js';
 
 const SUBSCRIPTION_COLUMNS = `s.id, s.workspace_id, s.url, s.event_types, s.format, s.status, s.consecutive_failures,

@@ -1,8 +1,8 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { Inject, Injectable } from '@nestjs/common';
-import { type Caller, callerReach } from '../../authorization/src/index.js';
-import { decodeCursor, encodeCursor, unstorableTextReason } from '../../common/src/index.js';
-import { APP_CONFIG, type AppConfig } from '../../config/src/index.js';
+import { type Caller, callerReach } from '#authorization';
+import { decodeCursor, encodeCursor, unstorableTextReason } from '#common';
+import { APP_CONFIG, type AppConfig } from '#config';
 import { WebhookDeliveryRepository } from './webhook-delivery.repository.js';
 import { type SubscriptionChange, WebhookSubscriptionRepository } from './webhook-subscription.repository.js';
 import { validTargetUrl } from './webhook-target.js';

@@ -1,5 +1,5 @@
 import { BlockList, isIP } from 'node:net';
-import { INPUT_LIMITS } from '../../common/src/index.js';
+import { INPUT_LIMITS } from '#common';
 import { WebhookError } from './webhooks.errors.js';
 
 /** Loopback, private, link-local, shared, multicast and reserved ranges: not where a webhook may point by default. */

@@ -1,6 +1,6 @@
 import { type BeforeApplicationShutdown, Inject, Injectable, Logger, type OnApplicationBootstrap } from '@nestjs/common';
-import { APP_CONFIG, type AppConfig } from '../../config/src/index.js';
-import { DatabaseListener, ProcessLease } from '../../persistence/src/index.js';
+import { APP_CONFIG, type AppConfig } from '#config';
+import { DatabaseListener, ProcessLease } from '#persistence';
 import { WebhookDeliveryRepository } from './webhook-delivery.repository.js';
 import { postWebhook } from './webhook-http.js';
 import { type OutgoingDelivery, renderBody, webhookEventOf } from './webhook-payload.js';

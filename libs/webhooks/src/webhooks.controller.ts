@@ -1,8 +1,8 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post, Query } from '@nestjs/common';
 import { ApiOkResponse, ApiTags } from '@nestjs/swagger';
-import { type Caller, CurrentCaller } from '../../authorization/src/index.js';
-import { ApiCaller, ApiErrors, ApiJsonBody } from '../../common/src/index.js';
-import { RateLimited, RateLimitKind } from '../../rate-limit/src/index.js';
+import { type Caller, CurrentCaller } from '#authorization';
+import { ApiCaller, ApiErrors, ApiJsonBody } from '#common';
+import { RateLimited, RateLimitKind } from '#rate-limit';
 import { WebhookSubscriptionService } from './webhook-subscription.service.js';
 import { CreateWebhookDto, DeliveryLogQueryDto, UpdateWebhookDto } from './webhooks.dto.js';
 

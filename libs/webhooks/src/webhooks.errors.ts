@@ -1,4 +1,4 @@
-import { assertNever, DomainError, ErrorCode } from '../../common/src/index.js';
+import { assertNever, DomainError, ErrorCode } from '#common';
 
 export enum WebhookErrorCode {
   /** No such workspace or subscription — or not the caller's to manage (the same answer). */

@@ -1,5 +1,5 @@
 import { Field, ObjectType, registerEnumType } from '@nestjs/graphql';
-import { QuestionEventType } from '../../../clarification/src/index.js';
+import { QuestionEventType } from '#clarification';
 import { ResolutionResponseModel } from './resolution.model.js';
 import { ResolvedByModel } from './resolved-by.model.js';
 
