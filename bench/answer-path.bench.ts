@@ -66,7 +66,7 @@ async function capture(bench: BenchApp, db: pg.Pool, token: string): Promise<Cap
 function replayFor(captured: Captured, i: number): Statement[] {
   const ids = seededIds(i) as unknown as Record<string, string>;
   const map = new Map<string, string>();
-  for (const [from, key] of captured.ids) map.set(from, ids[key] as string);
+  for (const [from, key] of captured.ids) map.set(from, ids[key]);
   for (const generated of captured.generated) map.set(generated, randomUUID());
   return captured.claim.map((statement) => substitute(statement, map));
 }
@@ -109,7 +109,7 @@ export async function run(report: Report): Promise<void> {
     const tps = new Map<Scenario, number[]>(SCENARIOS.map((scenario) => [scenario, []]));
     for (let round = 0; round < ROUNDS; round++) {
       for (let index = 0; index < SCENARIOS.length; index++) {
-        const scenario = SCENARIOS[(index + round) % SCENARIOS.length] as Scenario;
+        const scenario = SCENARIOS[(index + round) % SCENARIOS.length];
         const value = await slice(scenario, PER_SLICE);
         tps.get(scenario)?.push(value);
         progress(`answer-path: round ${round + 1} ${scenario}: ${value.toFixed(0)}/s`);
@@ -141,7 +141,7 @@ export async function run(report: Report): Promise<void> {
     }
 
     const med = (scenario: Scenario) => median(tps.get(scenario) ?? []);
-    const perRound = (top: Scenario, bottom: Scenario) => (tps.get(top) ?? []).map((value, i) => value / ((tps.get(bottom) ?? [])[i] as number));
+    const perRound = (top: Scenario, bottom: Scenario) => (tps.get(top) ?? []).map((value, i) => value / ((tps.get(bottom) ?? [])[i]));
     const restRaw = median(perRound('rest', 'raw'));
     const graphqlRest = median(perRound('graphql', 'rest'));
     const mcpRest = median(perRound('mcp', 'rest'));

@@ -38,7 +38,7 @@ export async function run(report: Report): Promise<void> {
     let next = 0;
     const violations: string[] = [];
     const errors: string[] = [];
-    const surfaceOf = (i: number) => SURFACES[i % SURFACES.length] as (typeof SURFACES)[number];
+    const surfaceOf = (i: number) => SURFACES[i % SURFACES.length];
 
     const oneBundle = async (): Promise<LoadResponse> => {
       const { pendingId } = seededIds(next++);
@@ -75,7 +75,7 @@ export async function run(report: Report): Promise<void> {
         const response = await kind();
         if (kind === oneBundle) {
           one.push(response.elapsedMs);
-          response.outcomes.forEach((outcome, i) => !outcome.claimed && loserLatency.push(response.latencies[i] as number));
+          response.outcomes.forEach((outcome, i) => !outcome.claimed && loserLatency.push(response.latencies[i]));
         } else many.push(response.elapsedMs);
       }
       if ((round + 1) % 10 === 0) progress(`contention: ${round + 1}/${ROUNDS} rounds`);

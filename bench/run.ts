@@ -22,7 +22,7 @@ async function main(): Promise<void> {
     progress(`=== ${name}`);
     const started = performance.now();
     const report = new Report();
-    const module = await (BENCHMARKS[name] as () => Promise<{ run(report: Report): Promise<void> }>)();
+    const module = await (BENCHMARKS[name])();
     await module.run(report);
     report.say();
     report.say(`Wall time of this benchmark: ${((performance.now() - started) / 1000).toFixed(0)} s; command: \`npm run bench -- ${name}\`.`);

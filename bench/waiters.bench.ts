@@ -136,7 +136,7 @@ async function measureKind(kind: Kind, url: string, db: pg.Pool, token: string):
       await Promise.all(
         Array.from({ length: 8 }, async () => {
           while (next < targets.length) {
-            const target = targets[next++] as Blocked;
+            const target = targets[next++];
             const sent = performance.now();
             const res = await answerer.request('POST', `/api/v1/clarification/${ids.get(target.index)}/respond`, token, { answers: ANSWERS });
             const responded = performance.now();

@@ -15,7 +15,6 @@ import { RequestMethod } from '@nestjs/common';
 import { METHOD_METADATA, PATH_METADATA, ROUTE_ARGS_METADATA } from '@nestjs/common/constants.js';
 import { ModulesContainer } from '@nestjs/core';
 import { GraphQLSchemaHost } from '@nestjs/graphql';
-import type { FastifyInstance } from 'fastify';
 import { AcceptsSessionAgent, AdminOnly, RequireAccess } from '#authorization';
 import { Public } from '#common';
 import { GqlCaller } from '../libs/graphql/src/graphql-caller.js';
@@ -46,10 +45,10 @@ function gqlCallerFactory(): unknown {
 }
 
 const KEYS = {
-  public: keyOf(Public() as Decorate),
-  admin: keyOf(AdminOnly() as Decorate),
-  agent: keyOf(AcceptsSessionAgent() as Decorate),
-  resource: keyOf(RequireAccess('task') as Decorate),
+  public: keyOf(Public()),
+  admin: keyOf(AdminOnly()),
+  agent: keyOf(AcceptsSessionAgent()),
+  resource: keyOf(RequireAccess('task')),
 };
 
 function classesOf(t: TestApp, kind: 'controllers' | 'providers'): Array<new (...args: never[]) => unknown> {
@@ -114,18 +113,18 @@ function graphqlFields(t: TestApp): { resolved: string[]; schema: string[] } {
  * route tree — so a route registered past Nest (a plugin, a hook) shows up too.
  */
 function fastifyRoutes(t: TestApp): string[] {
-  const tree = (t.app.getHttpAdapter().getInstance() as FastifyInstance).printRoutes({ commonPrefix: false });
+  const tree = (t.app.getHttpAdapter().getInstance()).printRoutes({ commonPrefix: false });
   const parents: string[] = [];
   return tree.split('\n').flatMap((line) => {
     const node = /^([│ ]*)[└├]── (\S+) \(([^)]*)\)$/.exec(line.replace(/\u00a0/g, ' '));
     if (!node) return [];
-    const depth = (node[1] as string).length / 4;
-    const segment = node[2] as string;
+    const depth = (node[1]).length / 4;
+    const segment = node[2];
     const parent = parents[depth - 1] ?? '';
     const route = segment.startsWith('/') ? `${parent.replace(/\/$/, '')}${segment}` : `${parent.replace(/\/$/, '')}/${segment}`;
     parents[depth] = route;
     parents.length = depth + 1;
-    return (node[3] as string).split(', ').filter((method) => method !== 'HEAD').map((method) => `${method} ${route}`);
+    return (node[3]).split(', ').filter((method) => method !== 'HEAD').map((method) => `${method} ${route}`);
   });
 }
 

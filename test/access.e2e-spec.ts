@@ -7,7 +7,7 @@
  */
 import { randomBytes, randomUUID } from 'node:crypto';
 import request from 'supertest';
-import { AccessService, ADMIN_CALLER, type Caller, SYNTHETIC_CALLER, userCaller } from '#authorization';
+import { AccessService, ADMIN_CALLER, SYNTHETIC_CALLER, userCaller } from '#authorization';
 import { startApp, TEST_ADMIN_TOKEN, type TestApp } from './support/app.js';
 
 const ADMIN = `Bearer ${TEST_ADMIN_TOKEN}`;
@@ -129,7 +129,7 @@ describe('AccessService (baseline "Authorization")', () => {
       ['ws-3-bob', SYNTHETIC_CALLER, true],
       ['ws-0-deleted', ADMIN_CALLER, false],
     ] as const)('%s for %j ⇒ %s', async (workspaceId, caller, allowed) => {
-      await expect(access.authorizeWorkspaceAccess(caller as Caller, workspaceId)).resolves.toBe(allowed);
+      await expect(access.authorizeWorkspaceAccess(caller, workspaceId)).resolves.toBe(allowed);
     });
   });
 

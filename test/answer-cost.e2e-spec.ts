@@ -97,7 +97,7 @@ describe('what one answer costs in statements and commits (issue 11)', () => {
   };
 
   describe.each(Object.keys(surfaces))('over %s', (surface) => {
-    const answer = (pendingId: string) => (surfaces[surface] as (pendingId: string) => Promise<{ claimed: boolean }>)(pendingId);
+    const answer = (pendingId: string) => (surfaces[surface])(pendingId);
 
     it('a winner resumed through a queued prompt: ≤ 2 commits, ≤ 8 statements; a late loser: no lock, no commit, ≤ 2 statements', async () => {
       const { pendingId } = await bundle();

@@ -236,7 +236,7 @@ describe('authentication (AUTH_MODE=enabled)', () => {
       expect(stored.rows.map((row) => row.token_sha256)).toEqual([sha256(viaApi.token), sha256(cliToken)]);
       const agentHashes = await t.db.query<{ agent_token_sha256: string }>(`SELECT agent_token_sha256 FROM task_sessions`);
       expect(agentHashes.rows.map((row) => row.agent_token_sha256)).toEqual(
-        expect.arrayContaining([sha256(tokens[2] as string), sha256(tokens[3] as string)]),
+        expect.arrayContaining([sha256(tokens[2]), sha256(tokens[3])]),
       );
     });
   });
@@ -251,12 +251,12 @@ describe('authentication (AUTH_MODE=enabled)', () => {
       expect(res.body).toEqual({ success: true });
       const cookies = res.get('Set-Cookie');
       expect(cookies).toHaveLength(1);
-      const cookie = (cookies as string[])[0] as string;
+      const cookie = (cookies as string[])[0];
       expect(cookie).toMatch(/^parley_session=parley_bs_[A-Za-z0-9_-]{43}; Max-Age=604800; Path=\/; HttpOnly; SameSite=Lax$/);
       expect(cookie).not.toContain(created.token);
 
       // The cookie alone (no Authorization header) authenticates, as this user.
-      const nameValue = cookie.split(';')[0] as string;
+      const nameValue = cookie.split(';')[0];
       const ws = await request(t.baseUrl).post('/api/v1/workspaces').set('Cookie', nameValue).set('Origin', t.baseUrl).send({ name: 'from cookie' });
       expect(ws.status).toBe(201);
       expect((ws.body as { owner_id: string }).owner_id).toBe(userId);
@@ -270,7 +270,7 @@ describe('authentication (AUTH_MODE=enabled)', () => {
       expect(out.body).toEqual({ success: true });
       const cleared = out.get('Set-Cookie');
       expect(cleared).toHaveLength(1);
-      const clearedCookie = (cleared as string[])[0] as string;
+      const clearedCookie = (cleared as string[])[0];
       expect(clearedCookie).toMatch(/^parley_session=;/);
       expect(clearedCookie).toMatch(/; Path=\/(;|$)/);
       expect(clearedCookie).toMatch(/; HttpOnly(;|$)/);

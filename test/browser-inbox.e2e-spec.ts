@@ -413,7 +413,7 @@ describeInChromium('browser inbox (AUTH_MODE=disabled)', () => {
     const index = await request(t.baseUrl).get('/').expect(200);
     expect(index.headers['content-type']).toMatch(/text\/html/);
     expect(index.headers['cache-control']).toBe('no-cache');
-    const assets = [...index.text.matchAll(/(?:src|href)="(\/assets\/[^"]+)"/g)].map((match) => match[1] as string);
+    const assets = [...index.text.matchAll(/(?:src|href)="(\/assets\/[^"]+)"/g)].map((match) => match[1]);
     expect(assets.length).toBeGreaterThanOrEqual(2);
     expect(index.text).not.toMatch(/(?:src|href)="(?:https?:)?\/\//);
     for (const asset of assets) {

@@ -31,7 +31,7 @@ describe('browser sessions (issue 10)', () => {
     (await t.db.query<SessionRow>(`SELECT user_id, token_id, created_at, last_seen_at, idle_expires_at, expires_at FROM browser_sessions WHERE session_sha256 = $1`, [sha256(idOf(cookie))])).rows[0];
   const me = (cookie: string) => request(t.baseUrl).get('/api/v1/workspaces').set('cookie', cookie);
   const tokenIdOf = async (token: string) =>
-    (await t.db.query<{ id: string }>(`SELECT id FROM access_tokens WHERE token_sha256 = $1`, [sha256(token)])).rows[0]?.id as string;
+    (await t.db.query<{ id: string }>(`SELECT id FROM access_tokens WHERE token_sha256 = $1`, [sha256(token)])).rows[0]?.id;
 
   beforeAll(async () => {
     t = await startApp({ config: { authMode: 'enabled', browserSessionIdleTimeoutMs: 3_600_000, browserSessionMaxAgeMs: 86_400_000 } });
@@ -43,9 +43,9 @@ describe('browser sessions (issue 10)', () => {
   it('the cookie is an opaque id, stored only as SHA-256 with its user, token, times and expiries', async () => {
     const alice = await createUser(t, 'alice');
     const res = await request(t.baseUrl).post('/api/v1/auth/session').send({ token: alice.token }).expect(200);
-    const setCookie = (res.get('Set-Cookie') ?? [])[0] as string;
+    const setCookie = (res.get('Set-Cookie') ?? [])[0];
     expect(setCookie).toMatch(/^parley_session=parley_bs_[A-Za-z0-9_-]{43}; Max-Age=86400; Path=\/; HttpOnly; SameSite=Lax$/);
-    const cookie = setCookie.split(';')[0] as string;
+    const cookie = setCookie.split(';')[0];
     expect(cookie).not.toContain(alice.token);
     const row = await rowOf(cookie);
     expect(row).toEqual({
@@ -56,9 +56,9 @@ describe('browser sessions (issue 10)', () => {
       idle_expires_at: expect.any(Date),
       expires_at: expect.any(Date),
     });
-    const created = (row as SessionRow).created_at.getTime();
-    expect((row as SessionRow).idle_expires_at.getTime() - created).toBeCloseTo(3_600_000, -3);
-    expect((row as SessionRow).expires_at.getTime() - created).toBeCloseTo(86_400_000, -3);
+    const created = (row).created_at.getTime();
+    expect((row).idle_expires_at.getTime() - created).toBeCloseTo(3_600_000, -3);
+    expect((row).expires_at.getTime() - created).toBeCloseTo(86_400_000, -3);
     await me(cookie).expect(200);
   });
 
@@ -106,14 +106,14 @@ describe('browser sessions (issue 10)', () => {
       [sha256(idOf(cookie))],
     );
     await me(cookie).expect(200);
-    const pushed = (await rowOf(cookie)) as SessionRow;
+    const pushed = (await rowOf(cookie));
     expect(pushed.idle_expires_at.getTime() - pushed.last_seen_at.getTime()).toBeCloseTo(3_600_000, -3);
 
     await t.db.query(`UPDATE browser_sessions SET last_seen_at = now() - interval '2 hours', expires_at = now() + interval '5 minutes' WHERE session_sha256 = $1`, [
       sha256(idOf(cookie)),
     ]);
     await me(cookie).expect(200);
-    const capped = (await rowOf(cookie)) as SessionRow;
+    const capped = (await rowOf(cookie));
     expect(capped.idle_expires_at).toEqual(capped.expires_at);
 
     await t.db.query(`UPDATE browser_sessions SET idle_expires_at = now() - interval '1 second' WHERE session_sha256 = $1`, [sha256(idOf(cookie))]);
@@ -163,10 +163,10 @@ describe('browser sessions (issue 10)', () => {
       try {
         const ivan = await createUser(app, 'ivan');
         const res = await request(app.baseUrl).post('/api/v1/auth/session').send({ token: ivan.token }).expect(200);
-        const setCookie = (res.get('Set-Cookie') ?? [])[0] as string;
+        const setCookie = (res.get('Set-Cookie') ?? [])[0];
         expect(/; Secure(;|$)/.test(setCookie)).toBe(secure);
-        const out = await request(app.baseUrl).delete('/api/v1/auth/session').set({ cookie: setCookie.split(';')[0] as string, origin: publicUrl }).expect(200);
-        expect(/; Secure(;|$)/.test((out.get('Set-Cookie') ?? [])[0] as string)).toBe(secure);
+        const out = await request(app.baseUrl).delete('/api/v1/auth/session').set({ cookie: setCookie.split(';')[0], origin: publicUrl }).expect(200);
+        expect(/; Secure(;|$)/.test((out.get('Set-Cookie') ?? [])[0])).toBe(secure);
       } finally {
         await app.close();
       }

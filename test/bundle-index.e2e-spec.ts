@@ -159,7 +159,7 @@ describe('the bundle index stays in step with the activeness rule (issue 11 §4)
     const performed: Record<string, number> = {};
     for (let step = 0; step < STEPS; step += 1) {
       let roll = next() * total;
-      const action = actions.find((candidate) => (roll -= candidate.weight) < 0) ?? (actions[0] as (typeof actions)[number]);
+      const action = actions.find((candidate) => (roll -= candidate.weight) < 0) ?? (actions[0]);
       await action.run();
       performed[action.name] = (performed[action.name] ?? 0) + 1;
       expect({ step, action: action.name, disagreements: await disagreements() }).toEqual({ step, action: action.name, disagreements: [] });

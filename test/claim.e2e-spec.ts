@@ -99,14 +99,14 @@ describe('the claim and the one activeness rule (baseline "One activeness rule",
       const winners = claimers.filter((_, index) => results[index]?.claimed === true);
       expect(winners).toHaveLength(1);
       expect(results.filter((result) => !result.claimed)).toEqual(Array.from({ length: 15 }, () => ({ claimed: false, rows: [] })));
-      const winner = winners[0]!;
+      const winner = winners[0];
       const expected = before.map((row, index) =>
-        claimedMetadata(row, winner.terminal, winner.responses?.get(questionIds[index]!)),
+        claimedMetadata(row, winner.terminal, winner.responses?.get(questionIds[index])),
       );
       const after = await rowsOfPendingId(t.db, bundle.pendingId);
       expect(after.map((row) => row.metadata)).toEqual(expected);
       expect(after.every((row) => row.metadata.response_delivery_pending === true)).toBe(true);
-      expect(results[winner.index]!.rows.map((row) => row.metadata)).toEqual(expected);
+      expect(results[winner.index].rows.map((row) => row.metadata)).toEqual(expected);
     }
   });
 
@@ -140,8 +140,8 @@ describe('the claim and the one activeness rule (baseline "One activeness rule",
     expect(result.claimed).toBe(true);
     const after = await rowsOfPendingId(t.db, bundle.pendingId);
     expect(after.map((row) => row.metadata)).toEqual([
-      claimedMetadata(before[0]!, Answered, answer('q1', 'after detach')),
-      claimedMetadata(before[1]!, Answered, answer('q2', 'after detach')),
+      claimedMetadata(before[0], Answered, answer('q1', 'after detach')),
+      claimedMetadata(before[1], Answered, answer('q2', 'after detach')),
     ]);
     expect(after.map((row) => row.metadata.agent_disconnected)).toEqual([true, true]);
   });
@@ -156,7 +156,7 @@ describe('the claim and the one activeness rule (baseline "One activeness rule",
       ],
     });
     const before = await rowsOfPendingId(t.db, bundle.pendingId);
-    expect(before[2]!.metadata).not.toHaveProperty('status');
+    expect(before[2].metadata).not.toHaveProperty('status');
 
     // Responses for q2 and q3 only: had q1 or q4 been claimed, the missing response would abort the claim.
     const result = await claims.completeActiveBundle(bundle.pendingId, Answered, answersFor(['q2', 'q3'], 'mixed'));
@@ -166,8 +166,8 @@ describe('the claim and the one activeness rule (baseline "One activeness rule",
     const after = await rowsOfPendingId(t.db, bundle.pendingId);
     expect(after[0]).toEqual(before[0]);
     expect(after[3]).toEqual(before[3]);
-    expect(after[1]!.metadata).toEqual(claimedMetadata(before[1]!, Answered, answer('q2', 'mixed')));
-    expect(after[2]!.metadata).toEqual(claimedMetadata(before[2]!, Answered, answer('q3', 'mixed')));
+    expect(after[1].metadata).toEqual(claimedMetadata(before[1], Answered, answer('q2', 'mixed')));
+    expect(after[2].metadata).toEqual(claimedMetadata(before[2], Answered, answer('q3', 'mixed')));
   });
 
   it('a bundle whose rows are all non-pending (answered, rejected, expired, cancelled, responding, unrecognized) is not claimable', async () => {

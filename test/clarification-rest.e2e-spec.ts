@@ -98,7 +98,7 @@ describe('clarification REST surface', () => {
     const { rows } = await t.db.query<{ messages: number; turns: number }>(
       `SELECT (SELECT count(*)::int FROM task_session_messages) AS messages, (SELECT count(*)::int FROM task_session_turns) AS turns`,
     );
-    return rows[0]!;
+    return rows[0];
   }
 
   async function sessionState(sessionId: string): Promise<string> {
@@ -178,12 +178,12 @@ describe('clarification REST surface', () => {
           turn_id: fixture.turnId,
           author_type: 'agent',
           type: 'clarification_request',
-          content: NORMALIZED[index]!.prompt,
+          content: NORMALIZED[index].prompt,
           requests_input: true,
         });
         expect(row.metadata).toEqual({
           pending_id: pendingId,
-          question_id: NORMALIZED[index]!.id,
+          question_id: NORMALIZED[index].id,
           question: NORMALIZED[index],
           question_index: index,
           question_total: 2,
@@ -243,7 +243,7 @@ describe('clarification REST surface', () => {
         [session.body.id],
       );
       expect(turns).toEqual([{ id: expect.any(String), task_id: task.body.id, metadata: {} }]);
-      expect((await rowsOf(res.body.pending_id)).map((row) => row.turn_id)).toEqual([turns[0]!.id, turns[0]!.id]);
+      expect((await rowsOf(res.body.pending_id)).map((row) => row.turn_id)).toEqual([turns[0].id, turns[0].id]);
       expect(await sessionState(session.body.id)).toBe('WAITING_FOR_INPUT');
     });
 

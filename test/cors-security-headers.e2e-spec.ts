@@ -111,7 +111,7 @@ describeInChromium('the CSP in a browser', () => {
     );
     await page.goto(`${t.baseUrl}${path}`);
     await page.waitForSelector(ready);
-    const violations = [...refusals, ...((await page.evaluate('window.cspViolations')) as string[])];
+    const violations = [...refusals, ...(await page.evaluate<string[]>('window.cspViolations'))];
     await page.close();
     expect(violations).toEqual([]);
   });

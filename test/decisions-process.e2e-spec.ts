@@ -60,7 +60,7 @@ describe('answer_decision across restarts and a killed replica', () => {
   it('a replay after a server restart returns the stored envelope byte for byte', async () => {
     const env = { DATABASE_URL: observer.databaseUrl };
     let server: ServerProcess = await startServerProcess({ env });
-    const fixture = await createRunningSession(server as unknown as TestApp);
+    const fixture = await createRunningSession(server);
     await ask(server, fixture.sessionId, [databaseQuestion()]);
     const body = answerRequest(fixture.sessionId, await decisionRefOf(server, fixture.sessionId), { requestId: 'restart-replay' });
     const first = await post(server.baseUrl, body);

@@ -133,7 +133,7 @@ describe('a command racing a REST answer and an MCP answer: one winner across al
     const commandWon = results.command.body.status === 'accepted';
     const winners = SURFACES.filter((surface) => (surface === 'command' ? commandWon : results[surface].claimed));
     expect(winners).toHaveLength(1);
-    const winner = winners[0] as Surface;
+    const winner = winners[0];
     wins[winner] += 1;
 
     // What is stored is the winner's answer — for the command, the one it sent.
@@ -158,9 +158,9 @@ describe('a command racing a REST answer and an MCP answer: one winner across al
 
   it(`${ROUNDS} rounds, staggered and gated: exactly one winner, and the command is accepted only when its claim won`, async () => {
     for (let index = 0; index < ROUNDS; index += 1) {
-      const lead = SURFACES[index % 3] as Surface;
+      const lead = SURFACES[index % 3];
       // Every other round is gated; the others stagger, the lead a little early (or in a dead heat).
-      const start: Start = index % 2 === 1 ? { kind: 'gated' } : { kind: 'staggered', lead, headStartMs: [15, 5, 0][Math.floor(index / 6) % 3] as number };
+      const start: Start = index % 2 === 1 ? { kind: 'gated' } : { kind: 'staggered', lead, headStartMs: [15, 5, 0][Math.floor(index / 6) % 3] };
       await round(index, start);
     }
   });

@@ -191,7 +191,7 @@ describe('winner delivery and resume', () => {
       const pendingId = await ask(fixture);
       const turnsBefore = await turnsOf(fixture.sessionId);
       const wait = () =>
-        fetch(`${t.baseUrl}/api/v1/clarification/${pendingId}/wait`).then(async (res) => ({ status: res.status, body: (await res.json()) as unknown }));
+        fetch(`${t.baseUrl}/api/v1/clarification/${pendingId}/wait`).then(async (res) => ({ status: res.status, body: (await res.json()) }));
       const waits = [wait(), wait()];
       await eventually(() => (t.app.get(WaiterStore).waiterCount(pendingId) === 2 ? true : undefined));
       expect(await sessionState(fixture.sessionId)).toBe('WAITING_FOR_INPUT');
@@ -224,7 +224,7 @@ describe('winner delivery and resume', () => {
       ]);
       expect(eventsNamed('clarification.stale_dismissed', pendingId)).toEqual([]);
       const messageUpdates = events.filter(
-        (event) => event.name === 'session.message.updated' && (event.payload as ParleyEvents['session.message.updated']).message_ids.includes(rows[0]!.id),
+        (event) => event.name === 'session.message.updated' && (event.payload as ParleyEvents['session.message.updated']).message_ids.includes(rows[0].id),
       );
       expect(messageUpdates.length).toBeGreaterThanOrEqual(1);
       // The claim is single-use: a second claim finds nothing to claim.
@@ -291,12 +291,12 @@ describe('winner delivery and resume', () => {
 
       expect(hook.posts).toHaveLength(1);
       const [post] = hook.posts;
-      expect(post!.method).toBe('POST');
-      expect(post!.contentType).toBe('application/json');
-      expect(post!.status).toBe(202);
-      expect(Object.keys(post!.body).sort()).toEqual(['pending_id', 'prompt', 'response', 'session_id', 'task_id', 'turn_id']);
-      const successorId = post!.body.turn_id as string;
-      expect(post!.body).toEqual({
+      expect(post.method).toBe('POST');
+      expect(post.contentType).toBe('application/json');
+      expect(post.status).toBe(202);
+      expect(Object.keys(post.body).sort()).toEqual(['pending_id', 'prompt', 'response', 'session_id', 'task_id', 'turn_id']);
+      const successorId = post.body.turn_id as string;
+      expect(post.body).toEqual({
         session_id: fixture.sessionId,
         task_id: fixture.taskId,
         pending_id: pendingId,
@@ -307,7 +307,7 @@ describe('winner delivery and resume', () => {
 
       const turns = await turnsOf(fixture.sessionId);
       expect(turns.map((turn) => turn.id)).toEqual([fixture.turnId, successorId]);
-      expect(turns[1]!.metadata).toEqual({ prompt_dispatch_pending: true, prompt_dispatch_attempted: true, resume_of: pendingId });
+      expect(turns[1].metadata).toEqual({ prompt_dispatch_pending: true, prompt_dispatch_attempted: true, resume_of: pendingId });
       expect(await currentTurn(fixture.sessionId)).toBe(successorId);
 
       const rows = await rowsOf(pendingId);
@@ -340,7 +340,7 @@ describe('winner delivery and resume', () => {
       expect(error.httpStatus).toBe(500);
       expect(error.message).toBe('the agent could not be resumed; the clarification is pending again and the answer can be retried');
       expect(hook.posts.map((post) => post.status)).toEqual([500]);
-      const refusedTurnId = hook.posts[0]!.body.turn_id as string;
+      const refusedTurnId = hook.posts[0].body.turn_id as string;
 
       // Rolled back: the rows are exactly as before the claim, the successor turn is gone.
       expect(await rowsOf(pendingId)).toEqual(rowsBefore);
@@ -358,9 +358,9 @@ describe('winner delivery and resume', () => {
       const retry = await claimAndDeliver(pendingId, { answers: ANSWERS });
       expect(await retry.delivery).toBe(WinnerDelivery.Resumed);
       expect(hook.posts.map((post) => post.status)).toEqual([500, 202]);
-      const acceptedTurnId = hook.posts[1]!.body.turn_id as string;
+      const acceptedTurnId = hook.posts[1].body.turn_id as string;
       expect(acceptedTurnId).not.toBe(refusedTurnId);
-      expect(hook.posts[1]!.body.prompt).toBe(EXPECTED_PROMPT);
+      expect(hook.posts[1].body.prompt).toBe(EXPECTED_PROMPT);
       expect((await turnsOf(fixture.sessionId)).map((turn) => turn.id)).toEqual([fixture.turnId, acceptedTurnId]);
       expect(await currentTurn(fixture.sessionId)).toBe(acceptedTurnId);
       const rows = await rowsOf(pendingId);
@@ -385,7 +385,7 @@ describe('winner delivery and resume', () => {
       expect(elapsed).toBeGreaterThanOrEqual(RESUME_TIMEOUT_MS - 50);
       expect(elapsed).toBeLessThan(RESUME_TIMEOUT_MS + 3000);
       expect(hook.posts).toHaveLength(1);
-      expect(hook.posts[0]!.status).toBe(0);
+      expect(hook.posts[0].status).toBe(0);
       expect(await rowsOf(pendingId)).toEqual(rowsBefore);
       expect(await turnsOf(fixture.sessionId)).toEqual(turnsBefore);
       expect(await currentTurn(fixture.sessionId)).toBe(fixture.turnId);
@@ -395,7 +395,7 @@ describe('winner delivery and resume', () => {
       const retry = await claimAndDeliver(pendingId, { answers: ANSWERS });
       expect(await retry.delivery).toBe(WinnerDelivery.Resumed);
       expect(hook.posts.map((post) => post.status)).toEqual([0, 202]);
-      expect(await currentTurn(fixture.sessionId)).toBe(hook.posts[1]!.body.turn_id);
+      expect(await currentTurn(fixture.sessionId)).toBe(hook.posts[1].body.turn_id);
       expect(await sessionState(fixture.sessionId)).toBe('RUNNING');
     });
 
@@ -415,14 +415,14 @@ describe('winner delivery and resume', () => {
 
       const turns = await turnsOf(fixture.sessionId);
       expect(turns).toHaveLength(2);
-      const successorId = turns[1]!.id;
-      expect(turns[1]!.metadata).toEqual({ prompt_dispatch_pending: true, prompt_dispatch_attempted: true, resume_of: pendingId });
+      const successorId = turns[1].id;
+      expect(turns[1].metadata).toEqual({ prompt_dispatch_pending: true, prompt_dispatch_attempted: true, resume_of: pendingId });
       expect(await currentTurn(fixture.sessionId)).toBe(successorId);
 
       const res = await api().get(`/api/v1/sessions/${fixture.sessionId}/messages`).expect(200);
       const messages = res.body.messages as MessageRowShape[];
       expect(messages.map((message) => message.type)).toEqual(['clarification_request', 'clarification_request', 'resume_prompt']);
-      const queued = messages[2]!;
+      const queued = messages[2];
       expect(queued).toMatchObject({
         turn_id: successorId,
         type: 'resume_prompt',
@@ -471,8 +471,8 @@ describe('winner delivery and resume', () => {
         results.push({ pendingId, delivery: won!.delivery });
       }
       expect(results.map((result) => result.delivery)).toEqual([WinnerDelivery.Resumed, WinnerDelivery.Resumed]);
-      expect(hook.posts.map((post) => [post.body.session_id, post.body.pending_id])).toEqual([[plain.sessionId, results[0]!.pendingId]]);
-      expect(own.posts.map((post) => [post.body.session_id, post.body.pending_id])).toEqual([[withOwn.sessionId, results[1]!.pendingId]]);
+      expect(hook.posts.map((post) => [post.body.session_id, post.body.pending_id])).toEqual([[plain.sessionId, results[0].pendingId]]);
+      expect(own.posts.map((post) => [post.body.session_id, post.body.pending_id])).toEqual([[withOwn.sessionId, results[1].pendingId]]);
       const { rows } = await other.db.query(`SELECT count(*)::int AS n FROM task_session_messages WHERE type = 'resume_prompt'`);
       expect(rows).toEqual([{ n: 0 }]);
     });

@@ -172,7 +172,7 @@ describe('questionEvents (AUTH_MODE=enabled)', () => {
     ]);
     // Strictly increasing ids.
     const ids = events.map((event) => BigInt(event.id));
-    expect(ids.every((id, index) => index === 0 || id > (ids[index - 1] as bigint))).toBe(true);
+    expect(ids.every((id, index) => index === 0 || id > (ids[index - 1]))).toBe(true);
     // Every event names its bundle's session, task and workspace.
     const sessions = [answered, answered, rejected, rejected, cancelled, cancelled, expired, expired, superseded, superseded, detached, detached];
     expect(events.map((event) => [event.sessionId, event.taskId, event.workspaceId])).toEqual(

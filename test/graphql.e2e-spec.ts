@@ -106,9 +106,9 @@ function camelBundle(bundle: Record<string, unknown>): Bundle {
       prompt: question.prompt as string,
       status: question.status as string,
       options: (question.options as Array<Record<string, string>>).map((option) => ({
-        optionId: option.option_id as string,
-        label: option.label as string,
-        description: option.description as string,
+        optionId: option.option_id,
+        label: option.label,
+        description: option.description,
       })),
     })),
   };
@@ -747,7 +747,7 @@ describe('the committed SDL, limits and GraphiQL', () => {
     const html = page.text;
     expect(html).not.toMatch(/https?:\/\//);
     expect(html).not.toMatch(/<script>/);
-    const assets = [...html.matchAll(/(?:src|href)="([^"]+)"/g)].map((match) => match[1] as string);
+    const assets = [...html.matchAll(/(?:src|href)="([^"]+)"/g)].map((match) => match[1]);
     expect(assets).toEqual([
       '/graphiql/assets/graphiql.min.css',
       '/graphiql/assets/react.production.min.js',

@@ -107,7 +107,7 @@ describe('clarification rows through restore, detach, expire and start-up reconc
 
       const after = await rowsOfPendingId(t.db, bundle.pendingId);
       expect(after[0]).toEqual(before[0]);
-      expect(after[1]!.metadata).toEqual(before[1]!.metadata);
+      expect(after[1].metadata).toEqual(before[1].metadata);
     });
 
     it('does nothing to a bundle that was never claimed, nor to a claim whose delivery was confirmed', async () => {
@@ -205,7 +205,7 @@ describe('clarification rows through restore, detach, expire and start-up reconc
     it('marks only the current turn’s pending rows agent_disconnected, is idempotent, and the bundle stays claimable', async () => {
       const s = await seedTwoTurnSession(t.db);
       const before = await rowsOfSession(t.db, s.sessionId);
-      const expectedIds = [s.mixed.rowIds[0]!, s.mixed.rowIds[2]!, s.second.rowIds[0]!];
+      const expectedIds = [s.mixed.rowIds[0], s.mixed.rowIds[2], s.second.rowIds[0]];
 
       const detached = await inAppTransaction(t, (manager) => repo.detachSession(s.sessionId, manager));
 
@@ -235,7 +235,7 @@ describe('clarification rows through restore, detach, expire and start-up reconc
     it('expires only the current turn’s pending rows, is idempotent, and the bundle is no longer claimable', async () => {
       const s = await seedTwoTurnSession(t.db);
       const before = await rowsOfSession(t.db, s.sessionId);
-      const expectedIds = [s.mixed.rowIds[0]!, s.mixed.rowIds[2]!, s.second.rowIds[0]!, s.detached.rowIds[0]!];
+      const expectedIds = [s.mixed.rowIds[0], s.mixed.rowIds[2], s.second.rowIds[0], s.detached.rowIds[0]];
 
       const expired = await inAppTransaction(t, (manager) => repo.expireSession(s.sessionId, manager));
 
@@ -297,7 +297,7 @@ describe('clarification rows through restore, detach, expire and start-up reconc
         const mixedBefore = before.get(mixed.pendingId)!;
         const mixedAfter = await rowsOfPendingId(t.db, mixed.pendingId);
         expect(mixedAfter[0]).toEqual(mixedBefore[0]);
-        expect(mixedAfter[1]!.metadata).toEqual(restoredMetadata(mixedBefore[1]!));
+        expect(mixedAfter[1].metadata).toEqual(restoredMetadata(mixedBefore[1]));
 
         const secondRepo = second.app.get(BundleRepository);
         expect(await secondRepo.isBundleActive(current.pendingId)).toBe(true);
@@ -320,12 +320,12 @@ describe('clarification rows through restore, detach, expire and start-up reconc
         // A constraint of this test database only: the bundle's first row may not become pending again.
         await first.db.query(
           `ALTER TABLE task_session_messages ADD CONSTRAINT test_refuses_restore
-             CHECK (id <> '${seeded.rowIds[0]!}' OR metadata->>'status' IS DISTINCT FROM 'pending')`,
+             CHECK (id <> '${seeded.rowIds[0]}' OR metadata->>'status' IS DISTINCT FROM 'pending')`,
         );
       } finally {
         await first.close();
       }
-      const bundle = seeded as { pendingId: string; rowIds: string[] };
+      const bundle = seeded;
       const recovering = await startApp({ databaseUrl: first.databaseUrl, config: QUIET_LEASE });
       try {
         const before = await rowsOfPendingId(recovering.db, bundle.pendingId);

@@ -572,7 +572,7 @@ describe('list_pending_questions_kandev (spec 002 L1–L16, D1–D7)', () => {
 
       const [bundle, later] = raw.bundles as unknown as Bundle[];
       expect(bundle?.pending_id).toBe(pendingId);
-      expect(new Date(bundle?.created_at as string).getTime()).toBe(rows[0]?.min.getTime());
+      expect(new Date(bundle?.created_at).getTime()).toBe(rows[0]?.min.getTime());
       expect(bundle?.age_seconds).toBeGreaterThanOrEqual(90);
       expect(bundle?.age_seconds).toBeLessThan(100);
       expect(bundle).toMatchObject({ task_id: fixture.taskId, session_id: fixture.sessionId, context: 'picking a stack' });
@@ -797,7 +797,7 @@ describe('list_pending_questions_kandev (spec 002 L1–L16, D1–D7)', () => {
       expect(ids(await list(mcp, { cursor: pages[2]?.next_cursor, created_since: at(10).toISOString() }))).toEqual(seeded.slice(6));
 
       // D6: answer #2 (the next page's first) and #1 (already returned) between pages.
-      const page1 = pages[0] as Page;
+      const page1 = pages[0];
       for (const pendingId of [seeded[2], seeded[1]]) {
         const answered = await mcp.call(ANSWER, { pending_id: pendingId, rejected: true });
         expect(answered.structured).toMatchObject({ claimed: true });
@@ -922,7 +922,7 @@ describe('list_pending_questions_kandev (spec 002 L1–L16, D1–D7)', () => {
       const outcome = await mcp.call(LIST, {});
       const raw = JSON.parse(outcome.text) as { bundles: Array<Record<string, unknown>> };
       expect(raw.bundles).toHaveLength(1);
-      assertBundleShape(raw.bundles[0] as Record<string, unknown>);
+      assertBundleShape(raw.bundles[0]);
       const questions = (raw.bundles[0] as unknown as Bundle).questions;
       expect(questions.map((question) => question.question_id)).toEqual([
         'broken-string',

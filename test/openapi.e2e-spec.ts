@@ -94,7 +94,7 @@ describe('OpenAPI document (issue 14)', () => {
     const page = await request(t.baseUrl).get('/docs').redirects(1).expect(200);
     expect(page.text).toContain('swagger-ui');
     expect(page.text).not.toMatch(/https?:\/\/(cdn|unpkg|cdnjs)/);
-    const scripts = [...page.text.matchAll(/src="([^"]+)"/g)].map((match) => match[1] as string);
+    const scripts = [...page.text.matchAll(/src="([^"]+)"/g)].map((match) => match[1]);
     expect(scripts.length).toBeGreaterThan(0);
     for (const script of scripts) {
       const asset = new URL(script, `${t.baseUrl}/docs`).pathname;

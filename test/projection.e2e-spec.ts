@@ -27,7 +27,7 @@ describe('task projection API', () => {
 
   async function count(table: Table): Promise<number> {
     const { rows } = await t.db.query<{ n: number }>(`SELECT count(*)::int AS n FROM ${table}`);
-    return rows[0]!.n;
+    return rows[0].n;
   }
 
   async function createTask(title = 'a task', workspaceId?: string): Promise<Json> {
@@ -116,7 +116,7 @@ describe('task projection API', () => {
         'SELECT workspace_id, title, state, archived_at, created_at, updated_at FROM tasks WHERE id = $1',
         [first.id],
       );
-      expect({ ...rows[0]!, created_at: iso(rows[0]!.created_at), updated_at: iso(rows[0]!.updated_at) }).toEqual({
+      expect({ ...rows[0], created_at: iso(rows[0].created_at), updated_at: iso(rows[0].updated_at) }).toEqual({
         workspace_id: workspace.id,
         title: 'first',
         state: 'OPEN',
@@ -182,7 +182,7 @@ describe('task projection API', () => {
         `SELECT count(*)::int AS n FROM task_sessions s WHERE strpos(row_to_json(s)::text, $1) > 0`,
         [token],
       );
-      expect(leaked.rows[0]!.n).toBe(0);
+      expect(leaked.rows[0].n).toBe(0);
 
       const { agent_token: _token, ...view } = created;
       const got = await api().get(`/api/v1/sessions/${created.id}`).expect(200);
@@ -220,7 +220,7 @@ describe('task projection API', () => {
       const again = await api().post(`/api/v1/sessions/${session.id}/turns/${turn.body.id}/complete`).expect(200);
       expect(again.body).toEqual(done.body);
       const stored = await t.db.query<{ completed_at: Date }>('SELECT completed_at FROM task_session_turns WHERE id = $1', [turn.body.id]);
-      expect(iso(stored.rows[0]!.completed_at)).toBe(done.body.completed_at);
+      expect(iso(stored.rows[0].completed_at)).toBe(done.body.completed_at);
     });
   });
 
@@ -279,7 +279,7 @@ describe('task projection API', () => {
       expect(res.body).toEqual({ error, code: 'VALIDATION_ERROR' });
       expect(await count(table)).toBe(rowsBefore);
       expect(await sessionRow(sessionId)).toEqual(stateBefore);
-      expect(stateBefore!.state).toBe('CREATED');
+      expect(stateBefore.state).toBe('CREATED');
     });
 
     it.each([
@@ -350,7 +350,7 @@ describe('task projection API', () => {
     });
 
     it('accepts a body just under BODY_LIMIT_BYTES and refuses one over it with 413, writing nothing', async () => {
-      const countTasks = async () => (await small.db.query<{ n: number }>('SELECT count(*)::int AS n FROM tasks')).rows[0]!.n;
+      const countTasks = async () => (await small.db.query<{ n: number }>('SELECT count(*)::int AS n FROM tasks')).rows[0].n;
       const under = `{"title":"fits"}${' '.repeat(2000)}`;
       expect(Buffer.byteLength(under)).toBeLessThanOrEqual(2048);
       await request(small.baseUrl).post('/api/v1/tasks').set('content-type', 'application/json').send(under).expect(201);
@@ -365,7 +365,7 @@ describe('task projection API', () => {
       const overWorkspace = JSON.stringify({ name: 'n'.repeat(100), owner_id: 'o'.repeat(3000) });
       const ws = await request(small.baseUrl).post('/api/v1/workspaces').set('content-type', 'application/json').send(overWorkspace).expect(413);
       expect(ws.body).toEqual({ error: 'Request body is too large', code: 'PAYLOAD_TOO_LARGE' });
-      expect((await small.db.query<{ n: number }>('SELECT count(*)::int AS n FROM workspaces')).rows[0]!.n).toBe(0);
+      expect((await small.db.query<{ n: number }>('SELECT count(*)::int AS n FROM workspaces')).rows[0].n).toBe(0);
     });
   });
 
@@ -410,7 +410,7 @@ describe('task projection API', () => {
         expect(res.body).toEqual({ ...previous, state, updated_at: expect.stringMatching(ISO) });
         expect(new Date(res.body.updated_at as string).getTime()).toBeGreaterThanOrEqual(new Date(previous.updated_at as string).getTime());
         const row = await sessionRow(session.id as string);
-        expect({ state: row!.state, updated_at: iso(row!.updated_at) }).toEqual({ state, updated_at: res.body.updated_at });
+        expect({ state: row.state, updated_at: iso(row.updated_at) }).toEqual({ state, updated_at: res.body.updated_at });
         previous = res.body as Json;
       }
 
@@ -442,7 +442,7 @@ describe('task projection API', () => {
         error: 'state cannot change from RUNNING to CREATED',
         code: 'CONFLICT',
       });
-      expect((await sessionRow(session.id as string))!.state).toBe('RUNNING');
+      expect((await sessionRow(session.id as string)).state).toBe('RUNNING');
     });
 
     it.each(['COMPLETED', 'FAILED', 'CANCELLED'])('a %s session refuses new turns and writes none', async (terminal) => {
@@ -518,7 +518,7 @@ describe('task projection API', () => {
         content: 'fifth',
         metadata: { n: 0, tags: ['x'] },
         created_at: '2025-03-01T10:00:00.123Z',
-        updated_at: iso(stored[0]!.updated_at),
+        updated_at: iso(stored[0].updated_at),
       });
       expect(messages[0]).toMatchObject({ id: 'msg-a', turn_id: turnId, author_type: 'agent', content: 'first', metadata: { n: 2, tags: ['x'] } });
       expect(messages[2]).toMatchObject({ id: 'msg-c', turn_id: null, author_type: 'user', content: 'third', metadata: { n: 1, tags: ['x'] } });
@@ -568,7 +568,7 @@ describe('task projection API', () => {
       );
       const first = await api().get(`/api/v1/sessions/${many}/messages`).expect(200);
       expect((first.body.messages as Json[]).length).toBe(50);
-      expect((first.body.messages as Json[])[49]!.id).toBe('bulk-050');
+      expect((first.body.messages as Json[])[49].id).toBe('bulk-050');
       expect(first.body.next_cursor).not.toBe('');
       const rest = await api().get(`/api/v1/sessions/${many}/messages`).query({ cursor: first.body.next_cursor as string }).expect(200);
       expect(rest.body).toEqual({ messages: [expect.objectContaining({ id: 'bulk-051' })], next_cursor: '' });

@@ -122,7 +122,7 @@ describe('R3: REST respond vs MCP answer_question_kandev racing on one bundle', 
       const body = (await response.json()) as Envelope & { success?: boolean };
       expect({ status: response.status, success: body.success }).toEqual({ status: 200, success: true });
       const { success: _success, ...envelope } = body;
-      return envelope as Envelope;
+      return envelope;
     });
     const mcpArgs =
       mcpOutcome.kind === 'answer'
@@ -190,7 +190,7 @@ describe('R3: REST respond vs MCP answer_question_kandev racing on one bundle', 
     for (let round = 0; round < ROUNDS; round += 1) {
       const { sessionId, pendingId } = await freshBundle();
       const mcpOutcome: McpOutcome = round % 2 === 0 ? { kind: 'answer' } : { kind: 'reject', reason: `round ${round}: not needed` };
-      const { winner } = judge(await race(pendingId, mcpOutcome, SKEWS_MS[round % SKEWS_MS.length] as number), mcpOutcome);
+      const { winner } = judge(await race(pendingId, mcpOutcome, SKEWS_MS[round % SKEWS_MS.length]), mcpOutcome);
       await assertRows(pendingId, sessionId, winner);
 
       const resumed = await resumesOf(pendingId);
@@ -199,7 +199,7 @@ describe('R3: REST respond vs MCP answer_question_kandev racing on one bundle', 
         expect(resumed.turns).toBe(1);
         expect(resumed.prompts).toHaveLength(1);
         expect((resumed.prompts[0]?.response as { answers: Answer[] }).answers).toEqual(winner.response.answers);
-        const winnerText = winner.response.answers[1]?.custom_text as string;
+        const winnerText = winner.response.answers[1]?.custom_text;
         const loserText = winnerText === 'from the browser' ? 'from the agent' : 'from the browser';
         expect(resumed.prompts[0]?.content).toContain(winnerText);
         expect(resumed.prompts[0]?.content).not.toContain(loserText);
@@ -231,7 +231,7 @@ describe('R3: REST respond vs MCP answer_question_kandev racing on one bundle', 
       await eventually(() => (waiters.waiterCount(pendingId) >= 1 ? true : undefined), 5000, 'the waiter attached');
 
       const mcpOutcome: McpOutcome = round % 2 === 0 ? { kind: 'answer' } : { kind: 'reject', reason: `round ${round}: skip it` };
-      const { winner } = judge(await race(pendingId, mcpOutcome, SKEWS_MS[round % SKEWS_MS.length] as number), mcpOutcome);
+      const { winner } = judge(await race(pendingId, mcpOutcome, SKEWS_MS[round % SKEWS_MS.length]), mcpOutcome);
       const delivered = await wait;
       expect(delivered.status).toBe(200);
       expect(delivered.body).toMatchObject({

@@ -374,7 +374,7 @@ describe('POST /api/v1/clarification/:id/respond (spec R1–R12, N3a–N8d, L16)
         expect(results.map((res) => res.status)).toEqual(Array(16).fill(200));
         const winners = results.filter((res) => res.body.claimed === true);
         expect(winners).toHaveLength(1);
-        const winner = winners[0] as request.Response;
+        const winner = winners[0];
         const winnerIndex = results.indexOf(winner);
         expect(rawJson(winner).response).toEqual({ answers: submissions[winnerIndex], rejected: false, reject_reason: '' });
         const winnerText = rawResponseText(winner);

@@ -133,7 +133,7 @@ describe('/mcp/session (in-session MCP surface)', () => {
       try {
         const { tools } = await client.listTools();
         expect(tools.map((tool) => tool.name)).toEqual([ASK]);
-        const schema = tools[0]!.inputSchema as { properties: Record<string, unknown>; required?: string[] };
+        const schema = tools[0].inputSchema as { properties: Record<string, unknown>; required?: string[] };
         expect(Object.keys(schema.properties).sort()).toEqual(['context', 'expires_in_seconds', 'questions']); // expires_in_seconds: issue 15
         expect(schema.required).toEqual(['questions']);
       } finally {
@@ -197,7 +197,7 @@ describe('/mcp/session (in-session MCP surface)', () => {
         const result = await call;
         expect(result.isError).toBeFalsy();
         expect(result.structuredContent).toEqual(ASK_RESULT);
-        expect(JSON.parse((result.content as { text: string }[])[0]!.text)).toEqual(ASK_RESULT);
+        expect(JSON.parse((result.content as { text: string }[])[0].text)).toEqual(ASK_RESULT);
         expect(await sessionState(t, fixture.sessionId)).toBe('RUNNING');
       } finally {
         await client.close();
@@ -387,7 +387,7 @@ describe('/mcp/session (in-session MCP surface)', () => {
         const result = (await client.callTool({ name: ASK, arguments: { questions: TWO_QUESTIONS } })) as CallToolResult;
         expect(Date.now() - started).toBeGreaterThanOrEqual(250);
         const rows = await rowsOfSession(t, fixture.sessionId);
-        const pendingId = rows[0]!.pending_id;
+        const pendingId = rows[0].pending_id;
         expect(toolError(result)).toEqual({
           code: 'WAIT_ENDED',
           message: `stopped waiting for an answer (timed_out); the question stays pending as ${pendingId}`,

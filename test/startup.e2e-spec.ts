@@ -119,8 +119,8 @@ describe('start-up with the embedded database', () => {
   it('stops on SIGTERM with exit code 0 and stops the embedded PostgreSQL', async () => {
     const server = running[running.length - 1];
     expect(server).toBeDefined();
-    const exit = await stop(server!);
-    expect({ exit, stderr: fatalLines(server!.output.stderr) }).toEqual({ exit: { code: 0, signal: null }, stderr: [] });
+    const exit = await stop(server);
+    expect({ exit, stderr: fatalLines(server.output.stderr) }).toEqual({ exit: { code: 0, signal: null }, stderr: [] });
     expect(isAlive(firstPostmasterPid)).toBe(false);
     expect(existsSync(path.join(dataDir, 'pg', 'postmaster.pid'))).toBe(false);
   });

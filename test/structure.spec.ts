@@ -114,17 +114,17 @@ function codeOf(file: string): string {
 /** Every module specifier a file imports or re-exports. */
 function specifiersOf(file: string): string[] {
   const code = codeOf(file);
-  return [...code.matchAll(/(?:\bfrom\s*|\bimport\s*\(\s*|\bimport\s+)['"]([^'"]+)['"]/g)].map((match) => match[1] as string);
+  return [...code.matchAll(/(?:\bfrom\s*|\bimport\s*\(\s*|\bimport\s+)['"]([^'"]+)['"]/g)].map((match) => match[1]);
 }
 
 /** The lib a relative specifier of `file` lands in, and whether it is that lib's index. */
 function libTarget(file: string, specifier: string): { lib: string; index: boolean } | undefined {
   const subpath = /^#([\w-]+)$/.exec(specifier);
-  if (subpath) return { lib: subpath[1] as string, index: true };
+  if (subpath) return { lib: subpath[1], index: true };
   if (!specifier.startsWith('.')) return undefined;
   const parts = path.relative(LIBS, path.resolve(path.dirname(file), specifier)).split(path.sep);
   if (parts[0] === '..' || parts[0] === undefined) return undefined;
-  return { lib: parts[0], index: parts.length === 3 && parts[1] === 'src' && /^index\.(js|ts)$/.test(parts[2] as string) };
+  return { lib: parts[0], index: parts.length === 3 && parts[1] === 'src' && /^index\.(js|ts)$/.test(parts[2]) };
 }
 
 const libOf = (file: string) => path.relative(LIBS, file).split(path.sep)[0];
@@ -176,7 +176,7 @@ describe('boundaries (issue 16)', () => {
       }),
     );
     expect(edges.length).toBeGreaterThan(20);
-    expect(edges.filter(([from, to]) => !SURFACE_LIBS.includes(from as string) && SURFACE_LIBS.includes(to))).toEqual([]);
+    expect(edges.filter(([from, to]) => !SURFACE_LIBS.includes(from) && SURFACE_LIBS.includes(to))).toEqual([]);
     expect(edges.filter(([from, to]) => from === 'tasks' && to === 'clarification')).toEqual([]);
   });
 

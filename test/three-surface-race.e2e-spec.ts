@@ -221,7 +221,7 @@ describe('R3 across GraphQL, REST and MCP: one winner per bundle', () => {
 
     const winners = results.filter(([, envelope]) => envelope.claimed);
     expect(winners.map(([surface]) => surface)).toHaveLength(1);
-    const [winnerSurface, winner] = winners[0] as readonly [Surface, Envelope];
+    const [winnerSurface, winner] = winners[0];
     wins[winnerSurface] += 1;
     const submitted = submissions[winnerSurface];
     expect(winner).toEqual(winnerEnvelope(submitted));
@@ -250,18 +250,18 @@ describe('R3 across GraphQL, REST and MCP: one winner per bundle', () => {
 
   it(`${ROUNDS} rounds with no live waiter (each surface leading in turn, answers and rejections mixed)`, async () => {
     for (let index = 0; index < ROUNDS; index += 1) {
-      const lead = SURFACES[index % 3] as Surface;
+      const lead = SURFACES[index % 3];
       // Every fourth round is a dead heat; otherwise the lead fires a little early.
-      const headStartMs = index % 4 === 3 ? 0 : ([25, 10, 3][Math.floor(index / 3) % 3] as number);
-      const rejecter = index % 2 === 1 ? (SURFACES[(index + 1) % 3] as Surface) : undefined;
+      const headStartMs = index % 4 === 3 ? 0 : ([25, 10, 3][Math.floor(index / 3) % 3]);
+      const rejecter = index % 2 === 1 ? (SURFACES[(index + 1) % 3]) : undefined;
       await round({ round: index, lead, headStartMs, ...(rejecter ? { rejecter } : {}), waiter: false });
     }
   });
 
   it(`${WAITER_ROUNDS} rounds with a live long-poll waiter: exactly one delivery of the winner’s outcome, no resume`, async () => {
     for (let index = 0; index < WAITER_ROUNDS; index += 1) {
-      const lead = SURFACES[index % 3] as Surface;
-      const rejecter = index === 4 ? (SURFACES[(index + 2) % 3] as Surface) : undefined;
+      const lead = SURFACES[index % 3];
+      const rejecter = index === 4 ? (SURFACES[(index + 2) % 3]) : undefined;
       await round({ round: index, lead, headStartMs: index % 2 === 0 ? 0 : 10, ...(rejecter ? { rejecter } : {}), waiter: true });
     }
   });

@@ -16,7 +16,7 @@ describe('the built browser inbox (dist/web)', () => {
 
   // Its Content-Security-Policy is the server's header (apps/server/src/security-headers.ts; test/security-headers.e2e-spec.ts).
   it('index.html loads only hashed assets from /assets/', () => {
-    const references = [...html.matchAll(/<(?:script|link)\b[^>]*?(?:src|href)="([^"]+)"/g)].map((match) => match[1] as string);
+    const references = [...html.matchAll(/<(?:script|link)\b[^>]*?(?:src|href)="([^"]+)"/g)].map((match) => match[1]);
     const loaded = references.filter((reference) => !reference.startsWith('data:'));
     expect(loaded.length).toBeGreaterThanOrEqual(2);
     for (const reference of loaded) expect(reference).toMatch(/^\/assets\/[\w.-]+-[\w-]{8,}\.(js|css)$/);

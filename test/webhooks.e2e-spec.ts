@@ -230,7 +230,7 @@ describe('outbound webhooks (issue 15)', () => {
     await subscribe(fixture, hook.url, { format: 'slack', events: ['asked'] });
     const pendingId = await ask(fixture);
     const [post] = await eventually(() => (hook.posts.length >= 1 ? hook.posts : undefined), 10_000, 'the Slack message');
-    const body = JSON.parse((post as ReceivedPost).raw) as { text: string };
+    const body = JSON.parse((post).raw) as { text: string };
     expect(Object.keys(body)).toEqual(['text']);
     expect(body.text).toContain('An agent is blocked');
     expect(body.text).toContain('*Ship &lt;it&gt; &amp; more*');

@@ -77,7 +77,7 @@ describe('who answered (issue 15)', () => {
       [pendingId],
     );
     expect(rows).toHaveLength(1);
-    const stored = rows[0]!.payload.resolved_by;
+    const stored = rows[0].payload.resolved_by;
     expect({ ...stored, at: new Date(stored.at).toISOString() }).toEqual(resolvedBy);
     return resolvedBy;
   }

@@ -94,7 +94,7 @@ export class Answerer {
           return { claimed: body.data.answerQuestion.claimed };
         }
         case 'mcp': {
-          const client = this.mcp[this.next++ % this.mcp.length] as Client;
+          const client = this.mcp[this.next++ % this.mcp.length];
           const result = await client.callTool({ name: 'answer_question_kandev', arguments: { pending_id: pendingId, answers: ANSWERS } });
           if (result.isError) return { claimed: false, error: `MCP ${JSON.stringify(result.content).slice(0, 200)}` };
           const structured = result.structuredContent as { claimed?: boolean } | undefined;
@@ -119,7 +119,7 @@ export async function runConcurrently<T>(items: readonly T[], concurrency: numbe
   await Promise.all(
     Array.from({ length: concurrency }, async () => {
       while (next < items.length) {
-        const item = items[next++] as T;
+        const item = items[next++];
         await work(item);
       }
     }),

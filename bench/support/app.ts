@@ -104,7 +104,7 @@ export class ListClient {
   async list(args: { cursor?: string; limit?: number } = {}): Promise<PendingPage> {
     const result = await this.client.callTool({ name: LIST_TOOL, arguments: args });
     if (result.isError) throw new Error(`${LIST_TOOL} failed: ${JSON.stringify(result.content)}`);
-    return result.structuredContent as unknown as PendingPage;
+    return result.structuredContent as PendingPage;
   }
 
   close(): Promise<void> {

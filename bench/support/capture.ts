@@ -25,7 +25,7 @@ export async function captureWithParameters<T>(bench: BenchApp, action: () => Pr
   const wrapped: { client: pg.PoolClient; original: pg.PoolClient['query'] }[] = [];
   const wrap = (client: pg.PoolClient) => {
     if (wrapped.some((entry) => entry.client === client)) return;
-    const original = client.query.bind(client) as pg.PoolClient['query'];
+    const original: pg.PoolClient['query'] = client.query.bind(client);
     wrapped.push({ client, original });
     (client as unknown as { query: (...args: unknown[]) => unknown }).query = (...args: unknown[]) => {
       const first = args[0];

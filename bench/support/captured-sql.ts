@@ -30,7 +30,7 @@ export async function listHeadsStatement(dataSource: DataSource, query: PendingL
   const statements: Statement[] = [];
   await new PendingListRepository(recordingDataSource(dataSource, statements)).listHeads(query);
   if (statements.length !== 1) throw new Error(`listHeads sent ${statements.length} statements, expected 1`);
-  return statements[0] as Statement;
+  return statements[0];
 }
 
 /** The statement PendingListRepository.rowsOf sends; its one parameter is the pending_id array. */
@@ -38,7 +38,7 @@ export async function rowsOfStatement(dataSource: DataSource): Promise<Statement
   const statements: Statement[] = [];
   await new PendingListRepository(recordingDataSource(dataSource, statements)).rowsOf(['placeholder']);
   if (statements.length !== 1) throw new Error(`rowsOf sent ${statements.length} statements, expected 1`);
-  const statement = statements[0] as Statement;
+  const statement = statements[0];
   if (statement.parameters.length !== 1) throw new Error('rowsOf is expected to take exactly the pending_id array');
   return statement;
 }

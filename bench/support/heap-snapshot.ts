@@ -23,11 +23,11 @@ export async function summarizeSnapshot(file: string): Promise<Map<string, Const
   const sizeAt = fields.indexOf('self_size');
   const totals = new Map<string, ConstructorTotal>();
   for (let i = 0; i < snapshot.nodes.length; i += width) {
-    const type = types[snapshot.nodes[i + typeAt] as number] as string;
-    const name = type === 'object' || type === 'closure' ? `${snapshot.strings[snapshot.nodes[i + nameAt] as number]}${type === 'closure' ? ' (closure)' : ''}` : `(${type})`;
+    const type = types[snapshot.nodes[i + typeAt]];
+    const name = type === 'object' || type === 'closure' ? `${snapshot.strings[snapshot.nodes[i + nameAt]]}${type === 'closure' ? ' (closure)' : ''}` : `(${type})`;
     const total = totals.get(name) ?? { name, count: 0, bytes: 0 };
     total.count += 1;
-    total.bytes += snapshot.nodes[i + sizeAt] as number;
+    total.bytes += snapshot.nodes[i + sizeAt];
     totals.set(name, total);
   }
   return totals;

@@ -11,7 +11,7 @@ export interface Summary {
 function percentile(sorted: number[], p: number): number {
   if (sorted.length === 0) return Number.NaN;
   const rank = Math.min(sorted.length, Math.max(1, Math.ceil((p / 100) * sorted.length)));
-  return sorted[rank - 1] as number;
+  return sorted[rank - 1];
 }
 
 export function summarize(samples: number[]): Summary {
@@ -54,7 +54,7 @@ export async function measureRoundRobin(scenarios: Scenario[], options: RoundRob
   for (let round = 0; round < options.iterations; round++) {
     // Rotate the order each round so no scenario always follows the same neighbour.
     for (let index = 0; index < scenarios.length; index++) {
-      const scenario = scenarios[(index + round) % scenarios.length] as Scenario;
+      const scenario = scenarios[(index + round) % scenarios.length];
       const t0 = performance.now();
       await scenario.run();
       samples.get(scenario.key)?.push(performance.now() - t0);

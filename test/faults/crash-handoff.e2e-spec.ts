@@ -89,7 +89,7 @@ describe('issue 9 §1c: a kill -9 at each step of the hand-off, and replica B fi
     expect(settlement(claimed)).toBe('delivering');
     const successors = await resumeTurns(db, pendingId);
     expect(successors).toHaveLength(1);
-    const successor = successors[0] as string;
+    const successor = successors[0];
     expect(webhook.postsFor(pendingId)).toHaveLength(postsBeforeKill);
 
     await killServer(a);
@@ -157,7 +157,7 @@ describe('issue 9 §1c: a kill -9 at each step of the hand-off, and replica B fi
     expect(again).not.toBeInstanceOf(Error);
     expect((again as request.Response).body).toMatchObject({ claimed: true, status: 'answered' });
     const [successor] = await resumeTurns(db, pendingId);
-    expectOneKey(pendingId, successor as string);
+    expectOneKey(pendingId, successor);
     expect(webhook.postsFor(pendingId)).toHaveLength(1);
     expect((await rowsOf(db, pendingId)).map((row) => row.response)).toEqual(AGAIN);
     expect(await eventTypes(db, pendingId)).toEqual(['ASKED', 'ANSWERED']);
@@ -176,7 +176,7 @@ describe('issue 9 §1c: a kill -9 at each step of the hand-off, and replica B fi
     expect((res as request.Response).body).toMatchObject({ claimed: true, status: 'answered', response: { answers: FIRST } });
     expect(settlement(await rowsOf(db, pendingId))).toBe('final');
     const [successor] = await resumeTurns(db, pendingId);
-    expectOneKey(pendingId, successor as string);
+    expectOneKey(pendingId, successor);
     expect(webhook.postsFor(pendingId)).toHaveLength(1);
     expect((await db.query(`SELECT 1 FROM clarification_handoffs WHERE pending_id = $1`, [pendingId])).rows).toEqual([]);
     expect(await eventTypes(db, pendingId)).toEqual(['ASKED', 'ANSWERED']);

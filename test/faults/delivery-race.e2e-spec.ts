@@ -74,7 +74,7 @@ describe('issue 9 §1b: the three-surface race against a refusing, a slow and a 
 
   function tally(mode: string, winner: Surface | undefined): void {
     wins[mode] ??= { rest: 0, graphql: 0, mcp: 0, none: 0 };
-    (wins[mode] as Record<Surface | 'none', number>)[winner ?? 'none'] += 1;
+    (wins[mode])[winner ?? 'none'] += 1;
   }
 
   it('an always-refusing webhook: nobody is ever told claimed:false, everyone a retryable error, the bundle ends pending', async () => {

@@ -27,7 +27,7 @@ async function storedIds(db: Db): Promise<string[]> {
 }
 
 function strictlyIncreasing(ids: readonly string[]): boolean {
-  return ids.every((id, index) => index === 0 || BigInt(id) > BigInt(ids[index - 1] as string));
+  return ids.every((id, index) => index === 0 || BigInt(id) > BigInt(ids[index - 1]));
 }
 
 /** A question unlike any other, so each ask is a new bundle of the session. */
@@ -136,7 +136,7 @@ describe('issue 9 §3: events of concurrent replicas, and a kill -9 right after 
         }),
       );
       const [sessionId] = await Promise.all(work);
-      const received = await expectSubscriberSawTheFeed(db, writers[0] as ServerProcess, sessionId as string, subscription);
+      const received = await expectSubscriberSawTheFeed(db, writers[0], sessionId, subscription);
       expect(received.length).toBeGreaterThanOrEqual(2 * 4 * 6 * 2);
     } finally {
       await subscription.close();
@@ -144,7 +144,7 @@ describe('issue 9 §3: events of concurrent replicas, and a kill -9 right after 
   });
 
   it('asks through a replica killed with kill -9 right after the first answers: every bundle row that exists has its ASKED event', async () => {
-    const victim = writers[1] as ServerProcess;
+    const victim = writers[1];
     const sessions = await Promise.all(Array.from({ length: 4 }, () => createRunningSession(victim)));
     const asks = sessions.flatMap((fixture, session) =>
       Array.from({ length: 12 }, (_, index) =>

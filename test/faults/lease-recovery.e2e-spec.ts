@@ -67,7 +67,7 @@ describe('issue 9 §2: leases decide who may recover a delivery', () => {
   /** Resolves once every live lease has been renewed after this call (so each replica swept again). */
   async function everyReplicaBeatAgain(): Promise<void> {
     const { rows } = await db.query<{ now: Date }>(`SELECT clock_timestamp() AS now`);
-    const since = rows[0]?.now as Date;
+    const since = rows[0]?.now;
     await eventually(
       async () => {
         const { rows: stale } = await db.query(`SELECT id FROM parley_processes WHERE expires_at > clock_timestamp() AND heartbeat_at <= $1`, [since]);

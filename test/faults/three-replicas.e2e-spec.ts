@@ -38,9 +38,9 @@ describe('issue 9: three replicas on one database', () => {
     const connections = await Promise.all([a, b, c].map((server) => connectMcp(server.baseUrl)));
     mcps.push(...connections);
     clients = {
-      rest: { baseUrl: a.baseUrl, mcp: connections[0] as McpConnection },
-      graphql: { baseUrl: b.baseUrl, mcp: connections[1] as McpConnection },
-      mcp: { baseUrl: c.baseUrl, mcp: connections[2] as McpConnection },
+      rest: { baseUrl: a.baseUrl, mcp: connections[0] },
+      graphql: { baseUrl: b.baseUrl, mcp: connections[1] },
+      mcp: { baseUrl: c.baseUrl, mcp: connections[2] },
     };
   });
   afterAll(async () => {

@@ -63,7 +63,7 @@ export async function signIn(t: TestApp, token: string): Promise<string> {
   const res = await request(t.baseUrl).post('/api/v1/auth/session').send({ token }).expect(200);
   const cookie = ([] as string[])
     .concat(res.headers['set-cookie'] ?? [])
-    .map((value) => value.split(';')[0] as string)
+    .map((value) => value.split(';')[0])
     .find((value) => value.startsWith('parley_session='));
   if (!cookie) throw new Error('sign-in set no parley_session cookie');
   return cookie;

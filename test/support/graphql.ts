@@ -40,7 +40,7 @@ export async function gql<D = Record<string, unknown>>(
   if (bearer) req = req.set('authorization', `Bearer ${bearer}`);
   for (const [name, value] of Object.entries(options.headers ?? {})) req = req.set(name, value);
   const res = await req.send({ query, ...(variables ? { variables } : {}) });
-  return { status: res.status, headers: res.headers as Record<string, string>, body: res.body as GqlBody<D> };
+  return { status: res.status, headers: res.headers, body: res.body as GqlBody<D> };
 }
 
 /** The data of a successful operation; fails (with the errors in the message) when there were errors. */
@@ -67,7 +67,7 @@ export async function gqlError(
   const result = await gql(t, query, variables, bearer);
   const errors = result.body.errors ?? [];
   if (errors.length !== 1) throw new Error(`expected exactly one GraphQL error, got ${JSON.stringify(result.body)}`);
-  return { ...(errors[0] as GqlError), status: result.status };
+  return { ...(errors[0]), status: result.status };
 }
 
 /**
@@ -169,7 +169,7 @@ export function subscribe<T = Record<string, unknown>>(t: Pick<TestApp, 'baseUrl
     {
       next: (value) => {
         if (value.errors) payloadErrors.push(...(value.errors as unknown as GqlError[]));
-        if (value.data) events.push(value.data as T);
+        if (value.data) events.push(value.data);
         notify();
       },
       error: (reason) => fail(reason),

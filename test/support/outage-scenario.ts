@@ -140,7 +140,7 @@ export async function answerBlockedAgents(scenario: Scenario): Promise<{
   wait: { status: number; body: Record<string, unknown> };
   ask: { isError: boolean; text: string };
 }> {
-  const { baseUrl } = scenario.servers[0] as ServerProcess;
+  const { baseUrl } = scenario.servers[0];
   const { wait, ask } = scenario.agents;
   const answers = [
     await call(baseUrl, 'POST', `/api/v1/clarification/${wait.pendingId}/respond`, scenario.bearer, { answers: ANSWER }),

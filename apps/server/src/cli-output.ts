@@ -21,7 +21,7 @@ export function listOutput(key: string, items: Array<Record<string, Cell>>, next
 /** A readable table (cli-table3): a header of the rows' keys, one line per row; long values wrap. */
 export function renderTable(table: CliOutput['table']): string {
   if (table.rows.length === 0) return `${table.empty ?? 'nothing to show'}\n`;
-  const head = Object.keys(table.rows[0] as object);
+  const head = Object.keys(table.rows[0]);
   const width = Math.max(60, process.stdout.columns ?? 120);
   const columnWidth = Math.max(12, Math.floor((width - head.length * 3) / head.length));
   const rendered = new Table({ head, wordWrap: true, wrapOnWordBoundary: false, colWidths: head.map(() => columnWidth), style: { head: [], border: [] } });

@@ -10,7 +10,7 @@ type Route = { kind: 'inbox' } | { kind: 'bundle'; pendingId: string };
 
 function routeOf(hash: string): Route {
   const match = /^#\/q\/(.+)$/.exec(hash);
-  return match ? { kind: 'bundle', pendingId: decodeURIComponent(match[1] as string) } : { kind: 'inbox' };
+  return match ? { kind: 'bundle', pendingId: decodeURIComponent(match[1]) } : { kind: 'inbox' };
 }
 
 function useRoute(): Route {

@@ -24,7 +24,7 @@ function questionOf(row: BundleRow): Question {
 
 /** Rebuilds the wire Request of a bundle from its durable rows (given in D2 order). */
 export function requestFromRows(rows: readonly BundleRow[]): ClarificationRequest {
-  const first = rows[0] as BundleRow;
+  const first = rows[0];
   const createdAt = rows.reduce((min, row) => (row.created_at < min ? row.created_at : min), first.created_at);
   return {
     pending_id: first.metadata.pending_id ?? '',

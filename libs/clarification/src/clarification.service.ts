@@ -273,7 +273,7 @@ export class ClarificationService implements OnModuleInit {
   /** Cancel (not a claim), on any replica: the active bundle's rows become cancelled and every waiter wakes. */
   async cancel(caller: Caller, pendingId: string): Promise<void> {
     const { rows } = await this.authorizeBundle(caller, pendingId);
-    const sessionId = (rows[0] as BundleRow).task_session_id;
+    const sessionId = (rows[0]).task_session_id;
     const cancelled = await inTransaction(this.dataSource, async (manager) => {
       await this.sessions.lockById(sessionId, manager);
       return this.bundles.cancelBundle(pendingId, manager);

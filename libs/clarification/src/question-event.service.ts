@@ -110,7 +110,7 @@ export class QuestionEventService implements OnModuleInit, OnApplicationShutdown
     for (;;) {
       const { events, unsettled } = await this.events.listSettledAfter(this.head, undefined, BATCH);
       if (events.length > 0) {
-        this.head = (events[events.length - 1] as QuestionEventRow).id;
+        this.head = (events[events.length - 1]).id;
         this.live.emit('batch', events);
         this.metrics.eventsDispatched(events.map((event) => event.created_at));
       }

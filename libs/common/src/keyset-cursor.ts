@@ -35,9 +35,9 @@ export function isCursorInstant(value: string): boolean {
 export function isCalendarDate(value: string): boolean {
   const match = /^(\d{4})-(\d{2})-(\d{2})(?:[Tt ](\d{2}):(\d{2}):(\d{2}))?/.exec(value);
   if (!match) return false;
-  const [year, month, day, hour, minute, second] = match.slice(1).map((part) => Number(part ?? 0)) as number[];
+  const [year, month, day, hour, minute, second] = match.slice(1).map((part) => Number(part ?? 0));
   if (year === 0 || month === undefined || month < 1 || month > 12 || (hour ?? 0) > 23 || (minute ?? 0) > 59 || (second ?? 0) > 59) return false;
-  return day !== undefined && day >= 1 && new Date(Date.UTC(year as number, month - 1, day)).getUTCDate() === day;
+  return day !== undefined && day >= 1 && new Date(Date.UTC(year, month - 1, day)).getUTCDate() === day;
 }
 
 export function encodeCursor(position: CursorPosition): string {

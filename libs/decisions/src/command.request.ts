@@ -121,7 +121,7 @@ export function parseCommandRequest(body: unknown): AnswerDecisionRequest {
     throw DecisionError.invalidRequest('params.decision_ref must be a non-empty string', 'params.decision_ref');
   }
   return {
-    requestId: (body.request_id as string | undefined) ?? null,
+    requestId: (body.request_id) ?? null,
     dryRun,
     workerId: target.worker_id,
     decisionRef: params.decision_ref,

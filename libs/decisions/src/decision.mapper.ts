@@ -66,7 +66,7 @@ function isWriteInRow(option: unknown): boolean {
 /** The decision a bundle (its rows in question order) presents to a connector, or why it presents none. */
 export function decisionOf(rows: readonly BundleRow[]): DecisionShape {
   if (rows.length !== 1) return unsupported(`it has ${rows.length} questions; only a single-question decision can be answered`);
-  const row = rows[0] as BundleRow;
+  const row = rows[0];
   const question: unknown = row.metadata.question;
   const questionId = row.metadata.question_id;
   if (!isRecord(question) || !questionId || !Array.isArray(question.options)) return unsupported('its question is malformed');
@@ -137,7 +137,7 @@ export function answerFor(decision: Decision, selection: Selection): ResolutionI
   }
   return {
     answers: [
-      { question_id: decision.questionId, selected_options: refs.map((ref) => decision.optionIds[Number(ref) - 1] as string), custom_text: '' },
+      { question_id: decision.questionId, selected_options: refs.map((ref) => decision.optionIds[Number(ref) - 1]), custom_text: '' },
     ],
   };
 }

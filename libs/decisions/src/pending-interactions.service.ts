@@ -26,7 +26,7 @@ export interface PendingInteractionsPayload {
 
 function interactionOf(head: WorkerBundleHead, rows: BundleRow[]): PendingInteraction {
   const shape = decisionOf(rows);
-  const first = rows[0] as BundleRow;
+  const first = rows[0];
   const createdAt = rows.reduce((min, row) => (row.created_at < min ? row.created_at : min), first.created_at);
   return {
     worker_id: head.worker_id,

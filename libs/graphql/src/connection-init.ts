@@ -8,5 +8,5 @@ export function connectionInitCredential(payload: unknown): string | undefined {
   const { authorization, Authorization, headers } = payload as Record<string, unknown>;
   const nested = typeof headers === 'object' && headers !== null ? (headers as Record<string, unknown>) : {};
   const value = [authorization, Authorization, nested.authorization, nested.Authorization].find((candidate) => typeof candidate === 'string');
-  return /^Bearer\s+(\S+)\s*$/i.exec((value as string | undefined) ?? '')?.[1];
+  return /^Bearer\s+(\S+)\s*$/i.exec((value) ?? '')?.[1];
 }

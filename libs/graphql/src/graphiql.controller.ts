@@ -51,6 +51,6 @@ export class GraphiqlController {
     void reply
       .type(asset.type)
       .header('cache-control', 'public, max-age=86400')
-      .send(await (this.assets.get(name) as Promise<Buffer>));
+      .send(await (this.assets.get(name)));
   }
 }

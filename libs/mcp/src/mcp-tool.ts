@@ -27,5 +27,5 @@ export interface McpTool<Input = unknown> {
 
 /** Keeps each tool's handler typed by its own input schema inside a heterogeneous list. */
 export function defineTool<Input>(tool: McpTool<Input>): McpTool {
-  return tool as unknown as McpTool;
+  return tool;
 }

@@ -1,5 +1,4 @@
 import { randomUUID } from 'node:crypto';
-import type { IncomingMessage } from 'node:http';
 import { type FastifyServerOptions, LogController } from 'fastify';
 import type { Logger } from 'pino';
 import { traceIdOf } from './trace-context.js';
@@ -19,7 +18,7 @@ export function fastifyLogging(root: Logger): Pick<FastifyServerOptions, 'logger
     logController: new LogController({ requestIdLogLabel: REQUEST_ID_LOG_KEY }),
     genReqId: () => randomUUID(),
     childLoggerFactory: (logger, bindings, options, rawRequest) => {
-      const traceId = traceIdOf((rawRequest as IncomingMessage).headers.traceparent);
+      const traceId = traceIdOf((rawRequest).headers.traceparent);
       return logger.child(traceId ? { ...bindings, trace_id: traceId } : bindings, options);
     },
   };

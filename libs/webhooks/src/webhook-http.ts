@@ -24,7 +24,7 @@ function publicOnlyLookup(hostname: string, options: LookupOptions, callback: Lo
       return callback(Object.assign(new Error(`${hostname} resolves only to loopback or private addresses`), { code: 'EPRIVATE' }), []);
     }
     if (options.all) return callback(null, allowed);
-    const first = allowed[0] as LookupAddress;
+    const first = allowed[0];
     return callback(null, first.address, first.family);
   });
 }

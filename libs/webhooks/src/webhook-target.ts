@@ -30,7 +30,7 @@ for (const [network, prefix] of [
 /** Whether an IP address is in a loopback, private, link-local or otherwise non-public range. */
 export function isPrivateAddress(address: string): boolean {
   const mapped = /^::ffff:(\d{1,3}(?:\.\d{1,3}){3})$/i.exec(address);
-  if (mapped) return PRIVATE_NETWORKS.check(mapped[1] as string, 'ipv4');
+  if (mapped) return PRIVATE_NETWORKS.check(mapped[1], 'ipv4');
   const family = isIP(address);
   if (family === 0) return false;
   return PRIVATE_NETWORKS.check(address, family === 6 ? 'ipv6' : 'ipv4');
