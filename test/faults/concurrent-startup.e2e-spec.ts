@@ -32,7 +32,7 @@ describe('concurrent start-up on an empty database (issue 9 §6)', () => {
       } finally {
         await db.end();
       }
-      const applied = servers.flatMap((server) => logLines(server.output.stdout).map((line) => line.message).filter((message) => String(message).startsWith('applied migrations')));
+      const applied = servers.flatMap((server) => logLines(server.output.stdout).map((line) => line.msg).filter((message) => String(message).startsWith('applied migrations')));
       expect(applied).toEqual([`applied migrations: ${MIGRATION_NAMES.join(', ')}`]);
 
       const exits = await Promise.all(servers.map((server) => stopServer(server)));

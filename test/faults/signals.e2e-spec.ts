@@ -25,10 +25,7 @@ afterAll(async () => {
 });
 
 function acknowledged(server: ServerProcess, signal: NodeJS.Signals): boolean {
-  return logLines(server.output.stdout).some((line) => {
-    const message = line.message as { msg?: string; signal?: string } | undefined;
-    return message?.msg === 'signal ignored' && message.signal === signal;
-  });
+  return logLines(server.output.stdout).some((line) => line.msg === 'signal ignored' && line.signal === signal);
 }
 
 describe('signals other than SIGTERM/SIGINT (issue 11)', () => {

@@ -8,6 +8,7 @@ const UNAVAILABLE_MESSAGES = [
   /query read timeout/i,
   /connection timeout/i,
   /client has encountered a connection error/i,
+  /client was closed and is not queryable/i,
   /cannot use a pool after calling end/i,
   /database is unavailable/i,
 ];
