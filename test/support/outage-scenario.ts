@@ -4,7 +4,7 @@ import { eventually } from './eventually.js';
 import type { FaultDatabase } from './fault-database.js';
 import { MixedLoad, type Outcome } from './fault-load.js';
 import { connectMcp, type McpConnection } from './mcp.js';
-import { freePort, launchServer, type ServerProcess, stopServer, tempDir, waitHealthy } from './server-process.js';
+import { freePort, launchServer, logLines, type ServerProcess, stopServer, tempDir, waitHealthy } from './server-process.js';
 
 /**
  * The set-up every database-fault test shares: spawned servers on a FaultDatabase with auth enabled
@@ -254,7 +254,10 @@ export async function expectRecovered(db: FaultDatabase, scenario: Scenario, res
   expect(received.ask.text).toContain('"after the fault"');
 
   const outcomes = await scenario.load.stop();
-  expect(defects(outcomes)).toEqual([]);
+  // A defect comes with the servers' own error lines, so a failure says what the server saw.
+  const found = defects(outcomes);
+  const errors = found.length === 0 ? [] : scenario.servers.flatMap((candidate) => [...logLines(candidate.output.stdout, 'error'), ...logLines(candidate.output.stderr, 'error')].map((line) => `${String(line.msg)}: ${String(line.err)}`));
+  expect({ defects: found, errors }).toEqual({ defects: [], errors: [] });
   const running = scenario.servers.filter((candidate) => candidate.child.exitCode === null && candidate.child.signalCode === null).length;
   let connections: Record<string, number> = {};
   await eventually(

@@ -1,9 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import { Inject, Injectable, Logger, type OnModuleInit } from '@nestjs/common';
-import { EventBus, faultPoint, isDatabaseUnavailable } from '#common';
+import { DATABASE_UNAVAILABLE_MESSAGE, EventBus, faultPoint, isDatabaseUnavailable } from '#common';
 import { APP_CONFIG, type AppConfig } from '#config';
 import { ParleyMetrics } from '#observability';
-import { ProcessLease } from '#persistence';
+import { DatabaseAvailability, ProcessLease } from '#persistence';
 import { BundleRepository } from './bundle.repository.js';
 import { recordedResponse, requestFromRows, resumePrompt, responseFor } from './bundle.mapper.js';
 import { BundleSignals } from './bundle-signals.service.js';
@@ -116,6 +116,7 @@ export class DeliveryService implements OnModuleInit {
     private readonly events: EventBus,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     private readonly metrics: ParleyMetrics,
+    private readonly availability: DatabaseAvailability,
   ) {}
 
   onModuleInit(): void {
@@ -160,6 +161,10 @@ export class DeliveryService implements OnModuleInit {
         plan = claim.plan;
       } catch (error) {
         if (isDatabaseUnavailable(error)) throw error;
+        if (await this.availability.explains(error)) {
+          this.logger.warn({ msg: 'claim failed while the database was away', pending_id: pendingId, err: String(error) });
+          throw new Error(DATABASE_UNAVAILABLE_MESSAGE, { cause: error });
+        }
         this.logger.error({ msg: 'claim failed', pending_id: pendingId, err: String(error) });
         throw new ClarificationError(ClarificationErrorCode.Internal, 'the clarification could not be resolved');
       }

@@ -7,3 +7,4 @@ export * from './query-rows.js';
 export * from './database-listener.js';
 export * from './process-lease.js';
 export * from './process-lease.repository.js';
+export * from './database-availability.js';

@@ -3,6 +3,7 @@ import { DataSource } from 'typeorm';
 import { APP_CONFIG, type AppConfig } from '#config';
 import { Database } from './database.js';
 import { DatabaseListener } from './database-listener.js';
+import { DatabaseAvailability } from './database-availability.js';
 import { HealthController } from './health.controller.js';
 import { HealthRepository } from './health.repository.js';
 import { ProcessLease } from './process-lease.js';
@@ -13,6 +14,7 @@ import { ProcessLeaseRepository } from './process-lease.repository.js';
   controllers: [HealthController],
   providers: [
     HealthRepository,
+    DatabaseAvailability,
     DatabaseListener,
     ProcessLeaseRepository,
     {
@@ -36,7 +38,7 @@ import { ProcessLeaseRepository } from './process-lease.repository.js';
     },
     { provide: DataSource, inject: [Database], useFactory: (database: Database) => database.dataSource },
   ],
-  exports: [DataSource, Database, DatabaseListener, ProcessLease],
+  exports: [DataSource, Database, DatabaseListener, DatabaseAvailability, ProcessLease],
 })
 export class PersistenceModule implements OnApplicationShutdown {
   constructor(@Inject(Database) private readonly database: Database) {}
