@@ -23,10 +23,10 @@ const listPendingInput = z.strictObject({
 });
 
 /**
- * Loose on purpose (spec N9: only pending_id is required): a missing question_id or an unknown key
+ * question_id is optional here on purpose (spec N9: only pending_id is required): a missing one
  * reaches ResolveBundle, which reports it as VALIDATION_ERROR naming the field, like REST does.
  */
-const answerEntry = z.looseObject({
+const answerEntry = z.strictObject({
   question_id: z.string().optional().describe('A question_id from list_pending_questions_kandev'),
   selected_options: z.array(z.string()).optional().describe('option_id values of that question'),
   custom_text: z.string().optional().describe('Free text, at most 2000 characters'),

@@ -8,9 +8,22 @@ import { parseArguments } from './mcp-arguments.js';
 import { toolErrorFrom } from './mcp-errors.js';
 import type { McpRequestContext, McpTool } from './mcp-tool.js';
 
+/**
+ * Every `type: [T, "null"]` (how zod writes a nullable field) as `anyOf` of single-type branches:
+ * clients that map tool schemas onto a single-`type` dialect reject or drop the array form (the MCP
+ * Inspector's --strict portability check warns on it).
+ */
+function singleTypeBranches(node: unknown): unknown {
+  if (Array.isArray(node)) return node.map(singleTypeBranches);
+  if (typeof node !== 'object' || node === null) return node;
+  const entries = Object.entries(node).map(([key, value]) => [key, singleTypeBranches(value)] as const);
+  const { type, ...rest } = Object.fromEntries(entries) as Record<string, unknown>;
+  return Array.isArray(type) ? { ...rest, anyOf: (type as unknown[]).map((branch) => ({ type: branch })) } : { ...rest, ...(type === undefined ? {} : { type }) };
+}
+
 /** JSON Schema as McpServer publishes it (draft-07), so clients see the conventional shape. */
 function jsonSchema(schema: z.ZodType, io: 'input' | 'output'): Tool['inputSchema'] {
-  return z.toJSONSchema(schema, { target: 'draft-7', io }) as Tool['inputSchema'];
+  return singleTypeBranches(z.toJSONSchema(schema, { target: 'draft-7', io })) as Tool['inputSchema'];
 }
 
 function describeTool(tool: McpTool): Tool {
