@@ -4,17 +4,24 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { InFlightMcpRequests } from './mcp-in-flight.js';
 
 /**
- * Serves one MCP request statelessly: a fresh transport per HTTP request, the SSE stream kept open
- * for as long as a tool runs (so progress can flow), everything closed when the connection closes.
- * With `inFlight`, a cancellation from the same caller reaches the request it names.
+ * How a response travels: `sse` keeps a stream open for as long as a tool runs (so progress can
+ * flow) — the session agent's blocking ask; `json` answers with one JSON body, which costs less and
+ * suits tools that never report progress.
+ */
+export type McpResponseMode = 'sse' | 'json';
+
+/**
+ * Serves one MCP request statelessly: a fresh transport per HTTP request, everything closed when the
+ * connection closes. With `inFlight`, a cancellation from the same caller reaches the request it names.
  */
 export async function serveMcpRequest(
   server: Server,
   request: FastifyRequest,
   reply: FastifyReply,
+  mode: McpResponseMode,
   inFlight?: { requests: InFlightMcpRequests; caller: string },
 ): Promise<void> {
-  const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined });
+  const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: mode === 'json' });
   const forget = inFlight?.requests.track(inFlight.caller, request.body, transport);
   reply.hijack();
   reply.raw.on('close', () => {

@@ -2,6 +2,7 @@
 // and answers a mismatch with its own `-32602 Input validation error` text, which the tools'
 // contract forbids; here the same zod schema is published and enforced by our own handlers.
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv';
 import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, McpError, type Tool } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
 import { parseArguments } from './mcp-arguments.js';
@@ -37,9 +38,15 @@ function describeTool(tool: McpTool): Tool {
   };
 }
 
+/**
+ * One validator for every per-request server: the SDK's default builds a new Ajv instance with each
+ * `Server` (a twentieth of an MCP request's CPU), and it is only consulted for elicitation results.
+ */
+const SCHEMA_VALIDATOR = new AjvJsonSchemaValidator();
+
 /** An MCP server offering `tools`: arguments are validated here, every failure is a coded tool error. */
 export function createToolServer(name: string, tools: readonly McpTool[], context: McpRequestContext): Server {
-  const server = new Server({ name, version: '1.0.0' }, { capabilities: { tools: {} } });
+  const server = new Server({ name, version: '1.0.0' }, { capabilities: { tools: {} }, jsonSchemaValidator: SCHEMA_VALIDATOR });
   const byName = new Map(tools.map((tool) => [tool.name, tool]));
   server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: tools.map(describeTool) }));
   server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
