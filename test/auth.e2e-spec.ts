@@ -1,17 +1,15 @@
 /**
  * Authentication (AUTH_MODE=enabled): bearer tokens, the browser session cookie, the admin API and
- * the identity CLI, all against the real application on a real PostgreSQL database.
+ * the identity CLI, all against the real application on a real PostgreSQL database. The CLI runs in
+ * this process (runCli, what the `parley` entry point runs, with its own application context on the
+ * same database): a spawned Node process per call cost ~3 s; test/cli.e2e-spec.ts runs the real binary.
  */
-import { execFile } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import path from 'node:path';
-import { promisify } from 'node:util';
 import request from 'supertest';
+import { runCli } from '../apps/server/src/cli-runner.js';
 import { startApp, TEST_ADMIN_TOKEN, type TestApp } from './support/app.js';
 import { signIn } from './support/fixtures.js';
 
-const run = promisify(execFile);
-const CLI = path.resolve(process.cwd(), 'dist/apps/server/src/cli.js');
 const ADMIN = `Bearer ${TEST_ADMIN_TOKEN}`;
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 const PAT = /^parley_pat_[A-Za-z0-9_-]{43}$/;
@@ -30,14 +28,12 @@ describe('authentication (AUTH_MODE=enabled)', () => {
   let t: TestApp;
 
   async function cli(...args: string[]): Promise<CliResult> {
-    const env = { ...process.env, DATABASE_URL: t.databaseUrl, LOG_LEVEL: 'silent', NODE_OPTIONS: '' };
-    try {
-      const { stdout, stderr } = await run(process.execPath, [CLI, ...args, '--json'], { env, timeout: 30_000 });
-      return { code: 0, stdout, stderr };
-    } catch (error) {
-      const failed = error as { code?: number; stdout?: string; stderr?: string };
-      return { code: typeof failed.code === 'number' ? failed.code : -1, stdout: failed.stdout ?? '', stderr: failed.stderr ?? '' };
-    }
+    const result = { code: -1, stdout: '', stderr: '' };
+    const env = { ...process.env, DATABASE_URL: t.databaseUrl, LOG_LEVEL: 'silent' };
+    const stdout = { write: (text: string) => (result.stdout += text) };
+    const stderr = { write: (text: string) => (result.stderr += text) };
+    result.code = await runCli([...args, '--json'], { env, stdout, stderr });
+    return result;
   }
 
   async function createUser(name: string): Promise<string> {

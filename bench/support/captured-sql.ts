@@ -16,9 +16,9 @@ function recordingDataSource(dataSource: DataSource, statements: Statement[]): D
   const recording = Object.create(dataSource) as DataSource;
   recording.createQueryRunner = (): QueryRunner => {
     const runner = dataSource.createQueryRunner();
-    runner.query = (async (sql: string, parameters?: unknown[], structured?: boolean) => {
+    runner.query = ((sql: string, parameters?: unknown[], structured?: boolean) => {
       statements.push({ sql, parameters: parameters ?? [] });
-      return structured ? { records: [], raw: [] } : [];
+      return Promise.resolve(structured ? { records: [], raw: [] } : []);
     }) as QueryRunner['query'];
     return runner;
   };

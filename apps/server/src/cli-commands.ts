@@ -197,7 +197,7 @@ export const COMMANDS: CliCommand[] = [
     summary: 'apply pending migrations (every start-up does too)',
     details: ['Runs under the migrations advisory lock, so it is safe while replicas start.'],
     context: 'identity',
-    run: async () => recordOutput({ migrations: 'up to date' }),
+    run: () => Promise.resolve(recordOutput({ migrations: 'up to date' })),
   },
   {
     name: 'schema:write',

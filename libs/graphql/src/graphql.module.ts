@@ -101,7 +101,7 @@ function graphqlOptions(identity: IdentityService, config: AppConfig, limits: Ra
     queryDepth: MAX_QUERY_DEPTH,
     validationRules,
     hooks: {
-      preParsing: async (_schema, source) => checkSourceLimits(source, sourceLimits),
+      preParsing: (_schema, source) => checkSourceLimits(source, sourceLimits),
       preExecution: async (schema, document, context, variables) => {
         const reply = (context as { reply?: FastifyReply }).reply;
         const operationName = (reply?.request.body as RequestBody | undefined)?.operationName ?? (reply?.request.query as RequestBody | undefined)?.operationName;
