@@ -10,7 +10,15 @@ import { ModulesContainer } from '@nestjs/core';
 import request from 'supertest';
 import { startApp, type TestApp } from './support/app.js';
 
+interface Parameter {
+  name: string;
+  in: string;
+  required?: boolean;
+  schema?: Record<string, unknown>;
+}
+
 interface Operation {
+  parameters?: Parameter[];
   responses: Record<string, { content?: Record<string, { schema?: { $ref?: string } }> }>;
   security?: unknown[];
   requestBody?: unknown;
@@ -88,6 +96,24 @@ describe('OpenAPI document (issue 14)', () => {
     expect(Object.keys(respond?.responses ?? {})).toEqual(expect.arrayContaining(['200', '400', '401', '404', '409', '429', '500', '503']));
     expect(document.paths['/healthz']?.get?.security).toBeUndefined();
     expect(Object.keys(document.paths['/healthz']?.get?.responses ?? {})).not.toContain('401');
+  });
+
+  it('documents the paged task and workspace lists: limit (1–200, default 50) and cursor, a 400, and next_cursor (issue 14 pagination)', () => {
+    for (const [path, list, schema] of [
+      ['/api/v1/tasks', 'tasks', 'TaskListDoc'],
+      ['/api/v1/workspaces', 'workspaces', 'WorkspaceListDoc'],
+    ] as const) {
+      const operation = document.paths[path]?.get;
+      const query = Object.fromEntries((operation?.parameters ?? []).filter((parameter) => parameter.in === 'query').map((parameter) => [parameter.name, parameter]));
+      expect({ path, limit: query.limit }).toEqual({
+        path,
+        limit: expect.objectContaining({ required: false, schema: expect.objectContaining({ type: 'integer', minimum: 1, maximum: 200, default: 50 }) }),
+      });
+      expect({ path, cursor: query.cursor }).toEqual({ path, cursor: expect.objectContaining({ required: false, schema: expect.objectContaining({ type: 'string' }) }) });
+      expect(Object.keys(operation?.responses ?? {})).toEqual(expect.arrayContaining(['200', '400']));
+      expect(operation?.responses['200']?.content?.['application/json']?.schema?.$ref).toBe(`#/components/schemas/${schema}`);
+      expect(Object.keys(document.components.schemas[schema]?.properties ?? {}).sort()).toEqual([list, 'next_cursor'].sort());
+    }
   });
 
   it('serves Swagger UI at /docs with its assets from swagger-ui-dist (no CDN)', async () => {

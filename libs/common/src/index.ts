@@ -9,7 +9,7 @@ export * from './event-bus.module.js';
 export * from './uniform-errors.adapter.js';
 export * from './database-unavailable.js';
 export * from './fault-point.js';
-export * from './list-size.js';
+export * from './page-request.js';
 export * from './input-limits.js';
 export * from './storable-text.js';
 export * from './request-boundary.error.js';
