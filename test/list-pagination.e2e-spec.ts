@@ -314,6 +314,48 @@ describe('task and workspace lists: one page rule, one cursor codec, every surfa
   });
 });
 
+describe('the other paged lists follow the same page rule: delivery log and audit trail (default 50, 1–200)', () => {
+  let t: TestApp;
+  const admin = { authorization: `Bearer ${TEST_ADMIN_TOKEN}` };
+  beforeAll(async () => {
+    t = await startApp({ config: { authMode: 'enabled' } });
+  });
+  afterAll(async () => {
+    await t.close();
+  });
+
+  it('a webhook delivery log: limit 200 is served, 201, 0 and a foreign cursor are 400s naming the field, on REST and GraphQL', async () => {
+    const workspace = await request(t.baseUrl).post('/api/v1/workspaces').set(admin).send({ name: 'hooks' }).expect(201);
+    const hook = await request(t.baseUrl)
+      .post(`/api/v1/workspaces/${workspace.body.id as string}/webhooks`)
+      .set(admin)
+      .send({ url: 'https://hooks.example.com/parley', events: ['asked'] })
+      .expect(201);
+    const path = `/api/v1/webhooks/${hook.body.id as string}/deliveries`;
+    await request(t.baseUrl).get(path).query({ limit: 200 }).set(admin).expect(200, { deliveries: [], next_cursor: '' });
+    for (const [query, error] of [
+      [{ limit: 201 }, 'limit must be an integer from 1 to 200'],
+      [{ limit: 0 }, 'limit must be an integer from 1 to 200'],
+      [{ cursor: 'not-ours' }, 'cursor is invalid'],
+    ] as const) {
+      await request(t.baseUrl).get(path).query(query).set(admin).expect(400, { error, code: 'VALIDATION_ERROR' });
+    }
+    const graphql = await gql(t, `{ webhookDeliveries(webhookId: "${hook.body.id as string}", first: 201) { pageInfo { endCursor } } }`, undefined, TEST_ADMIN_TOKEN);
+    expect(graphql.body.errors?.[0]).toMatchObject({ message: 'limit must be an integer from 1 to 200', extensions: { code: 'VALIDATION_ERROR' } });
+  });
+
+  it('an audit trail: limit 201 and 0 are 400s naming `limit` before the bundle is looked up', async () => {
+    for (const limit of [201, 0]) {
+      await request(t.baseUrl)
+        .get('/api/v1/clarification/no-such-bundle/audit')
+        .query({ limit })
+        .set(admin)
+        .expect(400, { error: 'limit must be an integer from 1 to 200', code: 'VALIDATION_ERROR' });
+    }
+    await request(t.baseUrl).get('/api/v1/clarification/no-such-bundle/audit').query({ limit: 200 }).set(admin).expect(404);
+  });
+});
+
 /** Sends raw JSON-RPC messages with the SDK's own transport (the SDK client sends one request at a time). */
 async function sendBatch(t: TestApp, messages: JSONRPCMessage[]): Promise<{ error?: StreamableHTTPError; responses: JSONRPCMessage[] }> {
   const responses: JSONRPCMessage[] = [];
