@@ -17,7 +17,7 @@ const FIRST = {
 };
 const AFTER = { nullable: true, description: 'pageInfo.endCursor of the previous page; a cursor the server did not make is a VALIDATION_ERROR naming `cursor`' };
 /** The list-typed queries predate paging: they keep their type for existing clients and return one page. */
-const ONE_PAGE = 'One page only (first, default 50) with no cursor to continue: use the connection';
+const ONE_PAGE = `One page only (first, default ${LIST_PAGE.defaultLimit}) with no cursor to continue: use the connection`;
 
 /** Tasks and workspaces: the same services, visibility, order, cursor and page rule as REST and MCP. */
 @Resolver(() => TaskModel)
