@@ -174,11 +174,11 @@ describe('a user who sees no workspace at all (fresh database, only foreign work
   });
 
   it('lists no workspace, and only the empty-workspace and dangling tasks', async () => {
-    await request(t.baseUrl).get('/api/v1/workspaces').set('Authorization', carol).expect(200, { workspaces: [] });
+    await request(t.baseUrl).get('/api/v1/workspaces').set('Authorization', carol).expect(200, { workspaces: [], next_cursor: '' });
     const tasks = await request(t.baseUrl).get('/api/v1/tasks').set('Authorization', carol);
     expect(tasks.status).toBe(200);
     expect((tasks.body as { tasks: { id: string }[] }).tasks.map((task) => task.id)).toEqual(['task-empty', 'task-dangling']);
-    await request(t.baseUrl).get('/api/v1/tasks?workspace_id=ws-foreign').set('Authorization', carol).expect(200, { tasks: [] });
+    await request(t.baseUrl).get('/api/v1/tasks?workspace_id=ws-foreign').set('Authorization', carol).expect(200, { tasks: [], next_cursor: '' });
     await request(t.baseUrl).get('/api/v1/tasks/task-foreign').set('Authorization', carol).expect(404, { error: 'task not found', code: 'NOT_FOUND' });
     await request(t.baseUrl).get('/api/v1/tasks/task-dangling').set('Authorization', carol).expect(200);
   });

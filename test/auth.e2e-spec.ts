@@ -115,7 +115,7 @@ describe('authentication (AUTH_MODE=enabled)', () => {
     });
 
     it('accepts the ADMIN_TOKEN as an unscoped admin', async () => {
-      await request(t.baseUrl).get('/api/v1/tasks').set('Authorization', ADMIN).expect(200, { tasks: [] });
+      await request(t.baseUrl).get('/api/v1/tasks').set('Authorization', ADMIN).expect(200, { tasks: [], next_cursor: '' });
       const res = await request(t.baseUrl).post('/api/v1/admin/users').set('Authorization', ADMIN).send({ name: 'admin-made' });
       expect(res.status).toBe(201);
       expect(res.body).toEqual({ id: expect.stringMatching(UUID), name: 'admin-made' });
@@ -132,7 +132,7 @@ describe('authentication (AUTH_MODE=enabled)', () => {
       expect(before).toEqual({ user_id: userId, name: 'laptop', token_sha256: sha256(created.token), last_used_at: null, revoked_at: null });
 
       const started = Date.now();
-      await request(t.baseUrl).get('/api/v1/workspaces').set('Authorization', `Bearer ${created.token}`).expect(200, { workspaces: [] });
+      await request(t.baseUrl).get('/api/v1/workspaces').set('Authorization', `Bearer ${created.token}`).expect(200, { workspaces: [], next_cursor: '' });
       const after = await tokenRow(created.id);
       expect(after?.last_used_at).toBeInstanceOf(Date);
       expect(Math.abs((after?.last_used_at as Date).getTime() - started)).toBeLessThan(10_000);
@@ -143,7 +143,7 @@ describe('authentication (AUTH_MODE=enabled)', () => {
       const userId = await createUser('revoked-by-api');
       const created = await createToken(userId);
       const bearer = `Bearer ${created.token}`;
-      await request(t.baseUrl).get('/api/v1/tasks').set('Authorization', bearer).expect(200, { tasks: [] });
+      await request(t.baseUrl).get('/api/v1/tasks').set('Authorization', bearer).expect(200, { tasks: [], next_cursor: '' });
 
       const revoked = await request(t.baseUrl).post(`/api/v1/admin/tokens/${created.id}/revoke`).set('Authorization', ADMIN);
       expect(revoked.status).toBe(200);
