@@ -13,6 +13,10 @@ export type McpResponseMode = 'sse' | 'json';
 /**
  * Serves one MCP request statelessly: a fresh transport per HTTP request, everything closed when the
  * connection closes. With `inFlight`, a cancellation from the same caller reaches the request it names.
+ * Returns once the request is handed to the transport, not when it is answered: the reply is hijacked,
+ * so Nest releases the request's pipeline (interceptor observables, async frames) while a blocking ask
+ * waits (issue 11 target 3); a transport failure after that is logged with the request id and ends
+ * the connection.
  */
 export async function serveMcpRequest(
   server: Server,
@@ -31,7 +35,10 @@ export async function serveMcpRequest(
   });
   inFlight?.requests.cancelNamedIn(inFlight.caller, request.body);
   await server.connect(transport);
-  await transport.handleRequest(request.raw, reply.raw, request.body);
+  transport.handleRequest(request.raw, reply.raw, request.body).catch((error: unknown) => {
+    request.log.error({ err: error }, 'MCP transport failed');
+    reply.raw.destroy();
+  });
 }
 
 /** A JSON-RPC error answering the whole HTTP request (no message of it was processed). */
