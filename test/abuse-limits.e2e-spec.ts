@@ -5,7 +5,7 @@
  * with Retry-After and the IETF RateLimit fields, each surface in its own error shape.
  */
 import { jest } from '@jest/globals';
-import { StreamableHTTPClientTransport, StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import request from 'supertest';
 import { PendingListService, WaiterStore } from '#clarification';
@@ -14,30 +14,12 @@ import { startApp, TEST_ADMIN_TOKEN, type TestApp } from './support/app.js';
 import { eventually } from './support/eventually.js';
 import { createRunningSession, createUser, TWO_QUESTIONS } from './support/fixtures.js';
 import { gql } from './support/graphql.js';
-import { connectMcp } from './support/mcp.js';
+import { connectMcp, sendBatch } from './support/mcp.js';
 
 const LIST = 'list_pending_questions_kandev';
 const ADMIN = `Bearer ${TEST_ADMIN_TOKEN}`;
 
 const limits = (overrides: Partial<RateLimits>): RateLimits => ({ ...loadConfig({}).rateLimits, ...overrides });
-
-/** Sends raw JSON-RPC messages with the SDK's own transport (the SDK client sends one request at a time). */
-async function sendBatch(t: TestApp, messages: JSONRPCMessage[]): Promise<{ error?: StreamableHTTPError; responses: JSONRPCMessage[] }> {
-  const responses: JSONRPCMessage[] = [];
-  const transport = new StreamableHTTPClientTransport(new URL(`${t.baseUrl}/mcp`));
-  transport.onmessage = (message) => responses.push(message);
-  await transport.start();
-  try {
-    await transport.send(messages);
-    await eventually(() => (responses.length >= messages.length ? true : undefined), 10_000, 'every response');
-    return { responses };
-  } catch (error) {
-    if (error instanceof StreamableHTTPError) return { error, responses };
-    throw error;
-  } finally {
-    await transport.close();
-  }
-}
 
 const listCall = (id: number, args: Record<string, unknown>): JSONRPCMessage => ({
   jsonrpc: '2.0',

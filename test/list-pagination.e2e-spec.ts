@@ -7,16 +7,14 @@
  * `cursor`. Walking the pages yields every visible row once, in order, and `next_cursor` is "" on the
  * last page. The GraphQL cost and the MCP page budget count the page size asked for.
  */
-import { StreamableHTTPClientTransport, StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import request from 'supertest';
 import { loadConfig } from '#config';
 import { fetchDirectory } from '../apps/web/src/inbox.api.js';
 import { startApp, TEST_ADMIN_TOKEN, type TestApp } from './support/app.js';
-import { eventually } from './support/eventually.js';
 import { createUser } from './support/fixtures.js';
 import { gql } from './support/graphql.js';
-import { connectMcp, type McpConnection } from './support/mcp.js';
+import { connectMcp, type McpConnection, sendBatch } from './support/mcp.js';
 
 type Kind = 'tasks' | 'workspaces';
 
@@ -355,24 +353,6 @@ describe('the other paged lists follow the same page rule: delivery log and audi
     await request(t.baseUrl).get('/api/v1/clarification/no-such-bundle/audit').query({ limit: 200 }).set(admin).expect(404);
   });
 });
-
-/** Sends raw JSON-RPC messages with the SDK's own transport (the SDK client sends one request at a time). */
-async function sendBatch(t: TestApp, messages: JSONRPCMessage[]): Promise<{ error?: StreamableHTTPError; responses: JSONRPCMessage[] }> {
-  const responses: JSONRPCMessage[] = [];
-  const transport = new StreamableHTTPClientTransport(new URL(`${t.baseUrl}/mcp`));
-  transport.onmessage = (message) => responses.push(message);
-  await transport.start();
-  try {
-    await transport.send(messages);
-    await eventually(() => (responses.length >= messages.length ? true : undefined), 10_000, 'every response');
-    return { responses };
-  } catch (error) {
-    if (error instanceof StreamableHTTPError) return { error, responses };
-    throw error;
-  } finally {
-    await transport.close();
-  }
-}
 
 const listTasksCall = (id: number, args: Record<string, unknown>): JSONRPCMessage => ({
   jsonrpc: '2.0',

@@ -13,70 +13,12 @@ import { QuestionEventService, WaiterStore } from '#clarification';
 import { startApp, TEST_ADMIN_TOKEN, type TestApp } from './support/app.js';
 import { eventually } from './support/eventually.js';
 import { createRunningSession, TWO_QUESTIONS } from './support/fixtures.js';
-import { gql } from './support/graphql.js';
 import { connectMcp, type McpConnection } from './support/mcp.js';
+import { ANSWERS, type Envelope, type Submission, submit as submitThrough, type Surface } from './support/surfaces.js';
 
-type Surface = 'graphql' | 'rest' | 'mcp';
 const SURFACES: Surface[] = ['graphql', 'rest', 'mcp'];
 const ROUNDS = 24;
 const WAITER_ROUNDS = 6;
-
-interface Answer {
-  question_id: string;
-  selected_options: string[];
-  custom_text: string;
-}
-
-/** Every surface's result, in one (snake_case) shape. */
-interface Envelope {
-  claimed: boolean;
-  status: string;
-  response: { answers: Answer[]; rejected: boolean; reject_reason: string };
-}
-
-type Submission = { kind: 'answer'; answers: Answer[] } | { kind: 'reject'; reason: string };
-
-/** Each surface's own (different) answer, already in N3a form. */
-const ANSWERS: Record<Surface, Answer[]> = {
-  graphql: [
-    { question_id: 'db', selected_options: ['pg', 'sqlite'], custom_text: '' },
-    { question_id: 'q2', selected_options: [], custom_text: 'from graphql' },
-  ],
-  rest: [
-    { question_id: 'db', selected_options: ['pg'], custom_text: '' },
-    { question_id: 'q2', selected_options: ['q2_opt1'], custom_text: 'from the browser' },
-  ],
-  mcp: [
-    { question_id: 'db', selected_options: ['sqlite'], custom_text: '' },
-    { question_id: 'q2', selected_options: ['q2_opt2'], custom_text: 'from the agent' },
-  ],
-};
-
-const RESOLUTION = 'claimed status response { answers { questionId selectedOptions customText } rejected rejectReason }';
-const ANSWER = `mutation($pendingId: String!, $answers: [AnswerInput!]!) { answerQuestion(pendingId: $pendingId, answers: $answers) { ${RESOLUTION} } }`;
-const REJECT = `mutation($pendingId: String!, $reason: String) { rejectQuestion(pendingId: $pendingId, reason: $reason) { ${RESOLUTION} } }`;
-
-interface GqlResolution {
-  claimed: boolean;
-  status: string;
-  response: { answers: Array<{ questionId: string; selectedOptions: string[]; customText: string }>; rejected: boolean; rejectReason: string };
-}
-
-function fromGraphql(resolution: GqlResolution): Envelope {
-  return {
-    claimed: resolution.claimed,
-    status: resolution.status,
-    response: {
-      answers: resolution.response.answers.map((answer) => ({
-        question_id: answer.questionId,
-        selected_options: answer.selectedOptions,
-        custom_text: answer.customText,
-      })),
-      rejected: resolution.response.rejected,
-      reject_reason: resolution.response.rejectReason,
-    },
-  };
-}
 
 /** What the winner's envelope must say, given what it submitted. */
 function winnerEnvelope(submission: Submission): Envelope {
@@ -125,42 +67,9 @@ describe('R3 across GraphQL, REST and MCP: one winner per bundle', () => {
 
   /** Submits through one surface and returns its envelope (a non-success is a test failure). */
   async function submit(surface: Surface, pendingId: string, submission: Submission): Promise<Envelope> {
-    if (surface === 'graphql') {
-      const result =
-        submission.kind === 'answer'
-          ? await gql<{ answerQuestion: GqlResolution }>(
-              t,
-              ANSWER,
-              {
-                pendingId,
-                answers: submission.answers.map((answer) => ({
-                  questionId: answer.question_id,
-                  selectedOptions: answer.selected_options,
-                  customText: answer.custom_text,
-                })),
-              },
-              token,
-            )
-          : await gql<{ rejectQuestion: GqlResolution }>(t, REJECT, { pendingId, reason: submission.reason }, token);
-      if (result.status !== 200 || result.body.errors || !result.body.data) throw new Error(`graphql failed: ${JSON.stringify(result.body)}`);
-      const data = result.body.data as { answerQuestion?: GqlResolution; rejectQuestion?: GqlResolution };
-      return fromGraphql((data.answerQuestion ?? data.rejectQuestion) as GqlResolution);
-    }
-    if (surface === 'rest') {
-      const body = submission.kind === 'answer' ? { answers: submission.answers } : { rejected: true, reject_reason: submission.reason };
-      const res = await request(t.baseUrl).post(`/api/v1/clarification/${pendingId}/respond`).set('authorization', `Bearer ${token}`).send(body);
-      if (res.status !== 200) throw new Error(`rest failed: ${res.status} ${res.text}`);
-      const { success, ...envelope } = res.body as Envelope & { success: boolean };
-      expect(success).toBe(true);
-      return envelope;
-    }
-    const args =
-      submission.kind === 'answer'
-        ? { pending_id: pendingId, answers: submission.answers }
-        : { pending_id: pendingId, rejected: true, reason: submission.reason };
-    const outcome = await mcp.call('answer_question_kandev', args);
-    if (outcome.isError) throw new Error(`mcp failed: ${outcome.text}`);
-    return JSON.parse(outcome.text) as Envelope;
+    const outcome = await submitThrough(surface, { baseUrl: t.baseUrl, token, mcp }, pendingId, submission);
+    if (outcome.kind !== 'resolved') throw new Error(`${surface} failed: ${JSON.stringify(outcome)}`);
+    return outcome.envelope;
   }
 
   async function rowsOf(pendingId: string): Promise<Array<Record<string, unknown>>> {

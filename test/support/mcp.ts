@@ -1,5 +1,8 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { StreamableHTTPClientTransport, StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
+import type { TestApp } from './app.js';
+import { eventually } from './eventually.js';
 
 /** What a tool call came back as: the error flag, the structured result, and the raw text content. */
 export interface ToolOutcome {
@@ -82,4 +85,22 @@ export async function rawToolCall(baseUrl: string, path: string, bearer: string,
     ? (text.split('\n').find((line) => line.startsWith('data: '))?.slice('data: '.length) ?? '{}')
     : text;
   return { status: res.status, body: JSON.parse(json) as RawMcpResponse['body'] };
+}
+
+/** Sends raw JSON-RPC messages with the SDK's own transport (the SDK client sends one request at a time). */
+export async function sendBatch(t: Pick<TestApp, 'baseUrl'>, messages: JSONRPCMessage[]): Promise<{ error?: StreamableHTTPError; responses: JSONRPCMessage[] }> {
+  const responses: JSONRPCMessage[] = [];
+  const transport = new StreamableHTTPClientTransport(new URL(`${t.baseUrl}/mcp`));
+  transport.onmessage = (message) => responses.push(message);
+  await transport.start();
+  try {
+    await transport.send(messages);
+    await eventually(() => (responses.length >= messages.length ? true : undefined), 10_000, 'every response');
+    return { responses };
+  } catch (error) {
+    if (error instanceof StreamableHTTPError) return { error, responses };
+    throw error;
+  } finally {
+    await transport.close();
+  }
 }
