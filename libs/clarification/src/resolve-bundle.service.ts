@@ -51,6 +51,13 @@ function replay(rows: readonly BundleRow[]): Resolution {
 @Injectable()
 export class ResolveBundleService {
   private readonly logger = new Logger('ResolveBundle');
+  /**
+   * The claim this process is making on each bundle, settled (never rejected) when it is over. Answers
+   * that arrive meanwhile wait for it and re-read instead of queueing on the session's lock one after
+   * another — 63 losers of a burst would each take the lock, run the claim statement and commit, in
+   * turn (issue 11 target 2). Only a wait: the claim itself is still the one claim, in the database.
+   */
+  private readonly claiming = new Map<string, Promise<void>>();
 
   constructor(
     private readonly clarifications: ClarificationService,
@@ -92,6 +99,7 @@ export class ResolveBundleService {
     const bundle = await this.clarifications.authorizeBundle(caller, pendingId);
     const outcome = validateOutcome(input, bundle.rows);
     let rows = bundle.rows;
+    let waits = 0;
     for (let attempts = 0; ; ) {
       switch (settlementOf(rows)) {
         case Settlement.Final:
@@ -101,15 +109,25 @@ export class ResolveBundleService {
           if (settlementOf(rows) === Settlement.Delivering) throw ClarificationError.inProgress();
           break;
         case Settlement.Open: {
+          const ahead = this.claiming.get(pendingId);
+          if (ahead !== undefined && waits < MAX_CLAIM_ATTEMPTS) {
+            waits += 1;
+            await ahead;
+            ({ rows } = await this.readSettled(pendingId));
+            if (settlementOf(rows) === Settlement.Delivering) throw ClarificationError.inProgress();
+            break;
+          }
           if (attempts === MAX_CLAIM_ATTEMPTS) throw ClarificationError.inProgress();
           attempts += 1;
-          const won = await this.delivery.claimAndDeliver({
-            rows,
-            session: bundle.session,
-            outcome,
-            winner: winnerIdentity(caller, surface),
-            audit: { attemptId: attempt.id, rejectReason: rejectReasonOf(input) },
-          });
+          const won = await this.claimedAlone(pendingId, () =>
+            this.delivery.claimAndDeliver({
+              rows,
+              session: bundle.session,
+              outcome,
+              winner: winnerIdentity(caller, surface),
+              audit: { attemptId: attempt.id, rejectReason: rejectReasonOf(input) },
+            }),
+          );
           if (won !== undefined) {
             return {
               claimed: true,
@@ -130,6 +148,21 @@ export class ResolveBundleService {
           break;
         }
       }
+    }
+  }
+
+  /** Runs `claim`, letting answers to the same bundle that arrive meanwhile wait for it (see `claiming`). */
+  private async claimedAlone<T>(pendingId: string, claim: () => Promise<T>): Promise<T> {
+    const running = claim();
+    const over = running.then(
+      () => undefined,
+      () => undefined,
+    );
+    if (!this.claiming.has(pendingId)) this.claiming.set(pendingId, over);
+    try {
+      return await running;
+    } finally {
+      if (this.claiming.get(pendingId) === over) this.claiming.delete(pendingId);
     }
   }
 
