@@ -5,19 +5,27 @@
  * server's REST API as the terminal user (PARLEY_TOKEN) — and the launcher runs the built output
  * without compiling anything when dist/ is up to date. The demo agent (`npm run demo`) runs its whole
  * flow against the app: it asks over /mcp/session, the bundle is listed over REST, and the CLI answers it.
+ *
+ * The commands run in this process (runCli, what the entry point runs, with the environment and
+ * output streams given): a spawned Node process per call cost ~3 s (issue 16). The real entry points —
+ * the `parley` bin and `npm run parley` — are spawned for the exit codes 0, 1 and 2 and for running
+ * dist/ without a build.
  */
 import { execFile } from 'node:child_process';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import request from 'supertest';
 import { DEMO_QUESTIONS, runDemoAgent } from '../apps/demo/src/demo-agent.js';
+import { runCli } from '../apps/server/src/cli-runner.js';
 import { startApp, TEST_ADMIN_TOKEN, type TestApp } from './support/app.js';
 import { eventually } from './support/eventually.js';
 
 const run = promisify(execFile);
 const PARLEY = path.resolve(process.cwd(), 'bin/parley.mjs');
-/** Each call is a fresh Node process loading the application: a test running several gets room on a busy machine. */
-const SEVERAL_CALLS_MS = 240_000;
+const NPM = process.platform === 'win32' ? 'npm.cmd' : 'npm';
+/** Each spawned call is a fresh Node process loading the application: a test running several gets room on a busy machine. */
+const SEVERAL_PROCESSES_MS = 240_000;
+const COMMAND_NAMES = ['users:create', 'users:list', 'tokens:create', 'tokens:list', 'tokens:revoke', 'workspaces:create', 'workspaces:list', 'questions:list', 'questions:answer'];
 
 interface CliResult {
   code: number;
@@ -28,16 +36,31 @@ interface CliResult {
 describe('the parley CLI (issue 14)', () => {
   let t: TestApp;
 
+  function environment(env: Record<string, string>): NodeJS.ProcessEnv {
+    return { ...process.env, DATABASE_URL: t.databaseUrl, LOG_LEVEL: 'silent', NODE_OPTIONS: '', PARLEY_URL: t.baseUrl, ...env };
+  }
+
+  /** One CLI invocation in this process, as the entry point runs it. */
   async function parley(args: string[], env: Record<string, string> = {}): Promise<CliResult> {
-    const fullEnv = { ...process.env, DATABASE_URL: t.databaseUrl, LOG_LEVEL: 'silent', NODE_OPTIONS: '', PARLEY_URL: t.baseUrl, ...env };
+    const result: CliResult = { code: -1, stdout: '', stderr: '' };
+    const stdout = { write: (text: string) => (result.stdout += text) };
+    const stderr = { write: (text: string) => (result.stderr += text) };
+    result.code = await runCli(args, { env: environment(env), stdout, stderr });
+    return result;
+  }
+
+  /** One invocation of a real entry point: a Node process (`parley` bin) or npm (`npm run parley --`). */
+  async function spawned(file: string, args: string[]): Promise<CliResult> {
     try {
-      const { stdout, stderr } = await run(process.execPath, [PARLEY, ...args], { env: fullEnv, timeout: 60_000 });
+      const { stdout, stderr } = await run(file, args, { env: environment({}), timeout: 60_000 });
       return { code: 0, stdout, stderr };
     } catch (error) {
       const failed = error as { code?: number; stdout?: string; stderr?: string };
       return { code: typeof failed.code === 'number' ? failed.code : -1, stdout: failed.stdout ?? '', stderr: failed.stderr ?? '' };
     }
   }
+
+  const bin = (args: string[]) => spawned(process.execPath, [PARLEY, ...args]);
 
   async function json<T = Record<string, unknown>>(args: string[], env: Record<string, string> = {}): Promise<T> {
     const result = await parley([...args, '--json'], env);
@@ -56,7 +79,7 @@ describe('the parley CLI (issue 14)', () => {
     it.each([[['--help']], [['help']], [[]]])('%j prints every command and exits 0', async (args) => {
       const result = await parley(args);
       expect(result.code).toBe(0);
-      for (const command of ['users:create', 'users:list', 'tokens:create', 'tokens:list', 'tokens:revoke', 'workspaces:create', 'workspaces:list', 'questions:list', 'questions:answer']) {
+      for (const command of COMMAND_NAMES) {
         expect(result.stdout).toContain(command);
       }
       expect(result.stderr).toBe('');
@@ -72,7 +95,7 @@ describe('the parley CLI (issue 14)', () => {
       const unknown = await parley(['frobnicate']);
       expect(unknown.code).toBe(2);
       expect(unknown.stderr).toMatch(/unknown command "frobnicate"/);
-    }, SEVERAL_CALLS_MS);
+    });
   });
 
   it('users, tokens and workspaces: each command’s JSON, a table by default, errors as {error, code}', async () => {
@@ -109,15 +132,10 @@ describe('the parley CLI (issue 14)', () => {
     });
     const text = await parley(['tokens:revoke', 'no-such-token']);
     expect(text.stderr).toBe('error: token not found\n');
-  }, SEVERAL_CALLS_MS);
+  });
 
   it('migrations:run reports the schema up to date', async () => {
     expect(await json(['migrations:run'])).toEqual({ migrations: 'up to date' });
-  });
-
-  it('runs the built output without compiling when dist/ is up to date', async () => {
-    const result = await parley(['users:list']);
-    expect(result.stderr).not.toMatch(/building/);
   });
 
   it('the demo agent asks over /mcp/session; the bundle is listed over REST (as with curl) and the CLI answers it as the terminal user', async () => {
@@ -155,5 +173,34 @@ describe('the parley CLI (issue 14)', () => {
     expect(again).toMatchObject({ success: true, claimed: false, status: 'answered' });
     const stranger = await parley(['questions:list', '--json'], { PARLEY_TOKEN: 'parley_pat_not-a-token' });
     expect({ code: stranger.code, error: JSON.parse(stranger.stderr) as unknown }).toEqual({ code: 1, error: { error: expect.any(String), code: 'UNAUTHENTICATED' } });
-  }, SEVERAL_CALLS_MS);
+  });
+
+  describe('the real entry points', () => {
+    it('the `parley` bin and `npm run parley --` print the usage and exit 0; a failure exits 1, a usage error 2; dist/ runs without a build', async () => {
+      // Independent processes: started together, they share the wait for Node to load the application.
+      const [help, viaNpm, unknown, missing, listed] = await Promise.all([
+        bin(['--help']),
+        spawned(NPM, ['run', '--silent', 'parley', '--', '--help']),
+        bin(['frobnicate']),
+        bin(['tokens:revoke', 'no-such-token', '--json']),
+        bin(['users:list']),
+      ]);
+      for (const result of [help, viaNpm]) {
+        expect(result.code).toBe(0);
+        for (const command of COMMAND_NAMES) expect(result.stdout).toContain(command);
+        expect(result.stderr).not.toMatch(/building/);
+      }
+      expect(help.stderr).toBe('');
+      expect(unknown.code).toBe(2);
+      expect(unknown.stderr).toMatch(/unknown command "frobnicate"/);
+      expect({ code: missing.code, stdout: missing.stdout, error: JSON.parse(missing.stderr) as unknown }).toEqual({
+        code: 1,
+        stdout: '',
+        error: { error: 'token not found', code: 'NOT_FOUND' },
+      });
+      expect(listed.code).toBe(0);
+      expect(listed.stdout).toMatch(/│ id\s+│ name\s+│ created_at/);
+      expect(listed.stderr).not.toMatch(/building/);
+    }, SEVERAL_PROCESSES_MS);
+  });
 });

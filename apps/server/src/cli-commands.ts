@@ -10,6 +10,8 @@ import { WEBHOOK_COMMANDS } from './webhook-commands.js';
 /** What a command works on: nothing, the database (identities and workspaces), or the running server's REST API. */
 export type CliContext = 'none' | 'identity' | 'server';
 
+export type CliEnv = Record<string, string | undefined>;
+
 export interface CliCommand {
   name: string;
   usage: string;
@@ -17,7 +19,8 @@ export interface CliCommand {
   /** The lines `help COMMAND` prints under the usage. */
   details: string[];
   context: CliContext;
-  run(app: INestApplicationContext | undefined, args: CliArguments): Promise<CliOutput>;
+  /** `env` is the run's environment (the process's, or a test's): server commands read PARLEY_URL / PARLEY_TOKEN there. */
+  run(app: INestApplicationContext | undefined, args: CliArguments, env: CliEnv): Promise<CliOutput>;
 }
 
 function required(value: string | undefined, flag: string, usage: string): string {
@@ -158,13 +161,13 @@ export const COMMANDS: CliCommand[] = [
       ...SERVER_DETAILS,
     ],
     context: 'server',
-    run: async (_app, { values }) => {
+    run: async (_app, { values }, env) => {
       const query = new URLSearchParams();
       if (values.workspace !== undefined) query.set('workspace_id', values.workspace);
       if (values.cursor !== undefined) query.set('cursor', values.cursor);
       if (values.limit !== undefined) query.set('limit', String(integer(values.limit, '--limit')));
       const suffix = query.size > 0 ? `?${query.toString()}` : '';
-      const page = (await callServer(serverTarget(values.url), 'GET', `/api/v1/clarification${suffix}`)) as PendingPage;
+      const page = (await callServer(serverTarget(values.url, env), 'GET', `/api/v1/clarification${suffix}`)) as PendingPage;
       const rows = page.bundles.flatMap((bundle) =>
         bundle.questions.map((question) => ({
           pending_id: bundle.pending_id,
@@ -188,13 +191,13 @@ export const COMMANDS: CliCommand[] = [
       ...SERVER_DETAILS,
     ],
     context: 'server',
-    run: async (_app, { positionals, values }) => {
+    run: async (_app, { positionals, values }, env) => {
       const usage = 'questions:answer PENDING_ID --answer QUESTION_ID=OPTION_ID … | --reject';
       const pendingId = required(positionals[1], 'PENDING_ID', usage);
       const body = values.reject
         ? { answers: [], rejected: true, reject_reason: values.reason ?? '' }
         : { answers: answersFrom(values.answer ?? [], values.text ?? []), rejected: false, reject_reason: '' };
-      const result = await callServer(serverTarget(values.url), 'POST', `/api/v1/clarification/${encodeURIComponent(pendingId)}/respond`, body);
+      const result = await callServer(serverTarget(values.url, env), 'POST', `/api/v1/clarification/${encodeURIComponent(pendingId)}/respond`, body);
       return recordOutput(result as object);
     },
   },

@@ -2,7 +2,7 @@ import { NestFactory } from '@nestjs/core';
 import { DomainError, ErrorCode } from '#common';
 import { loadConfig } from '#config';
 import { type CliArguments, CliUsageError, parseCliArguments } from './cli-arguments.js';
-import { type CliCommand, COMMANDS } from './cli-commands.js';
+import { type CliCommand, type CliEnv, COMMANDS } from './cli-commands.js';
 import { CliModule } from './cli.module.js';
 import { renderTable } from './cli-output.js';
 import { ServerCallError } from './cli-server-client.js';
@@ -49,18 +49,18 @@ function helpText(args: CliArguments): string | undefined {
 
 /** Where a CLI run reads its configuration and writes its output: the process's own, or a test's. */
 export interface CliIo {
-  env: Record<string, string | undefined>;
+  env: CliEnv;
   stdout: { write(text: string): unknown };
   stderr: { write(text: string): unknown };
 }
 
 async function run(command: CliCommand, args: CliArguments, env: CliIo['env']) {
-  if (command.context !== 'identity') return command.run(undefined, args);
+  if (command.context !== 'identity') return command.run(undefined, args, env);
   const config = { ...loadConfig(env), logLevel: 'silent' as const };
   const module = CliModule.forRoot(config);
   const app = await NestFactory.createApplicationContext(module, { logger: false, abortOnError: false });
   try {
-    return await command.run(app, args);
+    return await command.run(app, args, env);
   } finally {
     await app.close();
   }

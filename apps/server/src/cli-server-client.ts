@@ -22,7 +22,7 @@ export interface ServerTarget {
  * REST API rather than the database, so the user's authorization applies and the CLI never joins
  * the exactly-once core as a process of its own.
  */
-export function serverTarget(urlFlag: string | undefined, env: NodeJS.ProcessEnv = process.env): ServerTarget {
+export function serverTarget(urlFlag: string | undefined, env: Record<string, string | undefined>): ServerTarget {
   const url = urlFlag ?? env.PARLEY_URL ?? `http://127.0.0.1:${env.PORT ?? '3000'}`;
   if (!/^https?:\/\//.test(url)) throw new CliUsageError(`--url must be an http(s) URL (got "${url}")`);
   return { url: url.replace(/\/+$/, ''), token: env.PARLEY_TOKEN || undefined };
