@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { type WorkspaceVisibility } from '#authorization';
-import { queryRows } from '#persistence';
+import { queryRows, runNamed } from '#persistence';
 import { bundleIsActive, CLARIFICATION_REQUEST } from '#tasks';
 import { D2_ORDER } from './bundle.repository.js';
 import type { BundleRow } from './clarification.types.js';
@@ -60,17 +60,20 @@ export class PendingListRepository {
                          AND COALESCE(l16.metadata->>'question_id', '') = '')`;
     const columns = `b.pending_id, b.task_id, b.session_id, b.created_at, to_char(b.created_at AT TIME ZONE 'UTC', ${MICROS}) AS scan_key`;
     const keys = this.walkKeys(query);
+    // Named (planned once per connection): its generic plan keeps the ordered index walks (issue 11 target 5, docs/benchmarks.md).
     if (keys === undefined) {
-      return queryRows<PendingBundleHead>(
+      return runNamed<PendingBundleHead>(
         this.dataSource,
+        'pending_heads',
         `SELECT ${columns} FROM clarification_bundles b JOIN tasks t ON t.id = b.task_id
           WHERE ${filters} ORDER BY b.created_at, b.pending_id LIMIT $1`,
         parameters,
       );
     }
     parameters.push(keys);
-    return queryRows<PendingBundleHead>(
+    return runNamed<PendingBundleHead>(
       this.dataSource,
+      'pending_heads',
       `SELECT page.pending_id, page.task_id, page.session_id, page.scan_key
          FROM unnest($7::text[]) AS walk(key)
         CROSS JOIN LATERAL (
