@@ -21,9 +21,7 @@ export default tseslint.config(
       '@typescript-eslint/no-misused-promises': 'error',
       '@typescript-eslint/switch-exhaustiveness-check': ['error', { considerDefaultExhaustiveForUnions: true }],
       'parley/lib-boundaries': 'error',
-      // Off until its ~17 hand fixes are made (an async function without an await that must stay async
-      // for its callers' contract is not always a mistake); see the closing note of issue 16.
-      '@typescript-eslint/require-await': 'off',
+      '@typescript-eslint/require-await': 'error',
       'no-console': 'error',
       eqeqeq: 'error',
     },

@@ -5,6 +5,7 @@ import { ExactlyOnce1764800000000 } from './1764800000000-exactly-once.js';
 import { BrowserSessions1765000000000 } from './1765000000000-browser-sessions.js';
 import { CommandReceipts1765100000000 } from './1765100000000-command-receipts.js';
 import { BeyondThePeers1765400000000 } from './1765400000000-beyond-the-peers.js';
+import { ListKeysetIndexes1765500000000 } from './1765500000000-list-keyset-indexes.js';
 
 /** Every migration, in order. Listed explicitly so the ESM build needs no glob loading. */
 export const MIGRATIONS = [
@@ -15,4 +16,5 @@ export const MIGRATIONS = [
   BrowserSessions1765000000000,
   CommandReceipts1765100000000,
   BeyondThePeers1765400000000,
+  ListKeysetIndexes1765500000000,
 ];

@@ -231,9 +231,11 @@ const GRAPHQL_FIELDS = [
   'Query.pendingQuestions — caller',
   'Query.question — caller',
   'Query.questionAudit — caller',
+  'Query.taskConnection — caller',
   'Query.tasks — caller',
   'Query.webhookDeliveries — caller',
   'Query.webhooks — caller',
+  'Query.workspaceConnection — caller',
   'Query.workspaces — caller',
   'Subscription.questionEvents — caller',
 ];

@@ -174,11 +174,11 @@ describe('a user who sees no workspace at all (fresh database, only foreign work
   });
 
   it('lists no workspace, and only the empty-workspace and dangling tasks', async () => {
-    await request(t.baseUrl).get('/api/v1/workspaces').set('Authorization', carol).expect(200, { workspaces: [] });
+    await request(t.baseUrl).get('/api/v1/workspaces').set('Authorization', carol).expect(200, { workspaces: [], next_cursor: '' });
     const tasks = await request(t.baseUrl).get('/api/v1/tasks').set('Authorization', carol);
     expect(tasks.status).toBe(200);
     expect((tasks.body as { tasks: { id: string }[] }).tasks.map((task) => task.id)).toEqual(['task-empty', 'task-dangling']);
-    await request(t.baseUrl).get('/api/v1/tasks?workspace_id=ws-foreign').set('Authorization', carol).expect(200, { tasks: [] });
+    await request(t.baseUrl).get('/api/v1/tasks?workspace_id=ws-foreign').set('Authorization', carol).expect(200, { tasks: [], next_cursor: '' });
     await request(t.baseUrl).get('/api/v1/tasks/task-foreign').set('Authorization', carol).expect(404, { error: 'task not found', code: 'NOT_FOUND' });
     await request(t.baseUrl).get('/api/v1/tasks/task-dangling').set('Authorization', carol).expect(200);
   });
@@ -231,7 +231,7 @@ describe.each(['disabled', 'enabled'] as const)('HTTP access with AUTH_MODE=%s (
     return [id, `Bearer ${(token.body as { token: string }).token}`];
   }
 
-  async function taskIds(res: request.Response): Promise<string[]> {
+  function taskIds(res: request.Response): string[] {
     expect(res.status).toBe(200);
     return (res.body as { tasks: TaskView[] }).tasks.map((task) => task.id);
   }
@@ -307,18 +307,18 @@ describe.each(['disabled', 'enabled'] as const)('HTTP access with AUTH_MODE=%s (
   describe('GET /api/v1/tasks lists exactly the visible tasks, oldest first', () => {
     it('as alice', async () => {
       const expected = BRANCHES.filter(aliceSees).map((branch) => tasks[branch].id);
-      expect(await taskIds(await request(t.baseUrl).get('/api/v1/tasks').set('Authorization', alice))).toEqual(expected);
+      expect(taskIds(await request(t.baseUrl).get('/api/v1/tasks').set('Authorization', alice))).toEqual(expected);
       expect(expected).toHaveLength(scoped ? 4 : 5);
     });
 
     it('as bob', async () => {
       const expected = BRANCHES.filter((branch) => !scoped || branch !== 'own').map((branch) => tasks[branch].id);
-      expect(await taskIds(await request(t.baseUrl).get('/api/v1/tasks').set('Authorization', bob))).toEqual(expected);
+      expect(taskIds(await request(t.baseUrl).get('/api/v1/tasks').set('Authorization', bob))).toEqual(expected);
     });
 
     it('as the admin', async () => {
       const expected = BRANCHES.map((branch) => tasks[branch].id);
-      expect(await taskIds(await request(t.baseUrl).get('/api/v1/tasks').set('Authorization', ADMIN))).toEqual(expected);
+      expect(taskIds(await request(t.baseUrl).get('/api/v1/tasks').set('Authorization', ADMIN))).toEqual(expected);
     });
 
     it('filtered by workspace_id', async () => {
@@ -487,7 +487,7 @@ describe.each(['disabled', 'enabled'] as const)('HTTP access with AUTH_MODE=%s (
     } else {
       expect(res.status).toBe(200);
       expect(res.body).toEqual(tasks.foreign);
-      expect(await taskIds(await request(t.baseUrl).get('/api/v1/tasks'))).toEqual(BRANCHES.map((branch) => tasks[branch].id));
+      expect(taskIds(await request(t.baseUrl).get('/api/v1/tasks'))).toEqual(BRANCHES.map((branch) => tasks[branch].id));
     }
   });
 });

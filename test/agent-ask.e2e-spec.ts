@@ -41,7 +41,7 @@ describe('ask_user_question_kandev on /mcp/session (baseline "Delivery after a w
       );
       return rows[0]?.pending_id as string | undefined;
     });
-    await eventually(async () => (progress.length >= 2 ? true : undefined));
+    await eventually(() => (progress.length >= 2 ? true : undefined));
     const session = await request(t.baseUrl).get(`/api/v1/sessions/${fixture.sessionId}`).expect(200);
     expect(session.body.state).toBe('WAITING_FOR_INPUT');
 

@@ -4,6 +4,7 @@ import request from 'supertest';
 import { WaiterStore } from '#clarification';
 import { startApp, type TestApp } from './support/app.js';
 import { QUIET_LEASE } from './support/claim.js';
+import { eventually } from './support/eventually.js';
 import { createRunningSession, createUser, type SessionFixture, TWO_QUESTIONS } from './support/fixtures.js';
 import { gql } from './support/graphql.js';
 import { connectMcp, type McpConnection } from './support/mcp.js';
@@ -133,15 +134,11 @@ describe('what one answer costs in statements and commits (issue 11)', () => {
     it('a winner delivered to the agent waiting live (its confirmation included): ≤ 2 commits, ≤ 8 statements', async () => {
       const { fixture, pendingId } = await bundle();
       const waiting = fetch(`${t.baseUrl}/api/v1/clarification/${pendingId}/wait`, { headers: { authorization: `Bearer ${fixture.agentToken}` } });
-      const deadline = Date.now() + 5_000;
       // The wait announces its presence after it parks; count the answer only once that row is there.
       const announced = async () =>
         t.app.get(WaiterStore).waiterCount(pendingId) > 0 &&
         (await t.db.query(`SELECT 1 FROM clarification_waiters WHERE pending_id = $1`, [pendingId])).rowCount === 1;
-      while (!(await announced())) {
-        if (Date.now() > deadline) throw new Error('the agent never started waiting');
-        await new Promise((resolve) => setTimeout(resolve, 10));
-      }
+      await eventually(async () => ((await announced()) ? true : undefined), 5_000, 'the agent waiting');
       const won = await capture.during(() => answer(pendingId));
       expect(won.result.claimed).toBe(true);
       expect((await waiting).status).toBe(200);

@@ -1,17 +1,15 @@
 /**
  * Authentication (AUTH_MODE=enabled): bearer tokens, the browser session cookie, the admin API and
- * the identity CLI, all against the real application on a real PostgreSQL database.
+ * the identity CLI, all against the real application on a real PostgreSQL database. The CLI runs in
+ * this process (runCli, what the `parley` entry point runs, with its own application context on the
+ * same database): a spawned Node process per call cost ~3 s; test/cli.e2e-spec.ts runs the real binary.
  */
-import { execFile } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import path from 'node:path';
-import { promisify } from 'node:util';
 import request from 'supertest';
+import { runCli } from '../apps/server/src/cli-runner.js';
 import { startApp, TEST_ADMIN_TOKEN, type TestApp } from './support/app.js';
 import { signIn } from './support/fixtures.js';
 
-const run = promisify(execFile);
-const CLI = path.resolve(process.cwd(), 'dist/apps/server/src/cli.js');
 const ADMIN = `Bearer ${TEST_ADMIN_TOKEN}`;
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 const PAT = /^parley_pat_[A-Za-z0-9_-]{43}$/;
@@ -30,14 +28,12 @@ describe('authentication (AUTH_MODE=enabled)', () => {
   let t: TestApp;
 
   async function cli(...args: string[]): Promise<CliResult> {
-    const env = { ...process.env, DATABASE_URL: t.databaseUrl, LOG_LEVEL: 'silent', NODE_OPTIONS: '' };
-    try {
-      const { stdout, stderr } = await run(process.execPath, [CLI, ...args, '--json'], { env, timeout: 30_000 });
-      return { code: 0, stdout, stderr };
-    } catch (error) {
-      const failed = error as { code?: number; stdout?: string; stderr?: string };
-      return { code: typeof failed.code === 'number' ? failed.code : -1, stdout: failed.stdout ?? '', stderr: failed.stderr ?? '' };
-    }
+    const result = { code: -1, stdout: '', stderr: '' };
+    const env = { ...process.env, DATABASE_URL: t.databaseUrl, LOG_LEVEL: 'silent' };
+    const stdout = { write: (text: string) => (result.stdout += text) };
+    const stderr = { write: (text: string) => (result.stderr += text) };
+    result.code = await runCli([...args, '--json'], { env, stdout, stderr });
+    return result;
   }
 
   async function createUser(name: string): Promise<string> {
@@ -119,7 +115,7 @@ describe('authentication (AUTH_MODE=enabled)', () => {
     });
 
     it('accepts the ADMIN_TOKEN as an unscoped admin', async () => {
-      await request(t.baseUrl).get('/api/v1/tasks').set('Authorization', ADMIN).expect(200, { tasks: [] });
+      await request(t.baseUrl).get('/api/v1/tasks').set('Authorization', ADMIN).expect(200, { tasks: [], next_cursor: '' });
       const res = await request(t.baseUrl).post('/api/v1/admin/users').set('Authorization', ADMIN).send({ name: 'admin-made' });
       expect(res.status).toBe(201);
       expect(res.body).toEqual({ id: expect.stringMatching(UUID), name: 'admin-made' });
@@ -136,7 +132,7 @@ describe('authentication (AUTH_MODE=enabled)', () => {
       expect(before).toEqual({ user_id: userId, name: 'laptop', token_sha256: sha256(created.token), last_used_at: null, revoked_at: null });
 
       const started = Date.now();
-      await request(t.baseUrl).get('/api/v1/workspaces').set('Authorization', `Bearer ${created.token}`).expect(200, { workspaces: [] });
+      await request(t.baseUrl).get('/api/v1/workspaces').set('Authorization', `Bearer ${created.token}`).expect(200, { workspaces: [], next_cursor: '' });
       const after = await tokenRow(created.id);
       expect(after?.last_used_at).toBeInstanceOf(Date);
       expect(Math.abs((after?.last_used_at as Date).getTime() - started)).toBeLessThan(10_000);
@@ -147,7 +143,7 @@ describe('authentication (AUTH_MODE=enabled)', () => {
       const userId = await createUser('revoked-by-api');
       const created = await createToken(userId);
       const bearer = `Bearer ${created.token}`;
-      await request(t.baseUrl).get('/api/v1/tasks').set('Authorization', bearer).expect(200, { tasks: [] });
+      await request(t.baseUrl).get('/api/v1/tasks').set('Authorization', bearer).expect(200, { tasks: [], next_cursor: '' });
 
       const revoked = await request(t.baseUrl).post(`/api/v1/admin/tokens/${created.id}/revoke`).set('Authorization', ADMIN);
       expect(revoked.status).toBe(200);

@@ -512,7 +512,7 @@ interface RefusingWebhook {
 
 /** A resume webhook on 127.0.0.1 that refuses every resume until told to accept. */
 async function refusingWebhook(): Promise<RefusingWebhook> {
-  const hook: RefusingWebhook = { url: '', accept: false, statuses: [], close: async () => undefined };
+  const hook: RefusingWebhook = { url: '', accept: false, statuses: [], close: () => Promise.resolve() };
   const server = http.createServer((req, res) => {
     req.resume();
     req.on('end', () => {

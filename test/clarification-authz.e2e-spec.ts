@@ -8,6 +8,7 @@ import { randomUUID } from 'node:crypto';
 import request from 'supertest';
 import { WaiterStore } from '#clarification';
 import { startApp, TEST_ADMIN_TOKEN, type TestApp } from './support/app.js';
+import { eventually } from './support/eventually.js';
 import { createRunningSession, createUser, type SessionFixture, TWO_QUESTIONS } from './support/fixtures.js';
 
 type Json = Record<string, unknown>;
@@ -308,8 +309,7 @@ describe.each(['enabled', 'disabled'] as const)('clarification :id endpoints wit
       const { pendingId } = await bundleOf();
       const waiting = call(t.baseUrl, 'get', `/api/v1/clarification/${pendingId}/wait`, alice);
       const waiters = t.app.get(WaiterStore);
-      const deadline = Date.now() + 5000;
-      while (waiters.waiterCount(pendingId) === 0 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 10));
+      await eventually(() => (waiters.waiterCount(pendingId) > 0 ? true : undefined), 5000, 'a live waiter');
       expect(waiters.waiterCount(pendingId)).toBe(1);
 
       const cancel = await call(t.baseUrl, 'post', `/api/v1/clarification/${pendingId}/cancel`, alice);

@@ -11,6 +11,7 @@ import {
 } from '#clarification';
 import { startApp, type TestApp } from './support/app.js';
 import { claimAndDeliver as winAndDeliver, claimer } from './support/claim.js';
+import { eventually } from './support/eventually.js';
 import { createRunningSession, type SessionFixture, TWO_QUESTIONS } from './support/fixtures.js';
 
 /**
@@ -128,11 +129,7 @@ describe('clarification REST surface', () => {
         })
         .on('error', reject);
     });
-    const deadline = Date.now() + 5000;
-    while (app.app.get(WaiterStore).waiterCount(pendingId) < expectedWaiters) {
-      if (Date.now() > deadline) throw new Error('the wait never became a live waiter');
-      await new Promise((resolve) => setTimeout(resolve, 10));
-    }
+    await eventually(() => (app.app.get(WaiterStore).waiterCount(pendingId) >= expectedWaiters ? true : undefined), 5000, 'the wait becoming a live waiter');
     return { result };
   }
 

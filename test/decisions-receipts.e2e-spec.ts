@@ -384,9 +384,7 @@ describe('answer_decision: receipts, claims and leases', () => {
 
   it('a store failure before reserving is backend_unavailable (no receipt); after reserving, the reservation stays recoverable', async () => {
     const w = await worker();
-    const restoreFind = intercept(receipts, 'find', () => async () => {
-      throw new Error('connection terminated');
-    });
+    const restoreFind = intercept(receipts, 'find', () => () => Promise.reject(new Error('connection terminated')));
     let unavailable;
     try {
       unavailable = await command(t, answerRequest(w.sessionId, w.decisionRef, { requestId: 'store-down' }));
@@ -397,9 +395,7 @@ describe('answer_decision: receipts, claims and leases', () => {
     expect(unavailable.body).toMatchObject({ status: 'backend_unavailable', disposition: 'no_receipt' });
     expect(await receipt('store-down')).toBeUndefined();
 
-    const restoreClaim = intercept(receipts, 'claim', () => async () => {
-      throw new Error('connection terminated');
-    });
+    const restoreClaim = intercept(receipts, 'claim', () => () => Promise.reject(new Error('connection terminated')));
     let pending;
     try {
       pending = await command(t, answerRequest(w.sessionId, w.decisionRef, { requestId: 'store-down' }));
@@ -410,9 +406,7 @@ describe('answer_decision: receipts, claims and leases', () => {
     expect(pending.body).toMatchObject({ status: 'pending', disposition: 'in_progress' });
     expect((await receipt('store-down'))?.state).toBe('reserved');
     // A failure while re-driving that reservation does not hide it either.
-    const restoreCheck = intercept(receipts, 'findClaim', () => async () => {
-      throw new Error('connection terminated');
-    });
+    const restoreCheck = intercept(receipts, 'findClaim', () => () => Promise.reject(new Error('connection terminated')));
     let stillPending;
     try {
       stillPending = await command(t, answerRequest(w.sessionId, w.decisionRef, { requestId: 'store-down' }));

@@ -54,7 +54,7 @@ async function startReceiver(mode: ReceiverMode): Promise<ResumeReceiver> {
     url: '',
     mode,
     posts: [],
-    close: async () => undefined,
+    close: () => Promise.resolve(),
   };
   const server = http.createServer((req, res) => {
     const chunks: Buffer[] = [];
@@ -116,7 +116,7 @@ describe('winner delivery and resume', () => {
   }
 
   /** The winner's claim and delivery; `delivery` settles with how it was delivered (or its error). */
-  async function claimAndDeliver(pendingId: string, outcome: Outcome) {
+  function claimAndDeliver(pendingId: string, outcome: Outcome) {
     const delivery = winAndDeliver(t, pendingId, outcome).then((won) => {
       if (!won) throw new Error(`the claim of ${pendingId} was lost`);
       return won.delivery;
@@ -196,7 +196,7 @@ describe('winner delivery and resume', () => {
       await eventually(() => (t.app.get(WaiterStore).waiterCount(pendingId) === 2 ? true : undefined));
       expect(await sessionState(fixture.sessionId)).toBe('WAITING_FOR_INPUT');
 
-      const { delivery, response } = await claimAndDeliver(pendingId, { answers: ANSWERS });
+      const { delivery, response } = claimAndDeliver(pendingId, { answers: ANSWERS });
       expect(await delivery).toBe(WinnerDelivery.LiveWaiter);
 
       const expected: ClarificationResponse = {
@@ -236,7 +236,7 @@ describe('winner delivery and resume', () => {
       const pendingId = await ask(fixture);
       const waiting = fetch(`${t.baseUrl}/api/v1/clarification/${pendingId}/wait`);
       await eventually(() => (t.app.get(WaiterStore).waiterCount(pendingId) === 1 ? true : undefined));
-      const { delivery, response } = await claimAndDeliver(pendingId, { rejected: true, reason: 'User skipped' });
+      const { delivery, response } = claimAndDeliver(pendingId, { rejected: true, reason: 'User skipped' });
       expect(await delivery).toBe(WinnerDelivery.LiveWaiter);
       const res = await waiting;
       expect(res.status).toBe(200);
@@ -264,7 +264,7 @@ describe('winner delivery and resume', () => {
       const fixture = await createRunningSession(t, { resumeUrl: hook.url });
       const pendingId = await ask(fixture);
       const turnsBefore = await turnsOf(fixture.sessionId);
-      const { delivery, response } = await claimAndDeliver(pendingId, { rejected: true, reason: 'not relevant any more' });
+      const { delivery, response } = claimAndDeliver(pendingId, { rejected: true, reason: 'not relevant any more' });
       expect(await delivery).toBe(WinnerDelivery.StaleDismissed);
 
       const rows = await rowsOf(pendingId);
@@ -286,7 +286,7 @@ describe('winner delivery and resume', () => {
       const hook = await receiver('accept');
       const fixture = await createRunningSession(t, { resumeUrl: hook.url });
       const pendingId = await ask(fixture);
-      const { delivery, response } = await claimAndDeliver(pendingId, { answers: ANSWERS });
+      const { delivery, response } = claimAndDeliver(pendingId, { answers: ANSWERS });
       expect(await delivery).toBe(WinnerDelivery.Resumed);
 
       expect(hook.posts).toHaveLength(1);
@@ -334,7 +334,7 @@ describe('winner delivery and resume', () => {
       const turnsBefore = await turnsOf(fixture.sessionId);
       const rowsBefore = await rowsOf(pendingId);
 
-      const first = await claimAndDeliver(pendingId, { answers: ANSWERS });
+      const first = claimAndDeliver(pendingId, { answers: ANSWERS });
       const error = await deliveryFailure(first.delivery);
       expect(error.code).toBe(ClarificationErrorCode.DeliveryFailed);
       expect(error.httpStatus).toBe(500);
@@ -355,7 +355,7 @@ describe('winner delivery and resume', () => {
 
       // Retry with an accepting webhook.
       hook.mode = 'accept';
-      const retry = await claimAndDeliver(pendingId, { answers: ANSWERS });
+      const retry = claimAndDeliver(pendingId, { answers: ANSWERS });
       expect(await retry.delivery).toBe(WinnerDelivery.Resumed);
       expect(hook.posts.map((post) => post.status)).toEqual([500, 202]);
       const acceptedTurnId = hook.posts[1].body.turn_id as string;
@@ -378,7 +378,7 @@ describe('winner delivery and resume', () => {
       const rowsBefore = await rowsOf(pendingId);
 
       const started = Date.now();
-      const first = await claimAndDeliver(pendingId, { answers: ANSWERS });
+      const first = claimAndDeliver(pendingId, { answers: ANSWERS });
       const error = await deliveryFailure(first.delivery);
       const elapsed = Date.now() - started;
       expect(error.code).toBe(ClarificationErrorCode.DeliveryFailed);
@@ -392,7 +392,7 @@ describe('winner delivery and resume', () => {
       expect(await sessionState(fixture.sessionId)).toBe('WAITING_FOR_INPUT');
 
       hook.mode = 'accept';
-      const retry = await claimAndDeliver(pendingId, { answers: ANSWERS });
+      const retry = claimAndDeliver(pendingId, { answers: ANSWERS });
       expect(await retry.delivery).toBe(WinnerDelivery.Resumed);
       expect(hook.posts.map((post) => post.status)).toEqual([0, 202]);
       expect(await currentTurn(fixture.sessionId)).toBe(hook.posts[1].body.turn_id);
@@ -410,7 +410,7 @@ describe('winner delivery and resume', () => {
         { question_id: 'q1', selected_options: ['q1_opt1', 'q1_opt3'], custom_text: 'and a bit of teal' },
         { question_id: 'q2', selected_options: [], custom_text: '' },
       ];
-      const { delivery, response } = await claimAndDeliver(pendingId, { answers });
+      const { delivery, response } = claimAndDeliver(pendingId, { answers });
       expect(await delivery).toBe(WinnerDelivery.Resumed);
 
       const turns = await turnsOf(fixture.sessionId);

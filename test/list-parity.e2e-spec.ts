@@ -12,6 +12,7 @@ import { startApp, TEST_ADMIN_TOKEN, type TestApp } from './support/app.js';
 import { gql } from './support/graphql.js';
 import { connectMcp, type McpConnection } from './support/mcp.js';
 import { createUser } from './support/fixtures.js';
+import { captureStatements } from './support/statements.js';
 
 interface ListArgs {
   workspace_id?: string;
@@ -463,6 +464,48 @@ describe('list parity: list_pending_questions_kandev, pendingQuestions and GET /
       expect(cursor).not.toBe('');
       expect(await s.refused({ cursor, created_since: 'soon' })).toMatch(/created_since/);
     } finally {
+      await s.done();
+    }
+  });
+
+  it('issue 11 §4, L1a, L16: the merged per-key walks re-check only their page; a page with a row that fails the re-check is taken again, full and in order', async () => {
+    const s = await fresh('enabled');
+    const statements = captureStatements(s.t);
+    try {
+      const alice = await createUser(s.t, 'alice');
+      const ws = await insertWorkspace(s.t, alice.id);
+      const mine: string[] = [];
+      for (let i = 0; i < 7; i += 1) mine.push(await bundleAt(s.t, at(200 + i), { workspaceId: ws }));
+      /** A page on every surface, and how many per-key walk statements the three sent. */
+      const page = async (args: ListArgs) => {
+        const { result, pool } = await statements.during(() => s.page(args, alice.token));
+        return { ids: result.ids, next_cursor: result.next_cursor, walks: pool.filter((text) => text.includes('unnest($7::text[])')).length };
+      };
+
+      const first = await page({ limit: 3 });
+      expect(first).toEqual({ ids: mine.slice(0, 3), next_cursor: expect.any(String), walks: 3 });
+
+      // The index row of mine[0] says active while the rule says answered: the index is out of step.
+      await s.t.db.query(`UPDATE task_session_messages SET metadata = jsonb_set(metadata, '{status}', '"answered"') WHERE metadata->>'pending_id' = $1`, [mine[0]]);
+      const indexed = await s.t.db.query<{ active: boolean }>(`SELECT active FROM clarification_bundles WHERE pending_id = $1`, [mine[0]]);
+      expect(indexed.rows).toEqual([{ active: true }]);
+      const drifted = await page({ limit: 3 });
+      expect(drifted.ids).toEqual(mine.slice(1, 4));
+      expect(drifted.next_cursor).not.toBe('');
+      expect(drifted.walks).toBe(6);
+      for (const surface of s.surfaces) {
+        expect((await s.walk(surface, 3, {}, alice.token)).flatMap((walked) => walked.ids)).toEqual(mine.slice(1));
+      }
+
+      // L16: a row of mine[2] loses its question_id, so that bundle is never listed.
+      await s.t.db.query(
+        `UPDATE task_session_messages SET metadata = metadata - 'question_id'
+          WHERE id = (SELECT id FROM task_session_messages WHERE metadata->>'pending_id' = $1 ORDER BY id LIMIT 1)`,
+        [mine[2]],
+      );
+      expect((await page({ limit: 3 })).ids).toEqual([mine[1], mine[3], mine[4]]);
+    } finally {
+      statements.restore();
       await s.done();
     }
   });

@@ -2,12 +2,15 @@
  * list_pending_questions_kandev on the external MCP surface (/mcp), spec 002:
  * L1–L16, D1–D7, M5/M5a — always through the MCP SDK client against the real server and PostgreSQL.
  *
- * Most cases run on their own fresh database (a new app is cheap), because the list is global and
- * ordering/pagination assertions need to know every bundle that exists.
+ * The list is global and ordering/pagination assertions need to know every bundle that exists, so
+ * every case starts from empty clarification data: the cases share one app per auth mode and each
+ * empties the tables it can write (users and their tokens stay; no case counts them). The restart
+ * case (L1/L2/R6) starts its own two apps on its own database.
  */
 import { randomBytes, randomUUID } from 'node:crypto';
 import request from 'supertest';
 import { insertBulkBundles, syncBundleIndex } from './support/bundles.js';
+import type { AuthMode } from '#config';
 import { startApp, TEST_ADMIN_TOKEN, type TestApp } from './support/app.js';
 import { createRunningSession, createUser, TWO_QUESTIONS } from './support/fixtures.js';
 import { connectMcp, type McpConnection } from './support/mcp.js';
@@ -233,19 +236,39 @@ async function rowsText(t: TestApp, pendingId: string): Promise<string[]> {
   return rows.map((row) => row.text);
 }
 
-/** A fresh app (fresh database) and an MCP client on it, for one test. */
-async function fresh(config: Parameters<typeof startApp>[0] = {}): Promise<{ t: TestApp; mcp: McpConnection; done: () => Promise<void> }> {
-  const t = await startApp(config);
-  const bearer = t.config.authMode === 'enabled' ? TEST_ADMIN_TOKEN : undefined;
+/** Every table a case writes besides users and tokens: tasks, sessions, bundles and what answering leaves. */
+const CASE_TABLES = [
+  'task_session_messages',
+  'task_session_turns',
+  'task_sessions',
+  'tasks',
+  'workspaces',
+  'clarification_bundles',
+  'clarification_audit',
+  'clarification_deadlines',
+  'clarification_handoffs',
+  'question_events',
+  'decision_claims',
+  'command_receipts',
+  'webhook_deliveries',
+  'webhook_subscriptions',
+];
+
+/** The shared app of each auth mode, started by the first case that needs it. */
+const shared = new Map<AuthMode, TestApp>();
+
+afterAll(async () => {
+  for (const t of shared.values()) await t.close();
+});
+
+/** The shared app of `authMode` emptied of every earlier case's data, and an MCP client on it, for one test. */
+async function fresh(authMode: AuthMode = 'disabled'): Promise<{ t: TestApp; mcp: McpConnection; done: () => Promise<void> }> {
+  const t = shared.get(authMode) ?? (await startApp({ config: { authMode } }));
+  shared.set(authMode, t);
+  await t.db.query(`TRUNCATE ${CASE_TABLES.join(', ')}`);
+  const bearer = authMode === 'enabled' ? TEST_ADMIN_TOKEN : undefined;
   const mcp = await connectMcp(t.baseUrl, bearer ? { bearer } : {});
-  return {
-    t,
-    mcp,
-    async done() {
-      await mcp.close();
-      await t.close();
-    },
-  };
+  return { t, mcp, done: () => mcp.close() };
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -404,7 +427,7 @@ describe('list_pending_questions_kandev (spec 002 L1–L16, D1–D7)', () => {
   });
 
   it('L1a: more matching bundles than limit across two workspaces ⇒ full pages and a cursor, even behind older foreign bundles', async () => {
-    const { t, mcp: adminMcp, done } = await fresh({ config: { authMode: 'enabled' } });
+    const { t, mcp: adminMcp, done } = await fresh('enabled');
     const alice = await createUser(t, 'alice');
     const bob = await createUser(t, 'bob');
     const mcp = await connectMcp(t.baseUrl, { bearer: alice.token });
@@ -445,7 +468,7 @@ describe('list_pending_questions_kandev (spec 002 L1–L16, D1–D7)', () => {
   });
 
   it('L1b: a scoped caller with no visible workspace still sees empty-workspace and dangling-workspace tasks’ bundles, and nothing else', async () => {
-    const { t, mcp: adminMcp, done } = await fresh({ config: { authMode: 'enabled' } });
+    const { t, mcp: adminMcp, done } = await fresh('enabled');
     const carol = await createUser(t, 'carol');
     const dave = await createUser(t, 'dave');
     const mcp = await connectMcp(t.baseUrl, { bearer: carol.token });
@@ -468,7 +491,7 @@ describe('list_pending_questions_kandev (spec 002 L1–L16, D1–D7)', () => {
   });
 
   it('L1c: the three disjuncts (empty workspace, dangling workspace, own/unowned workspace) for a scoped user; a foreign workspace’s bundle is absent', async () => {
-    const { t, mcp: adminMcp, done } = await fresh({ config: { authMode: 'enabled' } });
+    const { t, mcp: adminMcp, done } = await fresh('enabled');
     const erin = await createUser(t, 'erin');
     const frank = await createUser(t, 'frank');
     const mcp = await connectMcp(t.baseUrl, { bearer: erin.token });
@@ -496,7 +519,7 @@ describe('list_pending_questions_kandev (spec 002 L1–L16, D1–D7)', () => {
   });
 
   it('M5: a bundle whose message task_id is empty is listed with its session’s task_id, visible to (and answerable by) the owner only', async () => {
-    const { t, mcp: adminMcp, done } = await fresh({ config: { authMode: 'enabled' } });
+    const { t, mcp: adminMcp, done } = await fresh('enabled');
     const owner = await createUser(t, 'owner');
     const other = await createUser(t, 'other');
     const mcp = await connectMcp(t.baseUrl, { bearer: owner.token });
@@ -524,7 +547,7 @@ describe('list_pending_questions_kandev (spec 002 L1–L16, D1–D7)', () => {
 
   it('M5a: a bundle whose task_id resolves from neither source (message and session task_id both "") is omitted for every caller; scoped ⇒ NOT_FOUND, unscoped may answer', async () => {
     // task_sessions.task_id is NOT NULL REFERENCES tasks(id); the only way it is '' is a task row whose id is ''.
-    const { t, mcp: adminMcp, done } = await fresh({ config: { authMode: 'enabled' } });
+    const { t, mcp: adminMcp, done } = await fresh('enabled');
     const user = await createUser(t, 'user');
     const mcp = await connectMcp(t.baseUrl, { bearer: user.token });
     try {
@@ -699,7 +722,7 @@ describe('list_pending_questions_kandev (spec 002 L1–L16, D1–D7)', () => {
   });
 
   it('L7/L7a: workspace_id filters (ANDed with visibility); foreign or unknown workspace ⇒ empty page, not an error; "" means unfiltered; a fabricated id returns the bundles of tasks carrying it', async () => {
-    const { t, mcp: adminMcp, done } = await fresh({ config: { authMode: 'enabled' } });
+    const { t, mcp: adminMcp, done } = await fresh('enabled');
     const gina = await createUser(t, 'gina');
     const hank = await createUser(t, 'hank');
     const mcp = await connectMcp(t.baseUrl, { bearer: gina.token });

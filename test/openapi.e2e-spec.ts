@@ -10,7 +10,15 @@ import { ModulesContainer } from '@nestjs/core';
 import request from 'supertest';
 import { startApp, type TestApp } from './support/app.js';
 
+interface Parameter {
+  name: string;
+  in: string;
+  required?: boolean;
+  schema?: Record<string, unknown>;
+}
+
 interface Operation {
+  parameters?: Parameter[];
   responses: Record<string, { content?: Record<string, { schema?: { $ref?: string } }> }>;
   security?: unknown[];
   requestBody?: unknown;
@@ -88,6 +96,27 @@ describe('OpenAPI document (issue 14)', () => {
     expect(Object.keys(respond?.responses ?? {})).toEqual(expect.arrayContaining(['200', '400', '401', '404', '409', '429', '500', '503']));
     expect(document.paths['/healthz']?.get?.security).toBeUndefined();
     expect(Object.keys(document.paths['/healthz']?.get?.responses ?? {})).not.toContain('401');
+  });
+
+  it('documents every list under the one page rule: limit (1–200, default 50) and cursor, and a 400 (issue 14 pagination)', () => {
+    for (const path of ['/api/v1/tasks', '/api/v1/workspaces', '/api/v1/clarification/{id}/audit', '/api/v1/webhooks/{id}/deliveries']) {
+      const operation = document.paths[path]?.get;
+      const query = Object.fromEntries((operation?.parameters ?? []).filter((parameter) => parameter.in === 'query').map((parameter) => [parameter.name, parameter]));
+      expect({ path, limit: query.limit }).toEqual({
+        path,
+        limit: expect.objectContaining({ required: false, schema: expect.objectContaining({ type: 'integer', minimum: 1, maximum: 200, default: 50 }) }),
+      });
+      expect({ path, cursor: query.cursor }).toEqual({ path, cursor: expect.objectContaining({ required: false, schema: expect.objectContaining({ type: 'string' }) }) });
+      expect({ path, responses: Object.keys(operation?.responses ?? {}) }).toEqual({ path, responses: expect.arrayContaining(['200', '400']) });
+    }
+    // The task and workspace pages carry next_cursor beside their rows.
+    for (const [path, list, schema] of [
+      ['/api/v1/tasks', 'tasks', 'TaskListDoc'],
+      ['/api/v1/workspaces', 'workspaces', 'WorkspaceListDoc'],
+    ] as const) {
+      expect(document.paths[path]?.get?.responses['200']?.content?.['application/json']?.schema?.$ref).toBe(`#/components/schemas/${schema}`);
+      expect(Object.keys(document.components.schemas[schema]?.properties ?? {}).sort()).toEqual([list, 'next_cursor'].sort());
+    }
   });
 
   it('serves Swagger UI at /docs with its assets from swagger-ui-dist (no CDN)', async () => {

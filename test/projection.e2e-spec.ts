@@ -76,7 +76,8 @@ describe('task projection API', () => {
       expect(rows).toEqual([{ name: 'Alpha', owner_id: 'user-1', created_at: new Date(first.body.created_at as string) }]);
 
       const list = await api().get('/api/v1/workspaces').expect(200);
-      expect(Object.keys(list.body)).toEqual(['workspaces']);
+      expect(Object.keys(list.body)).toEqual(['workspaces', 'next_cursor']);
+      expect(list.body.next_cursor).toBe('');
       const ours = (list.body.workspaces as Json[]).filter((w) => w.id === first.body.id || w.id === second.body.id);
       expect(ours).toEqual([first.body, second.body]);
     });
@@ -128,7 +129,7 @@ describe('task projection API', () => {
       await api().get(`/api/v1/tasks/${first.id}`).expect(200, first);
 
       const filtered = await api().get('/api/v1/tasks').query({ workspace_id: workspace.id }).expect(200);
-      expect(filtered.body).toEqual({ tasks: [first, second] });
+      expect(filtered.body).toEqual({ tasks: [first, second], next_cursor: '' });
 
       const all = await api().get('/api/v1/tasks').expect(200);
       const ids = (all.body.tasks as Json[]).map((task) => task.id);
@@ -137,7 +138,7 @@ describe('task projection API', () => {
       expect(ids.indexOf(first.id)).toBeLessThan(ids.indexOf(second.id));
       // An empty workspace_id filter means "not filtered".
       expect((await api().get('/api/v1/tasks?workspace_id=').expect(200)).body).toEqual(all.body);
-      expect((await api().get('/api/v1/tasks').query({ workspace_id: randomUUID() }).expect(200)).body).toEqual({ tasks: [] });
+      expect((await api().get('/api/v1/tasks').query({ workspace_id: randomUUID() }).expect(200)).body).toEqual({ tasks: [], next_cursor: '' });
 
       const archived = await api().post(`/api/v1/tasks/${first.id}/archive`).expect(200);
       expect(archived.body).toEqual({

@@ -1,6 +1,7 @@
 import request from 'supertest';
 import { WaiterStore } from '#clarification';
 import { startApp, TEST_ADMIN_TOKEN, type TestApp } from './support/app.js';
+import { eventually } from './support/eventually.js';
 import { browserHeaders, createRunningSession, signIn, TWO_QUESTIONS } from './support/fixtures.js';
 import { subscribe } from './support/graphql.js';
 
@@ -58,11 +59,7 @@ describe('revocation bites what is already open (issue 10)', () => {
       status: res.status,
       text: await res.text(),
     }));
-    const deadline = Date.now() + 5_000;
-    while (app.app.get(WaiterStore).waiterCount(pendingId) === 0) {
-      if (Date.now() > deadline) throw new Error('the wait never attached');
-      await new Promise((resolve) => setTimeout(resolve, 10));
-    }
+    await eventually(() => (app.app.get(WaiterStore).waiterCount(pendingId) > 0 ? true : undefined), 5_000, 'the wait attaching');
     return { result };
   }
 
@@ -106,15 +103,7 @@ describe('revocation bites what is already open (issue 10)', () => {
       expect(subscription.events.map((event) => event.questionEvents.pendingId)).toEqual([other]);
 
       await request(b.baseUrl).post(`/api/v1/admin/tokens/${first.id}/revoke`).set('authorization', ADMIN).expect(200);
-      await new Promise<void>((resolve, reject) => {
-        const deadline = Date.now() + 5_000;
-        const poll = () => {
-          if (subscription.completed || subscription.error !== undefined) resolve();
-          else if (Date.now() > deadline) reject(new Error('the subscription was not ended'));
-          else setTimeout(poll, 20);
-        };
-        poll();
-      });
+      await eventually(() => (subscription.completed || subscription.error !== undefined ? true : undefined), 5_000, 'the subscription ending');
       await request(a.baseUrl).post(`/api/v1/clarification/${pendingId}/respond`).set('authorization', `Bearer ${second.token}`).send({ answers: ANSWERS }).expect(200);
       expect(subscription.events.map((event) => event.questionEvents.type)).toEqual(['ASKED']);
     } finally {

@@ -129,7 +129,7 @@ describe('start-up with the embedded database', () => {
     const { server, baseUrl } = await startServer(dataDir);
     const list = await fetch(`${baseUrl}/api/v1/workspaces`);
     expect(list.status).toBe(200);
-    expect(await list.json()).toEqual({ workspaces: [workspace] });
+    expect(await list.json()).toEqual({ workspaces: [workspace], next_cursor: '' });
     await expect((await fetch(`${baseUrl}/readyz`)).json()).resolves.toEqual({ status: 'ready' });
 
     expect(await appliedMigrations(dataDir)).toEqual(firstMigrations);

@@ -187,6 +187,14 @@ describe('boundaries (issue 16)', () => {
     expect(rule).not.toMatch(/'COMPLETED'|'FAILED'|'CANCELLED'/);
   });
 
+  it('spec M5 (which task a bundle belongs to) is written once, in bundle-task.sql.ts; the rest build from it', () => {
+    const files = [...sourceFiles(LIBS), ...sourceFiles(path.join(ROOT, 'apps/server'))];
+    const writing = files.filter((file) => /NULLIF\(/.test(codeOf(file))).map(relative);
+    expect(writing).toEqual(['libs/tasks/src/bundle-task.sql.ts']);
+    const building = files.filter((file) => /\bbundleTaskIdSql\(/.test(codeOf(file))).map(relative).sort();
+    expect(building).toEqual(['libs/clarification/src/bundle.repository.ts', 'libs/tasks/src/activeness.sql.ts', 'libs/tasks/src/bundle-task.sql.ts']);
+  });
+
   it('nest-cli.json and the package.json "imports" map list every lib', () => {
     const nest = JSON.parse(readFileSync(path.join(ROOT, 'nest-cli.json'), 'utf8')) as { projects: Record<string, { type: string; root: string }> };
     const listed = Object.values(nest.projects).filter((project) => project.type === 'library').map((project) => project.root).sort();

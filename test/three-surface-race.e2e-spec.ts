@@ -210,7 +210,7 @@ describe('R3 across GraphQL, REST and MCP: one winner per bundle', () => {
     const waiter = options.waiter
       ? request(t.baseUrl).get(`/api/v1/clarification/${pendingId}/wait`).set('authorization', `Bearer ${agentToken}`).then((res) => res)
       : undefined;
-    if (waiter) await eventually(async () => (t.app.get(WaiterStore).waiterCount(pendingId) === 1 ? true : undefined));
+    if (waiter) await eventually(() => (t.app.get(WaiterStore).waiterCount(pendingId) === 1 ? true : undefined));
 
     const results = await Promise.all(
       SURFACES.map(async (surface) => {

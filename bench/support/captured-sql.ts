@@ -18,18 +18,18 @@ function recordingDataSource(dataSource: DataSource, statements: Statement[]): D
   const recording = Object.create(dataSource) as DataSource;
   recording.createQueryRunner = (): QueryRunner => {
     const runner = dataSource.createQueryRunner();
-    runner.query = (async (sql: string, parameters?: unknown[], structured?: boolean) => {
+    runner.query = ((sql: string, parameters?: unknown[], structured?: boolean) => {
       statements.push({ sql, parameters: parameters ?? [] });
-      return structured ? { records: [], raw: [] } : [];
+      return Promise.resolve(structured ? { records: [], raw: [] } : []);
     }) as QueryRunner['query'];
     // A named statement (`runNamed`) goes to the runner's pg client instead.
     const recordingClient = {
-      query: async (config: { text: string; values?: unknown[]; name?: string }) => {
+      query: (config: { text: string; values?: unknown[]; name?: string }) => {
         statements.push({ sql: config.text, parameters: config.values ?? [], ...(config.name ? { name: config.name } : {}) });
-        return { rows: [], rowCount: 0 };
+        return Promise.resolve({ rows: [], rowCount: 0 });
       },
     };
-    runner.connect = (async () => recordingClient) as QueryRunner['connect'];
+    runner.connect = (() => Promise.resolve(recordingClient)) as QueryRunner['connect'];
     return runner;
   };
   return recording;

@@ -1,4 +1,5 @@
 import { spawn } from 'node:child_process';
+import { eventually } from './eventually.js';
 import { CLI_MAIN, logLines, type ServerProcess, startServerProcess, withinLifetime } from './server-process.js';
 
 /** Lease timings small enough that a dead replica's work is taken over within seconds. */
@@ -17,14 +18,7 @@ export function logLine(
   ms = 20_000,
   what = 'log line',
 ): Promise<Record<string, unknown>> {
-  const find = async () => {
-    for (;;) {
-      const line = logLines(server.output.stdout).find(match);
-      if (line) return line;
-      await new Promise((resolve) => setTimeout(resolve, 20));
-    }
-  };
-  return withinLifetime(server.exited, find(), ms, what);
+  return withinLifetime(server.exited, eventually(() => logLines(server.output.stdout).find(match), ms, what), ms, what);
 }
 
 /** The process stopped at a `PARLEY_TEST_PAUSE_AT` fault point. */

@@ -5,6 +5,7 @@ import net from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { eventually } from './eventually.js';
 
 /**
  * The real built server (`npm run build` ⇒ dist/apps/server/src/main.js) as a child process, for
@@ -87,18 +88,10 @@ export async function withinLifetime<T>(exited: Promise<Exit>, promise: Promise<
 
 /** Polls GET /healthz until it answers 200. */
 export async function waitHealthy(server: ServerProcess): Promise<void> {
-  const poll = async () => {
-    for (;;) {
-      try {
-        const res = await fetch(`${server.baseUrl}/healthz`);
-        if (res.status === 200) return;
-      } catch {
-        // not listening yet
-      }
-      await new Promise((resolve) => setTimeout(resolve, 100));
-    }
-  };
-  await withinLifetime(server.exited, poll(), HEALTH_TIMEOUT_MS, 'waiting for /healthz').catch((error: Error) => {
+  // A refused connection is a server not listening yet.
+  const healthy = async () => ((await fetch(`${server.baseUrl}/healthz`).catch(() => undefined))?.status === 200 ? true : undefined);
+  const poll = eventually(healthy, HEALTH_TIMEOUT_MS, 'waiting for /healthz');
+  await withinLifetime(server.exited, poll, HEALTH_TIMEOUT_MS, 'waiting for /healthz').catch((error: Error) => {
     throw new Error(`${error.message}\nstderr:\n${server.output.stderr}\nstdout (tail):\n${server.output.stdout.slice(-2000)}`);
   });
 }

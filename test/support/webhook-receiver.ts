@@ -66,7 +66,7 @@ export async function startWebhookReceiver(respond: Responder = accept): Promise
     posts: [],
     respond,
     postsFor: (pendingId) => receiver.posts.filter((post) => post.body.pending_id === pendingId),
-    close: async () => undefined,
+    close: () => Promise.resolve(),
   };
   const server = http.createServer((req, res) => {
     const chunks: Buffer[] = [];

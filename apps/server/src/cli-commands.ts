@@ -1,6 +1,6 @@
 import type { INestApplicationContext } from '@nestjs/common';
 import { ADMIN_CALLER, IdentityService } from '#authorization';
-import { WorkspaceService, workspaceView } from '#tasks';
+import { type WorkspaceRow, WorkspaceService, workspaceView } from '#tasks';
 import { type CliArguments, CliUsageError } from './cli-arguments.js';
 import { answersFrom } from './cli-answers.js';
 import { type CliOutput, listOutput, recordOutput } from './cli-output.js';
@@ -134,10 +134,17 @@ export const COMMANDS: CliCommand[] = [
     name: 'workspaces:list',
     usage: 'workspaces:list',
     summary: 'list the workspaces',
-    details: ['Prints {workspaces: [{id, name, owner_id, created_at}]}, oldest first.'],
+    details: ['Prints {workspaces: [{id, name, owner_id, created_at}]}, oldest first: every page of the list.'],
     context: 'identity',
     run: async (app) => {
-      const workspaces = await need(app).get(WorkspaceService).list(OPERATOR);
+      const service = need(app).get(WorkspaceService);
+      const workspaces: WorkspaceRow[] = [];
+      let cursor = '';
+      do {
+        const page = await service.list(OPERATOR, { cursor });
+        workspaces.push(...page.workspaces);
+        cursor = page.next_cursor;
+      } while (cursor !== '');
       return listOutput('workspaces', workspaces.map(workspaceView));
     },
   },
@@ -197,7 +204,7 @@ export const COMMANDS: CliCommand[] = [
     summary: 'apply pending migrations (every start-up does too)',
     details: ['Runs under the migrations advisory lock, so it is safe while replicas start.'],
     context: 'identity',
-    run: async () => recordOutput({ migrations: 'up to date' }),
+    run: () => Promise.resolve(recordOutput({ migrations: 'up to date' })),
   },
   {
     name: 'schema:write',

@@ -7,7 +7,9 @@ const BUNDLE_FIELDS = `pendingId taskId sessionId createdAt context
 const PENDING = `query Pending($workspaceId: String, $after: String) {
   pendingQuestions(workspaceId: $workspaceId, after: $after) { nodes { ${BUNDLE_FIELDS} } pageInfo { endCursor } } }`;
 
-const DIRECTORY = `query Directory { workspaces { id name } tasks { id title workspaceId } }`;
+const DIRECTORY = `query Directory($workspacesAfter: String, $tasksAfter: String, $withWorkspaces: Boolean!, $withTasks: Boolean!) {
+  workspaceConnection(after: $workspacesAfter, first: 200) @include(if: $withWorkspaces) { nodes { id name } pageInfo { endCursor } }
+  taskConnection(after: $tasksAfter, first: 200) @include(if: $withTasks) { nodes { id title workspaceId } pageInfo { endCursor } } }`;
 
 const ONE = `query One($pendingId: String!) { question(pendingId: $pendingId) {
   ${BUNDLE_FIELDS} resolvedBy { kind userId name surface at } } }`;
@@ -33,9 +35,34 @@ export interface Directory {
   tasks: TaskSummary[];
 }
 
-/** The workspaces (for the filter) and task titles (for the group headings) the caller may see. */
-export function fetchDirectory(): Promise<Directory> {
-  return graphql<Directory>(DIRECTORY);
+interface DirectoryPage {
+  workspaceConnection?: { nodes: Workspace[]; pageInfo: { endCursor: string } };
+  taskConnection?: { nodes: TaskSummary[]; pageInfo: { endCursor: string } };
+}
+
+/** The workspaces (for the filter) and task titles (for the group headings) the caller may see: every page of both lists. */
+export async function fetchDirectory(): Promise<Directory> {
+  const directory: Directory = { workspaces: [], tasks: [] };
+  // "" is a last page's endCursor; undefined means the list has not been read yet.
+  let workspacesAfter: string | undefined;
+  let tasksAfter: string | undefined;
+  while (workspacesAfter !== '' || tasksAfter !== '') {
+    const page = await graphql<DirectoryPage>(DIRECTORY, {
+      ...(workspacesAfter ? { workspacesAfter } : {}),
+      ...(tasksAfter ? { tasksAfter } : {}),
+      withWorkspaces: workspacesAfter !== '',
+      withTasks: tasksAfter !== '',
+    });
+    if (page.workspaceConnection) {
+      directory.workspaces.push(...page.workspaceConnection.nodes);
+      workspacesAfter = page.workspaceConnection.pageInfo.endCursor;
+    }
+    if (page.taskConnection) {
+      directory.tasks.push(...page.taskConnection.nodes);
+      tasksAfter = page.taskConnection.pageInfo.endCursor;
+    }
+  }
+  return directory;
 }
 
 /** One bundle in any state, or undefined when it does not exist or is not the caller's to see. */

@@ -1,9 +1,8 @@
 import { Controller, Get, Param, Query } from '@nestjs/common';
 import { ApiOkResponse, ApiTags } from '@nestjs/swagger';
 import { type Caller, CurrentCaller } from '#authorization';
-import { ApiCaller, ApiErrors } from '#common';
+import { ApiCaller, ApiErrors, PageQueryDto } from '#common';
 import { RateLimited, RateLimitKind } from '#rate-limit';
-import { AuditQueryDto } from './audit.dto.js';
 import { AuditService } from './audit.service.js';
 
 /** The audit trail of one bundle: every attempt to resolve it, with its outcome (issue 15). */
@@ -17,7 +16,7 @@ export class AuditController {
   @ApiOkResponse({ description: 'Every attempt to resolve the bundle, with its outcome, oldest first' })
   @ApiErrors(400, 404, 429)
   @RateLimited(RateLimitKind.Lists)
-  list(@CurrentCaller() caller: Caller, @Param('id') pendingId: string, @Query() query: AuditQueryDto) {
+  list(@CurrentCaller() caller: Caller, @Param('id') pendingId: string, @Query() query: PageQueryDto) {
     return this.audit.list(caller, pendingId, query);
   }
 }

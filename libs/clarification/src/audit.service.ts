@@ -1,26 +1,25 @@
 import { Injectable } from '@nestjs/common';
 import type { Caller } from '#authorization';
-import { decodeCursor, encodeCursor } from '#common';
+import { decodeCursor, encodeCursor, LIST_PAGE, pageLimit } from '#common';
 import { AuditRecorder } from './audit.recorder.js';
 import { AuditRepository, type AuditRow } from './audit.repository.js';
 import type { AuditAttemptView, AuditPage } from './audit.types.js';
 import { ClarificationError } from './clarification.errors.js';
 import { ClarificationService } from './clarification.service.js';
 
-export const DEFAULT_AUDIT_LIMIT = 50;
-export const MAX_AUDIT_LIMIT = 200;
+export const DEFAULT_AUDIT_LIMIT = LIST_PAGE.defaultLimit;
+export const MAX_AUDIT_LIMIT = LIST_PAGE.maxLimit;
 
 export interface AuditQuery {
   cursor?: string;
   limit?: number;
 }
 
+/** The one page rule (LIST_PAGE); the cursor is checked on its own, its id being the row's number. */
 function pageSize(limit: number | undefined): number {
-  if (limit === undefined) return DEFAULT_AUDIT_LIMIT;
-  if (!Number.isInteger(limit) || limit < 1 || limit > MAX_AUDIT_LIMIT) {
-    throw ClarificationError.validation(`limit must be an integer from 1 to ${MAX_AUDIT_LIMIT}`);
-  }
-  return limit;
+  const size = pageLimit(limit);
+  if (size === undefined) throw ClarificationError.validation(`limit must be an integer from 1 to ${MAX_AUDIT_LIMIT}`);
+  return size;
 }
 
 function position(cursor: string | undefined): { at: string; id: string } | undefined {

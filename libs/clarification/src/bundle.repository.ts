@@ -5,6 +5,7 @@ import { queryRow, queryRows, runNamed, type SqlExecutor } from '#persistence';
 import {
   activeRow,
   bundleIsActive,
+  bundleTaskIdSql,
   CLARIFICATION_REQUEST,
   currentPendingRow,
   currentTurnId,
@@ -117,7 +118,7 @@ export class BundleRepository {
           WHERE m.metadata->>'pending_id' = $1 AND m.type = '${CLARIFICATION_REQUEST}'),
        access AS (
          SELECT (SELECT ${condition.sql} FROM bundle m
-                   LEFT JOIN tasks t ON t.id = COALESCE(NULLIF(m.task_id, ''), m.session_task_id)
+                   LEFT JOIN tasks t ON t.id = ${bundleTaskIdSql('m.task_id', 'm.session_task_id')}
                   ORDER BY m.d2 LIMIT 1) AS allowed),
        state AS (SELECT CASE WHEN (SELECT allowed FROM access) THEN ${bundleIsActive('$1')} END AS active)
        SELECT m.*, access.allowed, state.active FROM bundle m, access, state ORDER BY m.d2`,
@@ -307,7 +308,7 @@ export class BundleRepository {
       `WITH touched AS (${rowsSql}),
        bundles AS (
          SELECT t.pending_id, MIN(t.task_session_id) AS session_id, array_agg(t.id ORDER BY t.id) AS message_ids,
-                COALESCE((SELECT COALESCE(NULLIF(first_m.task_id, ''), s.task_id, '')
+                COALESCE((SELECT ${bundleTaskIdSql('first_m.task_id', 's.task_id')}
                             FROM task_session_messages first_m LEFT JOIN task_sessions s ON s.id = first_m.task_session_id
                            WHERE first_m.metadata->>'pending_id' = t.pending_id AND first_m.type = '${CLARIFICATION_REQUEST}'
                            ORDER BY first_m.created_at, first_m.id LIMIT 1), '') AS task_id

@@ -213,12 +213,12 @@ class QuestionEventStream implements AsyncIterableIterator<QuestionEventRow> {
     return { value: undefined, done: true };
   }
 
-  async return(): Promise<IteratorResult<QuestionEventRow>> {
+  return(): Promise<IteratorResult<QuestionEventRow>> {
     this.closed = true;
     this.source.live.off('batch', this.onBatch);
     this.wake?.();
     this.source.closed();
-    return { value: undefined, done: true };
+    return Promise.resolve({ value: undefined, done: true });
   }
 
   private async replayBatch(): Promise<void> {

@@ -65,8 +65,9 @@ describe('WaiterStore', () => {
       const agents = [store.wait('p1', { role: Agent, timeoutMs: LONG }), store.wait('p1', { role: Agent, timeoutMs: LONG })];
       const observer = store.wait('p1', { role: Observer, timeoutMs: LONG });
       let confirmations = 0;
-      const outcome = await store.offer('p1', response('p1'), async () => {
+      const outcome = await store.offer('p1', response('p1'), () => {
         confirmations += 1;
+        return Promise.resolve();
       });
       expect(outcome).toBe(DeliveryOutcome.Delivered);
       expect(confirmations).toBe(1);
@@ -80,8 +81,9 @@ describe('WaiterStore', () => {
 
     it('reports NoWaiter and never confirms when no agent waits (only observers, or nobody)', async () => {
       let confirmations = 0;
-      const confirm = async () => {
+      const confirm = () => {
         confirmations += 1;
+        return Promise.resolve();
       };
       expect(await store.offer('nobody', response('nobody'), confirm)).toBe(DeliveryOutcome.NoWaiter);
       const observer = store.wait('p1', { role: Observer, timeoutMs: LONG });

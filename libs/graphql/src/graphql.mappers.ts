@@ -12,7 +12,7 @@ import {
 } from '#clarification';
 import { type TaskRow, taskView, type WorkspaceRow, workspaceView } from '#tasks';
 import type { QuestionEventModel } from './models/question-event.model.js';
-import type { PendingBundleModel, PendingQuestionConnectionModel } from './models/pending-question.model.js';
+import type { PageInfoModel, PendingBundleModel, PendingQuestionConnectionModel } from './models/pending-question.model.js';
 import type { ResolutionModel, ResolutionResponseModel } from './models/resolution.model.js';
 import type { ResolvedByModel } from './models/resolved-by.model.js';
 import type { TaskModel, WorkspaceModel } from './models/task.model.js';
@@ -42,12 +42,13 @@ export function bundleModel(bundle: PendingBundleView | DescribedBundle): Pendin
   };
 }
 
+/** A page's position as every connection reports it: endCursor is "" on the last page. */
+export function pageInfo(nextCursor: string): PageInfoModel {
+  return { hasNextPage: nextCursor !== '', endCursor: nextCursor };
+}
+
 export function connectionModel(page: PendingPage): PendingQuestionConnectionModel {
-  return {
-    nodes: page.bundles.map(bundleModel),
-    count: page.count,
-    pageInfo: { hasNextPage: page.next_cursor !== '', endCursor: page.next_cursor },
-  };
+  return { nodes: page.bundles.map(bundleModel), count: page.count, pageInfo: pageInfo(page.next_cursor) };
 }
 
 function answerModel(answer: Answer) {

@@ -48,6 +48,21 @@ function refuseUnstorableVariables(_schema: GraphQLSchema, _document: DocumentNo
   if (found) throw new RequestBoundaryError(RequestBoundaryErrorCode.UnstorableText, found);
 }
 
+type FormattedErrors = ReturnType<typeof mercurius.defaultErrorFormatter>;
+
+/**
+ * GraphQL's own refusals before execution (a document that does not parse or validate, a variable of
+ * the wrong type such as `first: 1.5` for an Int) carry no code: they are 400s, so they get
+ * VALIDATION_ERROR like every other refusal of a request.
+ */
+function withValidationCodes(formatted: FormattedErrors): FormattedErrors {
+  if (formatted.statusCode !== 400) return formatted;
+  const errors = formatted.response.errors?.map((error) =>
+    error.extensions?.code === undefined ? { ...error, extensions: { ...error.extensions, code: ErrorCode.ValidationError } } : error,
+  );
+  return { ...formatted, response: { ...formatted.response, ...(errors ? { errors } : {}) } };
+}
+
 /**
  * Errors raised by the /graphql routes themselves — an unparseable body or document, a document
  * that fails validation, the depth, field, token or cost limit, a spent rate limit — answered as GraphQL errors
@@ -68,7 +83,9 @@ function graphqlRouteErrorHandler(error: FastifyError, _request: FastifyRequest,
         ? error
         : new GraphQLError(error.message, { originalError: error });
   const execution: ExecutionResult & { errors: readonly GraphQLError[] } = { errors: [graphqlError] };
-  const { statusCode, response } = mercurius.defaultErrorFormatter(execution, { reply, app: reply.server } as unknown as MercuriusContext);
+  const { statusCode, response } = withValidationCodes(
+    mercurius.defaultErrorFormatter(execution, { reply, app: reply.server } as unknown as MercuriusContext),
+  );
   void reply.code(client || mapped ? statusCode : 500).send(response);
 }
 
@@ -101,7 +118,7 @@ function graphqlOptions(identity: IdentityService, config: AppConfig, limits: Ra
     queryDepth: MAX_QUERY_DEPTH,
     validationRules,
     hooks: {
-      preParsing: async (_schema, source) => checkSourceLimits(source, sourceLimits),
+      preParsing: (_schema, source) => checkSourceLimits(source, sourceLimits),
       preExecution: async (schema, document, context, variables) => {
         const reply = (context as { reply?: FastifyReply }).reply;
         const operationName = (reply?.request.body as RequestBody | undefined)?.operationName ?? (reply?.request.query as RequestBody | undefined)?.operationName;

@@ -28,7 +28,7 @@ export class ExternalMcpController {
     if (!(await this.admission.admit(request.body, callerKey(caller, request.ip), reply))) return;
     const tools = externalTools(caller, { pending: this.pending, resolver: this.resolver, tasks: this.tasks });
     const server = createToolServer('parley', tools, { requestId: String(request.id), logger: this.logger });
-    await serveMcpRequest(server, request, reply);
+    await serveMcpRequest(server, request, reply, 'json');
   }
 
   @Get()

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import type { Caller } from '#authorization';
+import { LIST_PAGE } from '#common';
 import { type PendingListService, type ResolveBundleService, serializeResolution } from '#clarification';
 import { type TaskService, taskView } from '#tasks';
 import { toolResult } from './mcp-errors.js';
@@ -23,10 +24,10 @@ const listPendingInput = z.strictObject({
 });
 
 /**
- * Loose on purpose (spec N9: only pending_id is required): a missing question_id or an unknown key
+ * question_id is optional here on purpose (spec N9: only pending_id is required): a missing one
  * reaches ResolveBundle, which reports it as VALIDATION_ERROR naming the field, like REST does.
  */
-const answerEntry = z.looseObject({
+const answerEntry = z.strictObject({
   question_id: z.string().optional().describe('A question_id from list_pending_questions_kandev'),
   selected_options: z.array(z.string()).optional().describe('option_id values of that question'),
   custom_text: z.string().optional().describe('Free text, at most 2000 characters'),
@@ -40,7 +41,14 @@ const answerInput = z.strictObject({
   reject_reason: z.string().optional().describe('Alias of reason (the REST body name)'),
 });
 
-const listTasksInput = z.strictObject({ workspace_id: z.string().optional().describe('Only tasks in this workspace') });
+const listTasksInput = z.strictObject({
+  workspace_id: z.string().optional().describe('Only tasks in this workspace'),
+  cursor: z.string().optional().describe('next_cursor of the previous page'),
+  limit: z
+    .number()
+    .optional()
+    .describe(`Tasks per page: default ${LIST_PAGE.defaultLimit}, an integer from 1 to ${LIST_PAGE.maxLimit} (anything else is refused, never clamped)`),
+});
 
 const pendingBundle = z.object({
   pending_id: z.string(),
@@ -90,6 +98,7 @@ const listTasksOutput = z.object({
       primary_session_pending_action: z.string().nullable(),
     }),
   ),
+  next_cursor: z.string().describe('Empty when there is no more'),
 });
 
 /** The external surface (spec S1–S3): discovery and answering for people's agents; never the agent's own ask. */
@@ -127,11 +136,16 @@ export function externalTools(caller: Caller, services: ExternalServices): McpTo
     defineTool({
       name: LIST_TASKS_TOOL,
       title: 'List tasks',
-      description: 'List the tasks you may see, with task_pending_action and primary_session_pending_action (null when nothing blocks).',
+      description:
+        'List the tasks you may see, oldest first, with task_pending_action and primary_session_pending_action (null when nothing blocks). ' +
+        'Page with next_cursor; an empty next_cursor means there is no more.',
       input: listTasksInput,
       output: listTasksOutput,
       annotations: { readOnlyHint: true, openWorldHint: false },
-      run: async ({ workspace_id: workspaceId }) => toolResult({ tasks: (await services.tasks.list(caller, workspaceId)).map(taskView) }),
+      run: async ({ workspace_id: workspaceId, cursor, limit }) => {
+        const page = await services.tasks.list(caller, { workspaceId, cursor, limit });
+        return toolResult({ tasks: page.tasks.map(taskView), next_cursor: page.next_cursor });
+      },
     }),
   ];
 }

@@ -1,7 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import type { FastifyReply } from 'fastify';
 import { DEFAULT_PENDING_LIMIT, MAX_PENDING_LIMIT } from '#clarification';
-import { UNPAGED_LIST_SIZE } from '#common';
+import { pageLimit } from '#common';
 import { APP_CONFIG, type AppConfig } from '#config';
 import { MCP_RATE_LIMITED, RateLimitError, rateLimitHeaders, RateLimitKind, RateLimitService } from '#rate-limit';
 import { ANSWER_TOOL, LIST_PENDING_TOOL, LIST_TASKS_TOOL } from './external-tools.js';
@@ -25,11 +25,17 @@ function toolCallsOf(messages: readonly unknown[]): ToolCall[] {
   });
 }
 
-/** Rows a call may return, as the list would size its page (L10: absent or below 1 ⇒ default, above ⇒ the cap). */
+/**
+ * Rows a call may return, as its list would size the page: the task list by the one page rule (a
+ * `limit` it refuses returns no row), the pending list by L10 (absent or below 1 ⇒ default, above ⇒ the cap).
+ */
 function pageRows(call: ToolCall): number {
-  if (call.name === LIST_TASKS_TOOL) return UNPAGED_LIST_SIZE;
-  if (call.name !== LIST_PENDING_TOOL) return 0;
   const limit = call.args.limit;
+  if (call.name === LIST_TASKS_TOOL) {
+    if (limit !== undefined && typeof limit !== 'number') return 0;
+    return pageLimit(limit) ?? 0;
+  }
+  if (call.name !== LIST_PENDING_TOOL) return 0;
   if (typeof limit !== 'number' || !Number.isFinite(limit) || limit < 1) return DEFAULT_PENDING_LIMIT;
   return Math.min(Math.floor(limit), MAX_PENDING_LIMIT);
 }

@@ -4,17 +4,28 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { InFlightMcpRequests } from './mcp-in-flight.js';
 
 /**
- * Serves one MCP request statelessly: a fresh transport per HTTP request, the SSE stream kept open
- * for as long as a tool runs (so progress can flow), everything closed when the connection closes.
- * With `inFlight`, a cancellation from the same caller reaches the request it names.
+ * How a response travels: `sse` keeps a stream open for as long as a tool runs (so progress can
+ * flow) — the session agent's blocking ask; `json` answers with one JSON body, which costs less and
+ * suits tools that never report progress.
+ */
+export type McpResponseMode = 'sse' | 'json';
+
+/**
+ * Serves one MCP request statelessly: a fresh transport per HTTP request, everything closed when the
+ * connection closes. With `inFlight`, a cancellation from the same caller reaches the request it names.
+ * Returns once the request is handed to the transport, not when it is answered: the reply is hijacked,
+ * so Nest releases the request's pipeline (interceptor observables, async frames) while a blocking ask
+ * waits (issue 11 target 3); a transport failure after that is logged with the request id and ends
+ * the connection.
  */
 export async function serveMcpRequest(
   server: Server,
   request: FastifyRequest,
   reply: FastifyReply,
+  mode: McpResponseMode,
   inFlight?: { requests: InFlightMcpRequests; caller: string },
 ): Promise<void> {
-  const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined });
+  const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: mode === 'json' });
   const forget = inFlight?.requests.track(inFlight.caller, request.body, transport);
   reply.hijack();
   reply.raw.on('close', () => {
@@ -24,7 +35,10 @@ export async function serveMcpRequest(
   });
   inFlight?.requests.cancelNamedIn(inFlight.caller, request.body);
   await server.connect(transport);
-  await transport.handleRequest(request.raw, reply.raw, request.body);
+  transport.handleRequest(request.raw, reply.raw, request.body).catch((error: unknown) => {
+    request.log.error({ err: error }, 'MCP transport failed');
+    reply.raw.destroy();
+  });
 }
 
 /** A JSON-RPC error answering the whole HTTP request (no message of it was processed). */

@@ -2,15 +2,29 @@
 // and answers a mismatch with its own `-32602 Input validation error` text, which the tools'
 // contract forbids; here the same zod schema is published and enforced by our own handlers.
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv';
 import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, McpError, type Tool } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
 import { parseArguments } from './mcp-arguments.js';
 import { toolErrorFrom } from './mcp-errors.js';
 import type { McpRequestContext, McpTool } from './mcp-tool.js';
 
+/**
+ * Every `type: [T, "null"]` (how zod writes a nullable field) as `anyOf` of single-type branches:
+ * clients that map tool schemas onto a single-`type` dialect reject or drop the array form (the MCP
+ * Inspector's --strict portability check warns on it).
+ */
+function singleTypeBranches(node: unknown): unknown {
+  if (Array.isArray(node)) return node.map(singleTypeBranches);
+  if (typeof node !== 'object' || node === null) return node;
+  const entries = Object.entries(node).map(([key, value]) => [key, singleTypeBranches(value)] as const);
+  const { type, ...rest } = Object.fromEntries(entries) as Record<string, unknown>;
+  return Array.isArray(type) ? { ...rest, anyOf: (type as unknown[]).map((branch) => ({ type: branch })) } : { ...rest, ...(type === undefined ? {} : { type }) };
+}
+
 /** JSON Schema as McpServer publishes it (draft-07), so clients see the conventional shape. */
 function jsonSchema(schema: z.ZodType, io: 'input' | 'output'): Tool['inputSchema'] {
-  return z.toJSONSchema(schema, { target: 'draft-7', io }) as Tool['inputSchema'];
+  return singleTypeBranches(z.toJSONSchema(schema, { target: 'draft-7', io })) as Tool['inputSchema'];
 }
 
 function describeTool(tool: McpTool): Tool {
@@ -24,9 +38,15 @@ function describeTool(tool: McpTool): Tool {
   };
 }
 
+/**
+ * One validator for every per-request server: the SDK's default builds a new Ajv instance with each
+ * `Server` (a twentieth of an MCP request's CPU), and it is only consulted for elicitation results.
+ */
+const SCHEMA_VALIDATOR = new AjvJsonSchemaValidator();
+
 /** An MCP server offering `tools`: arguments are validated here, every failure is a coded tool error. */
 export function createToolServer(name: string, tools: readonly McpTool[], context: McpRequestContext): Server {
-  const server = new Server({ name, version: '1.0.0' }, { capabilities: { tools: {} } });
+  const server = new Server({ name, version: '1.0.0' }, { capabilities: { tools: {} }, jsonSchemaValidator: SCHEMA_VALIDATOR });
   const byName = new Map(tools.map((tool) => [tool.name, tool]));
   server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: tools.map(describeTool) }));
   server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {

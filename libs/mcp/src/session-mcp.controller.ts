@@ -33,7 +33,7 @@ export class SessionMcpController {
     if (!agent) throw AuthorizationError.unauthenticated('a session agent token is required');
     if (!(await this.admission.admit(request.body, sessionAgentKey(agent.sessionId), reply))) return;
     const server = createToolServer('parley-session', sessionTools(agent, this.asks), { requestId: String(request.id), logger: this.logger });
-    await serveMcpRequest(server, request, reply, { requests: this.inFlight, caller: agent.sessionId });
+    await serveMcpRequest(server, request, reply, 'sse', { requests: this.inFlight, caller: agent.sessionId });
   }
 
   @Get()

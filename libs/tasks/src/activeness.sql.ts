@@ -3,11 +3,12 @@
  * restore, detach, expire, the pending-clarification guard, the task pending-action projection, the
  * bundle index behind the pending list — builds its query from these helpers; none restates the rule
  * by hand. It lives with the tables it reads (tasks owns sessions, turns and messages), so the task
- * projection needs nothing from clarification. Its one import, session-state.ts, imports nothing:
- * migrations use this module too and must not load the Nest modules.
+ * projection needs nothing from clarification. Its imports, session-state.ts and bundle-task.sql.ts
+ * (spec M5), import nothing: migrations use this module too and must not load the Nest modules.
  *
  * Each helper takes the SQL alias of the row it talks about and returns a boolean expression.
  */
+import { bundleTaskIdSql } from './bundle-task.sql.js';
 import { TERMINAL_SESSION_STATES } from './session-state.js';
 
 export const CLARIFICATION_REQUEST = 'clarification_request';
@@ -98,7 +99,7 @@ export function bundleIsActive(pendingIdExpression: string): string {
 export function bundleIndexRowsSql(pendingIdsSql: string): string {
   return `SELECT b.pending_id,
         (array_agg(b.task_session_id ORDER BY b.created_at, b.id))[1] AS session_id,
-        COALESCE((array_agg(COALESCE(NULLIF(b.task_id, ''), s.task_id, '') ORDER BY b.created_at, b.id))[1], '') AS task_id,
+        COALESCE((array_agg(${bundleTaskIdSql('b.task_id', 's.task_id')} ORDER BY b.created_at, b.id))[1], '') AS task_id,
         MIN(b.created_at) AS created_at,
         bool_or(${activeRow('b')}) AS active
       FROM (SELECT m.*, m.metadata->>'pending_id' AS pending_id FROM task_session_messages m

@@ -1,4 +1,5 @@
 export * from './activeness.sql.js';
+export * from './bundle-task.sql.js';
 export * from './session-lifecycle.js';
 export * from './session-state.js';
 export * from './session.repository.js';

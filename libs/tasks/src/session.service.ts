@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { AccessService, AuthorizationError, type Caller, generateToken, SESSION_AGENT_TOKEN_PREFIX, sha256 } from '#authorization';
-import { decodeCursor, encodeCursor } from '#common';
+import { decodeCursor, encodeCursor, LIST_PAGE } from '#common';
 import { inTransaction } from '#persistence';
 import { runAfterCommit, SessionLifecycle } from './session-lifecycle.js';
 import { SessionRepository } from './session.repository.js';
@@ -11,7 +11,7 @@ import { TaskRepository } from './task.repository.js';
 import { TasksError, TasksErrorCode } from './tasks.errors.js';
 import type { MessageRow, SessionRow, TurnRow } from './tasks.rows.js';
 
-export const DEFAULT_MESSAGE_PAGE = 50;
+export const DEFAULT_MESSAGE_PAGE = LIST_PAGE.defaultLimit;
 
 export interface CreatedSession {
   session: SessionRow;

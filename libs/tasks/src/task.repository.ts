@@ -1,9 +1,11 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
+import type { CursorPosition } from '#common';
 import { taskVisibilityCondition, type WorkspaceVisibility } from '#authorization';
 import { queryRow, type SqlExecutor } from '#persistence';
 import { sessionHasActiveBundle } from './activeness.sql.js';
-import type { TaskRow } from './tasks.rows.js';
+import { KEYSET_INSTANT } from './keyset.sql.js';
+import type { ListedTaskRow, TaskRow } from './tasks.rows.js';
 
 const COLUMNS = ['id', 'workspace_id', 'title', 'state', 'archived_at', 'created_at', 'updated_at'];
 const RETURNING = `RETURNING ${COLUMNS.join(', ')}`;
@@ -23,6 +25,9 @@ const PROJECTED_COLUMNS = [
 export interface TaskListFilter {
   visibility: WorkspaceVisibility;
   workspaceId: string | undefined;
+  /** The page starts after this (created_at, id); undefined for the first page. */
+  after: CursorPosition | undefined;
+  limit: number;
 }
 
 @Injectable()
@@ -45,17 +50,25 @@ export class TaskRepository {
     return queryRow(executor, `SELECT id, archived_at FROM tasks WHERE id = $1 FOR SHARE`, [id]);
   }
 
-  list(filter: TaskListFilter): Promise<TaskRow[]> {
+  /** One page of the visible tasks, oldest first (created_at, then id: the keyset order). */
+  list(filter: TaskListFilter): Promise<ListedTaskRow[]> {
     const visible = taskVisibilityCondition('t', filter.visibility);
     const query = this.dataSource
       .createQueryBuilder()
-      .select(PROJECTED_COLUMNS)
+      .select([...PROJECTED_COLUMNS, `${KEYSET_INSTANT('t.created_at')} AS created_at_key`])
       .from('tasks', 't')
       .where(visible.sql, visible.parameters)
       .orderBy('t.created_at', 'ASC')
-      .addOrderBy('t.id', 'ASC');
+      .addOrderBy('t.id', 'ASC')
+      .limit(filter.limit);
     if (filter.workspaceId !== undefined) query.andWhere('t.workspace_id = :workspaceId', { workspaceId: filter.workspaceId });
-    return query.getRawMany<TaskRow>();
+    if (filter.after) {
+      query.andWhere('(t.created_at, t.id) > (CAST(:afterAt AS timestamptz), CAST(:afterId AS text))', {
+        afterAt: filter.after.at,
+        afterId: filter.after.id,
+      });
+    }
+    return query.getRawMany<ListedTaskRow>();
   }
 
   /** Archives the task (idempotent: the first archival time is kept). */

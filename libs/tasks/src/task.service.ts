@@ -2,12 +2,24 @@ import { randomUUID } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { AccessService, AuthorizationError, type Caller } from '#authorization';
+import { type PageInput, pageOf, readPageRequest } from '#common';
 import { inTransaction } from '#persistence';
 import { type AfterCommit, runAfterCommit, SessionLifecycle } from './session-lifecycle.js';
 import { SessionRepository } from './session.repository.js';
 import { TaskRepository } from './task.repository.js';
 import { TasksError } from './tasks.errors.js';
 import type { TaskRow } from './tasks.rows.js';
+
+export interface TaskListInput extends PageInput {
+  /** Only the tasks of this workspace; absent or "" ⇒ not filtered. */
+  workspaceId?: string | null;
+}
+
+export interface TaskPage {
+  tasks: TaskRow[];
+  /** The cursor of the next page; "" on the last one. */
+  next_cursor: string;
+}
 
 export enum TaskState {
   Open = 'OPEN',
@@ -40,10 +52,14 @@ export class TaskService {
     return task;
   }
 
-  /** Visible tasks, oldest first; an empty `workspaceId` means "not filtered". */
-  async list(caller: Caller, workspaceId: string | undefined): Promise<TaskRow[]> {
+  /** One page of the visible tasks, oldest first; `limit` and `cursor` follow the one page rule (LIST_PAGE). */
+  async list(caller: Caller, input: TaskListInput): Promise<TaskPage> {
+    const { limit, after } = readPageRequest(input, TasksError.invalidArgument);
     const visibility = await this.access.visibleWorkspaceIds(caller);
-    return this.tasks.list({ visibility, workspaceId: workspaceId === '' ? undefined : workspaceId });
+    const workspaceId = input.workspaceId ? input.workspaceId : undefined;
+    const rows = await this.tasks.list({ visibility, workspaceId, after, limit: limit + 1 });
+    const page = pageOf(rows, limit, (row) => ({ at: row.created_at_key, id: row.id }));
+    return { tasks: page.rows, next_cursor: page.next_cursor };
   }
 
   /** Archives the task; the pending clarifications of its sessions expire with it. */

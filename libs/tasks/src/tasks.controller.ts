@@ -27,11 +27,12 @@ export class TasksController {
   }
 
   @Get()
-  @ApiOkResponse({ type: TaskListDoc })
+  @ApiOkResponse({ type: TaskListDoc, description: 'One page of the tasks the caller may see, oldest first' })
   @ApiErrors(400, 429)
   @RateLimited(RateLimitKind.Lists)
   async list(@CurrentCaller() caller: Caller, @Query() query: ListTasksQueryDto) {
-    return { tasks: (await this.tasks.list(caller, query.workspace_id)).map(taskView) };
+    const page = await this.tasks.list(caller, { workspaceId: query.workspace_id, limit: query.limit, cursor: query.cursor });
+    return { tasks: page.tasks.map(taskView), next_cursor: page.next_cursor };
   }
 
   @Get(':id')

@@ -1,6 +1,6 @@
 import { Type } from 'class-transformer';
 import { IsEnum, IsInt, IsNotEmpty, IsOptional, IsString, IsUrl, Max, MaxLength, Min } from 'class-validator';
-import { INPUT_LIMITS } from '#common';
+import { INPUT_LIMITS, LIST_PAGE, PageQueryDto } from '#common';
 import { SessionState } from './session-state.js';
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 
@@ -32,7 +32,7 @@ export class CreateTaskDto {
   workspace_id?: string;
 }
 
-export class ListTasksQueryDto {
+export class ListTasksQueryDto extends PageQueryDto {
   @ApiPropertyOptional({ description: 'Only the tasks of this workspace' })
   @IsOptional()
   @IsString()
@@ -55,12 +55,17 @@ export class UpdateSessionDto {
 }
 
 export class ListMessagesQueryDto {
-  @ApiPropertyOptional({ minimum: 1, maximum: 200, default: 50, description: 'Page size; above 200 is a 400 naming `limit`' })
+  @ApiPropertyOptional({
+    minimum: 1,
+    maximum: LIST_PAGE.maxLimit,
+    default: LIST_PAGE.defaultLimit,
+    description: `Page size; above ${LIST_PAGE.maxLimit} is a 400 naming \`limit\``,
+  })
   @IsOptional()
   @Type(() => Number)
   @IsInt()
   @Min(1)
-  @Max(200)
+  @Max(LIST_PAGE.maxLimit)
   limit?: number;
 
   @ApiPropertyOptional({ description: 'The next_cursor of the previous page' })

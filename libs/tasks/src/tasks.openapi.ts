@@ -9,8 +9,11 @@ export class WorkspaceDoc {
   @ApiProperty({ format: 'date-time' }) created_at!: string;
 }
 
+const NEXT_CURSOR = { description: 'Pass as `cursor` for the next page; "" on the last page' };
+
 export class WorkspaceListDoc {
   @ApiProperty({ type: [WorkspaceDoc] }) workspaces!: WorkspaceDoc[];
+  @ApiProperty(NEXT_CURSOR) next_cursor!: string;
 }
 
 export class TaskDoc {
@@ -29,6 +32,7 @@ export class TaskDoc {
 
 export class TaskListDoc {
   @ApiProperty({ type: [TaskDoc] }) tasks!: TaskDoc[];
+  @ApiProperty(NEXT_CURSOR) next_cursor!: string;
 }
 
 export class SessionDoc {

@@ -7,6 +7,11 @@ export interface WorkspaceRow {
   created_at: Date;
 }
 
+/** A listed row carries its created_at at full (microsecond) precision, for keyset cursors. */
+export interface ListedWorkspaceRow extends WorkspaceRow {
+  created_at_key: string;
+}
+
 export interface TaskRow {
   id: string;
   workspace_id: string;
@@ -18,6 +23,10 @@ export interface TaskRow {
   /** The pending-action projection; absent on rows returned by writes (nothing blocks then). */
   task_pending_action?: string | null;
   primary_session_pending_action?: string | null;
+}
+
+export interface ListedTaskRow extends TaskRow {
+  created_at_key: string;
 }
 
 export interface SessionRow {

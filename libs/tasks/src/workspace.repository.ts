@@ -1,8 +1,10 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
+import type { CursorPosition } from '#common';
 import type { WorkspaceVisibility } from '#authorization';
 import { queryRow } from '#persistence';
-import type { WorkspaceRow } from './tasks.rows.js';
+import { KEYSET_INSTANT } from './keyset.sql.js';
+import type { ListedWorkspaceRow, WorkspaceRow } from './tasks.rows.js';
 
 const COLUMNS = ['id', 'name', 'owner_id', 'created_at'];
 
@@ -18,17 +20,23 @@ export class WorkspaceRepository {
     )) as WorkspaceRow;
   }
 
-  list(visibility: WorkspaceVisibility): Promise<WorkspaceRow[]> {
+  /** One page of the visible workspaces, oldest first (created_at, then id: the keyset order). */
+  list(visibility: WorkspaceVisibility, after: CursorPosition | undefined, limit: number): Promise<ListedWorkspaceRow[]> {
     const query = this.dataSource
       .createQueryBuilder()
-      .select(COLUMNS.map((column) => `w.${column}`))
+      .select([...COLUMNS.map((column) => `w.${column}`), `${KEYSET_INSTANT('w.created_at')} AS created_at_key`])
       .from('workspaces', 'w')
+      .where('TRUE')
       .orderBy('w.created_at', 'ASC')
-      .addOrderBy('w.id', 'ASC');
+      .addOrderBy('w.id', 'ASC')
+      .limit(limit);
     if (!visibility.all) {
       if (visibility.ids.length === 0) return Promise.resolve([]);
-      query.where('w.id = ANY(CAST(:ids AS text[]))', { ids: [...visibility.ids] });
+      query.andWhere('w.id = ANY(CAST(:ids AS text[]))', { ids: [...visibility.ids] });
     }
-    return query.getRawMany<WorkspaceRow>();
+    if (after) {
+      query.andWhere('(w.created_at, w.id) > (CAST(:afterAt AS timestamptz), CAST(:afterId AS text))', { afterAt: after.at, afterId: after.id });
+    }
+    return query.getRawMany<ListedWorkspaceRow>();
   }
 }

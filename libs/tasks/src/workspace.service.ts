@@ -1,9 +1,16 @@
 import { randomUUID } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
 import { AccessService, type Caller, callerReach } from '#authorization';
+import { type PageInput, pageOf, readPageRequest } from '#common';
 import { TasksError } from './tasks.errors.js';
 import type { WorkspaceRow } from './tasks.rows.js';
 import { WorkspaceRepository } from './workspace.repository.js';
+
+export interface WorkspacePage {
+  workspaces: WorkspaceRow[];
+  /** The cursor of the next page; "" on the last one. */
+  next_cursor: string;
+}
 
 @Injectable()
 export class WorkspaceService {
@@ -23,7 +30,11 @@ export class WorkspaceService {
     return this.workspaces.insert(randomUUID(), name, userId ?? ownerId ?? '');
   }
 
-  async list(caller: Caller): Promise<WorkspaceRow[]> {
-    return this.workspaces.list(await this.access.visibleWorkspaceIds(caller));
+  /** One page of the visible workspaces, oldest first; `limit` and `cursor` follow the one page rule (LIST_PAGE). */
+  async list(caller: Caller, input: PageInput): Promise<WorkspacePage> {
+    const { limit, after } = readPageRequest(input, TasksError.invalidArgument);
+    const rows = await this.workspaces.list(await this.access.visibleWorkspaceIds(caller), after, limit + 1);
+    const page = pageOf(rows, limit, (row) => ({ at: row.created_at_key, id: row.id }));
+    return { workspaces: page.rows, next_cursor: page.next_cursor };
   }
 }

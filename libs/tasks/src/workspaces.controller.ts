@@ -1,11 +1,11 @@
-import { Body, Controller, Get, Post } from '@nestjs/common';
+import { Body, Controller, Get, Post, Query } from '@nestjs/common';
 import { type Caller, CurrentCaller } from '#authorization';
 import { RateLimited, RateLimitKind } from '#rate-limit';
 import { CreateWorkspaceDto } from './tasks.dto.js';
 import { workspaceView } from './tasks.views.js';
 import { WorkspaceService } from './workspace.service.js';
 import { ApiCreatedResponse, ApiOkResponse, ApiTags } from '@nestjs/swagger';
-import { ApiCaller, ApiErrors, ApiJsonBody } from '#common';
+import { ApiCaller, ApiErrors, ApiJsonBody, PageQueryDto } from '#common';
 import { WorkspaceDoc, WorkspaceListDoc } from './tasks.openapi.js';
 
 @ApiTags('workspaces')
@@ -23,10 +23,11 @@ export class WorkspacesController {
   }
 
   @Get()
-  @ApiOkResponse({ type: WorkspaceListDoc, description: 'The workspaces the caller may see, oldest first' })
-  @ApiErrors(429)
+  @ApiOkResponse({ type: WorkspaceListDoc, description: 'One page of the workspaces the caller may see, oldest first' })
+  @ApiErrors(400, 429)
   @RateLimited(RateLimitKind.Lists)
-  async list(@CurrentCaller() caller: Caller) {
-    return { workspaces: (await this.workspaces.list(caller)).map(workspaceView) };
+  async list(@CurrentCaller() caller: Caller, @Query() query: PageQueryDto) {
+    const page = await this.workspaces.list(caller, { limit: query.limit, cursor: query.cursor });
+    return { workspaces: page.workspaces.map(workspaceView), next_cursor: page.next_cursor };
   }
 }

@@ -1,7 +1,7 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { Inject, Injectable } from '@nestjs/common';
 import { type Caller, callerReach } from '#authorization';
-import { decodeCursor, encodeCursor, unstorableTextReason } from '#common';
+import { encodeCursor, LIST_PAGE, readPageRequest, unstorableTextReason } from '#common';
 import { APP_CONFIG, type AppConfig } from '#config';
 import { WebhookDeliveryRepository } from './webhook-delivery.repository.js';
 import { type SubscriptionChange, WebhookSubscriptionRepository } from './webhook-subscription.repository.js';
@@ -13,8 +13,8 @@ import { WebhookError, WebhookErrorCode } from './webhooks.errors.js';
 export const MAX_SUBSCRIPTIONS_PER_WORKSPACE = 20;
 const MIN_SECRET_LENGTH = 16;
 const MAX_SECRET_LENGTH = 200;
-export const DEFAULT_DELIVERY_PAGE = 20;
-export const MAX_DELIVERY_PAGE = 100;
+export const DEFAULT_DELIVERY_PAGE = LIST_PAGE.defaultLimit;
+export const MAX_DELIVERY_PAGE = LIST_PAGE.maxLimit;
 
 export interface SubscriptionInput {
   url?: unknown;
@@ -190,12 +190,7 @@ export class WebhookSubscriptionService {
 
   /** The delivery log of a subscription, newest first. */
   async deliveryLog(caller: Caller, id: string, query: { cursor?: string; limit?: number }): Promise<DeliveryPage> {
-    const limit = query.limit ?? DEFAULT_DELIVERY_PAGE;
-    if (!Number.isInteger(limit) || limit < 1 || limit > MAX_DELIVERY_PAGE) {
-      throw WebhookError.invalid(`limit must be an integer from 1 to ${MAX_DELIVERY_PAGE}`);
-    }
-    const before = query.cursor ? decodeCursor(query.cursor) : undefined;
-    if (query.cursor && !before) throw WebhookError.invalid('cursor is invalid');
+    const { limit, after: before } = readPageRequest(query, WebhookError.invalid);
     await this.managed(caller, id);
     const rows = await this.deliveries.list(id, before, limit + 1);
     const page = rows.slice(0, limit);

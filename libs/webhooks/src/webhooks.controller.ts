@@ -1,10 +1,10 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post, Query } from '@nestjs/common';
 import { ApiOkResponse, ApiTags } from '@nestjs/swagger';
 import { type Caller, CurrentCaller } from '#authorization';
-import { ApiCaller, ApiErrors, ApiJsonBody } from '#common';
+import { ApiCaller, ApiErrors, ApiJsonBody, PageQueryDto } from '#common';
 import { RateLimited, RateLimitKind } from '#rate-limit';
 import { WebhookSubscriptionService } from './webhook-subscription.service.js';
-import { CreateWebhookDto, DeliveryLogQueryDto, UpdateWebhookDto } from './webhooks.dto.js';
+import { CreateWebhookDto, UpdateWebhookDto } from './webhooks.dto.js';
 
 /** Outbound webhooks of a workspace (issue 15): its owner's (or an admin's) to manage; anyone else gets 404. */
 @ApiTags('webhooks')
@@ -57,7 +57,7 @@ export class WebhooksController {
   @ApiOkResponse({ description: 'The delivery log, newest first, with a cursor' })
   @ApiErrors(400, 404, 429)
   @RateLimited(RateLimitKind.Lists)
-  deliveries(@CurrentCaller() caller: Caller, @Param('id') id: string, @Query() query: DeliveryLogQueryDto) {
+  deliveries(@CurrentCaller() caller: Caller, @Param('id') id: string, @Query() query: PageQueryDto) {
     return this.webhooks.deliveryLog(caller, id, query);
   }
 }

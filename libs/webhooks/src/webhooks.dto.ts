@@ -1,5 +1,4 @@
-import { Type } from 'class-transformer';
-import { IsArray, IsBoolean, IsIn, IsInt, IsOptional, IsString } from 'class-validator';
+import { IsArray, IsBoolean, IsIn, IsOptional, IsString } from 'class-validator';
 import { WEBHOOK_FORMATS } from './webhook.types.js';
 
 /** POST /api/v1/workspaces/:id/webhooks; the values' rules belong to WebhookSubscriptionService (one rule set for every surface). */
@@ -38,13 +37,3 @@ export class UpdateWebhookDto {
   enabled?: boolean;
 }
 
-export class DeliveryLogQueryDto {
-  @IsOptional()
-  @IsString()
-  cursor?: string;
-
-  @IsOptional()
-  @Type(() => Number)
-  @IsInt()
-  limit?: number;
-}

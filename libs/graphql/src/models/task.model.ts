@@ -1,4 +1,5 @@
-import { Field, ObjectType } from '@nestjs/graphql';
+import { Field, Int, ObjectType } from '@nestjs/graphql';
+import { PageInfoModel } from './pending-question.model.js';
 
 @ObjectType('Task')
 export class TaskModel {
@@ -21,4 +22,20 @@ export class WorkspaceModel {
   @Field() name!: string;
   @Field() ownerId!: string;
   @Field() createdAt!: string;
+}
+
+@ObjectType('TaskConnection')
+export class TaskConnectionModel {
+  // Priced once, by the page size on taskConnection.
+  @Field(() => [TaskModel]) nodes!: TaskModel[];
+  @Field(() => Int, { description: 'Tasks on this page' }) count!: number;
+  @Field(() => PageInfoModel) pageInfo!: PageInfoModel;
+}
+
+@ObjectType('WorkspaceConnection')
+export class WorkspaceConnectionModel {
+  // Priced once, by the page size on workspaceConnection.
+  @Field(() => [WorkspaceModel]) nodes!: WorkspaceModel[];
+  @Field(() => Int, { description: 'Workspaces on this page' }) count!: number;
+  @Field(() => PageInfoModel) pageInfo!: PageInfoModel;
 }
