@@ -11,6 +11,7 @@ import type { Surface } from './support/answer-clients.js';
 import { ANSWERS } from './support/answer-clients.js';
 import { type BenchApp, createUserWithToken, startBenchApp } from './support/app.js';
 import { captureWithParameters, claimTransaction, substitute } from './support/capture.js';
+import { CLAIM_STATEMENT } from './support/claim-statement.js';
 import type { Statement } from './support/captured-sql.js';
 import { type BenchServer, startBenchServer } from './support/database.js';
 import { envInt, fixed, median } from './support/env.js';
@@ -23,8 +24,13 @@ const PER_SLICE = envInt('BENCH_ANSWERS', 600);
 const CLIENTS = envInt('BENCH_CLIENTS', 16);
 const WARMUP = 100;
 
-type Scenario = 'raw' | Surface;
-const SCENARIOS: Scenario[] = ['raw', 'rest', 'graphql', 'mcp'];
+/** `raw`: the claim transaction replayed as the app sends it (named statements named); `raw-unnamed`: the same, every statement unnamed (planned per call). */
+type Scenario = 'raw' | 'raw-unnamed' | Surface;
+const SCENARIOS: Scenario[] = ['raw', 'raw-unnamed', 'rest', 'graphql', 'mcp'];
+const RAW_LABEL: Record<string, string> = {
+  raw: 'raw claim transaction, as the app sends it (pg, 16 connections)',
+  'raw-unnamed': 'raw claim transaction, every statement unnamed',
+};
 
 interface Captured {
   all: Statement[];
@@ -63,12 +69,45 @@ async function capture(bench: BenchApp, db: pg.Pool, token: string): Promise<Cap
 }
 
 /** The captured claim transaction for seeded bundle i: its ids in, fresh generated ids. */
-function replayFor(captured: Captured, i: number): Statement[] {
+function replayFor(captured: Captured, i: number, named = true): Statement[] {
   const ids = seededIds(i) as unknown as Record<string, string>;
   const map = new Map<string, string>();
   for (const [from, key] of captured.ids) map.set(from, ids[key]);
   for (const generated of captured.generated) map.set(generated, randomUUID());
-  return captured.claim.map((statement) => substitute(statement, map));
+  return captured.claim.map((statement) => {
+    const replayed = substitute(statement, map);
+    return named ? replayed : { sql: replayed.sql, parameters: replayed.parameters };
+  });
+}
+
+/**
+ * Planning of the claim statement when prepared, as `runNamed` sends it: the 1st, 6th and 7th
+ * execution of one prepared statement on fresh bundles (custom plans, then the generic plan).
+ */
+async function preparedClaimPlanning(db: pg.Pool, statementsFor: (k: number) => Statement[]): Promise<{ index: number; planning: number; execution: number; mode: string }[]> {
+  const client = await db.connect();
+  const runs: { index: number; planning: number; execution: number; mode: string }[] = [];
+  try {
+    const mode = (await client.query<{ plan_cache_mode: string }>('SHOW plan_cache_mode')).rows[0]?.plan_cache_mode ?? '?';
+    await client.query('BEGIN');
+    const claimOf = (k: number) => statementsFor(k).find((statement) => CLAIM_STATEMENT.test(statement.sql));
+    const first = claimOf(0);
+    if (!first) throw new Error('no claim statement among the captured ones');
+    await client.query(`PREPARE bench_claim AS ${first.sql}`);
+    const literal = (value: unknown) => (value === null || value === undefined ? 'NULL' : client.escapeLiteral(typeof value === 'string' ? value : JSON.stringify(value)));
+    for (let k = 0; k < 7; k++) {
+      const statement = claimOf(k);
+      if (!statement) throw new Error('no claim statement among the captured ones');
+      const explained = await client.query<{ 'QUERY PLAN': string }>(`EXPLAIN (ANALYZE) EXECUTE bench_claim(${statement.parameters.map(literal).join(', ')})`);
+      const text = explained.rows.map((row) => row['QUERY PLAN']).join('\n');
+      const time = (label: string) => Number(new RegExp(`${label} Time: ([\\d.]+) ms`).exec(text)?.[1] ?? Number.NaN);
+      if (k === 0 || k >= 5) runs.push({ index: k + 1, planning: time('Planning'), execution: time('Execution'), mode });
+    }
+  } finally {
+    await client.query('ROLLBACK');
+    client.release();
+  }
+  return runs;
 }
 
 export async function run(report: Report): Promise<void> {
@@ -95,10 +134,10 @@ export async function run(report: Report): Promise<void> {
     const slice = async (scenario: Scenario, n: number): Promise<number> => {
       const bundles = take(n);
       const response =
-        scenario === 'raw'
-          ? await load!.run({ op: 'raw', transactions: bundles.map((i) => replayFor(captured, i)), concurrency: CLIENTS })
+        scenario === 'raw' || scenario === 'raw-unnamed'
+          ? await load!.run({ op: 'raw', transactions: bundles.map((i) => replayFor(captured, i, scenario === 'raw')), concurrency: CLIENTS })
           : await load!.run({ op: 'throughput', surface: scenario, pendingIds: bundles.map((i) => seededIds(i).pendingId), concurrency: CLIENTS });
-      if (scenario === 'raw') rawBundles.push(...bundles);
+      if (scenario === 'raw' || scenario === 'raw-unnamed') rawBundles.push(...bundles);
       const won = response.outcomes.filter((outcome) => outcome.claimed).length;
       for (const outcome of response.outcomes) if (outcome.error) errors.push(outcome.error);
       if (won !== n) errors.push(`${scenario}: ${won} of ${n} answers won`);
@@ -133,12 +172,13 @@ export async function run(report: Report): Promise<void> {
         const text = explained.rows.map((row) => row['QUERY PLAN']).join('\n');
         const time = (label: string) => Number(new RegExp(`${label} Time: ([\\d.]+) ms`).exec(text)?.[1] ?? Number.NaN);
         plans.push(`| \`${statement.sql.trim().slice(0, 60).replace(/\s+/g, ' ')}…\` | ${fixed(time('Planning'))} | ${fixed(time('Execution'))} |`);
-        if (/^\s*WITH claimed AS/.test(statement.sql)) claimPlan = text;
+        if (CLAIM_STATEMENT.test(statement.sql)) claimPlan = text;
       }
     } finally {
       await client.query('ROLLBACK');
       client.release();
     }
+    const prepared = await preparedClaimPlanning(db, (k) => replayFor(captured, nextBundle + 1 + k));
 
     const med = (scenario: Scenario) => median(tps.get(scenario) ?? []);
     const perRound = (top: Scenario, bottom: Scenario) => (tps.get(top) ?? []).map((value, i) => value / ((tps.get(bottom) ?? [])[i]));
@@ -155,7 +195,7 @@ export async function run(report: Report): Promise<void> {
     report.table(
       ['scenario', 'answers/s (median of rounds)', 'range over rounds', 'per round'],
       SCENARIOS.map((scenario) => [
-        scenario === 'raw' ? 'raw claim transaction (pg, 16 connections)' : scenario.toUpperCase(),
+        RAW_LABEL[scenario] ?? scenario.toUpperCase(),
         med(scenario).toFixed(0),
         spread(scenario),
         (tps.get(scenario) ?? []).map((value) => value.toFixed(0)).join(', '),
@@ -167,6 +207,8 @@ export async function run(report: Report): Promise<void> {
       ['ratio (median of per-round ratios)', 'before (issue 11)', 'after', 'target', ''],
       [
         ['REST / raw claim tx', '0.16× (246/s vs 1,535 tps)', `${fixed(restRaw)}×`, '≥ 0.5×', ratioVerdict(restRaw, 0.5, false)],
+        ['REST / raw claim tx, every statement unnamed', '—', `${fixed(median(perRound('rest', 'raw-unnamed')))}×`, '—', ''],
+        ['raw claim tx as sent / unnamed', '—', `${fixed(median(perRound('raw', 'raw-unnamed')))}×`, '—', ''],
         ['GraphQL / REST', '1.06× (0.17× / 0.16×)', `${fixed(graphqlRest)}×`, '0.85–1.15×', graphqlRest >= 0.85 && graphqlRest <= 1.15 ? 'met' : '**MISSED**'],
         ['MCP / REST', '0.75× (0.12× / 0.16×)', `${fixed(mcpRest)}×`, '0.85–1.15×', mcpRest >= 0.85 && mcpRest <= 1.15 ? 'met' : '**MISSED**'],
       ],
@@ -179,11 +221,15 @@ export async function run(report: Report): Promise<void> {
     report.say();
     report.code(captured.all.map((statement, i) => `${i + 1}. ${statement.sql.trim().replace(/\s+/g, ' ').slice(0, 150)}`).join('\n'));
     report.say();
-    report.say('Planning vs execution of the claim transaction’s statements (EXPLAIN ANALYZE on a fresh bundle, rolled back; ms):');
+    report.say('Planning vs execution of the claim transaction’s statements, unnamed (EXPLAIN ANALYZE on a fresh bundle, rolled back; ms):');
     report.say();
     report.say('| statement | planning | execution |');
     report.say('|---|---:|---:|');
     for (const line of plans) report.say(line);
+    report.say();
+    report.say(
+      `The claim statement prepared (PREPARE, then EXPLAIN ANALYZE EXECUTE on fresh bundles in one rolled-back transaction; ms): ${prepared.map((run) => `execution ${run.index}: planning ${fixed(run.planning)}, execution ${fixed(run.execution)}`).join('; ')} — after PostgreSQL's five custom plans the cached generic plan is reused (plan_cache_mode ${prepared[0]?.mode ?? '?'}).`,
+    );
     report.say();
     report.say('<details><summary>EXPLAIN (ANALYZE, BUFFERS) of the claim statement</summary>');
     report.say();

@@ -131,7 +131,7 @@ async function headsStatement(set: Dataset, visibility: WorkspaceVisibility, cur
 
 /** What the service sends for one page, straight through pg: the heads query, then rowsOf the page. */
 async function rawPage(set: Dataset, heads: Statement): Promise<number> {
-  const result = await set.db.query<{ pending_id: string }>(heads.sql, heads.parameters);
+  const result = await set.db.query<{ pending_id: string }>({ name: heads.name, text: heads.sql, values: heads.parameters });
   const ids = result.rows.slice(0, PAGE).map((row) => row.pending_id);
   if (ids.length > 0) await set.db.query(set.rowsOf.sql, [ids]);
   return ids.length;

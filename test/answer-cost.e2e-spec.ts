@@ -114,6 +114,14 @@ describe('what one answer costs in statements and commits (issue 11)', () => {
       expect(lost.pool.length).toBeLessThanOrEqual(2);
     });
 
+    it('target 5: the token lookup, the bundle read and the claim transaction are named prepared statements (planned once per connection)', async () => {
+      const { pendingId } = await bundle();
+      const won = await capture.during(() => answer(pendingId));
+      expect(won.result.claimed).toBe(true);
+      const labels = won.named.map((name) => name.replace(/_[0-9a-f]{16}$/, ''));
+      expect(labels).toEqual(expect.arrayContaining(['active_token', 'authorized_bundle', 'claim_lock', 'claim']));
+    });
+
     it('a winner resumed through the webhook (claim, hand-off, finalize): ≤ 2 commits, ≤ 8 statements', async () => {
       const { pendingId } = await bundle({ resumeUrl: hookUrl });
       const won = await capture.during(() => answer(pendingId));

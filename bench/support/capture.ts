@@ -3,7 +3,7 @@ import { DataSource } from 'typeorm';
 import type { BenchApp } from './app.js';
 import type { Statement } from './captured-sql.js';
 
-/** Statements the process sends on its own (feed polls, lease heartbeats, sweeps), as in test/support/statements.ts. */
+/** Statements the process sends on its own (feed polls, lease heartbeats, sweeps, audit batches, webhook outbox), as in test/support/statements.ts. */
 const BACKGROUND = [
   /^\s*WITH horizon AS \(SELECT pg_snapshot_xmin/,
   /^\s*SELECT COALESCE\(\(SELECT MAX\(id\) FROM question_events/,
@@ -12,6 +12,11 @@ const BACKGROUND = [
   /^\s*DELETE FROM clarification_waiters w WHERE NOT/,
   /^\s*SELECT DISTINCT m\.metadata->>'pending_id' AS pending_id, m\.task_session_id AS session_id/,
   /command_receipts|decision_claims/,
+  /^\s*SELECT EXISTS \(SELECT 1 FROM clarification_deadlines WHERE due_at/,
+  /^\s*INSERT INTO clarification_audit \(attempt_id[^]*jsonb_to_recordset/,
+  /^\s*WITH gone AS \(DELETE FROM clarification_audit/,
+  /^\s*WITH picked AS \(\s*SELECT d\.id FROM webhook_deliveries/,
+  /^\s*DELETE FROM webhook_deliveries WHERE finished_at/,
 ];
 
 /**
@@ -31,7 +36,8 @@ export async function captureWithParameters<T>(bench: BenchApp, action: () => Pr
       const first = args[0];
       const sql = typeof first === 'string' ? first : ((first as { text?: string } | undefined)?.text ?? '');
       const parameters = Array.isArray(args[1]) ? (args[1] as unknown[]) : ((first as { values?: unknown[] } | undefined)?.values ?? []);
-      if (!BACKGROUND.some((pattern) => pattern.test(sql))) statements.push({ sql, parameters: [...parameters] });
+      const name = typeof first === 'string' ? undefined : (first as { name?: string } | undefined)?.name;
+      if (!BACKGROUND.some((pattern) => pattern.test(sql))) statements.push({ sql, parameters: [...parameters], ...(name ? { name } : {}) });
       return (original as (...a: unknown[]) => unknown).apply(client, args);
     };
   };
@@ -64,5 +70,5 @@ export function substitute(statement: Statement, ids: ReadonlyMap<string, string
     for (const [from, to] of ids) text = text.split(from).join(to);
     return text;
   };
-  return { sql: statement.sql, parameters: statement.parameters.map(rewrite) };
+  return { ...statement, parameters: statement.parameters.map(rewrite) };
 }

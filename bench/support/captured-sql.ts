@@ -4,11 +4,13 @@ import { PendingListRepository, type PendingListQuery } from '../../libs/clarifi
 export interface Statement {
   sql: string;
   parameters: unknown[];
+  /** The prepared statement's name, when the app sent it named (`runNamed`). */
+  name?: string;
 }
 
 /**
  * A view of the application's DataSource whose query runners record each statement instead of
- * running it (and answer with no rows). A PendingListRepository built on it produces exactly the SQL
+ * running it (and answer with no rows), whether sent through the runner or, named, on its client. A PendingListRepository built on it produces exactly the SQL
  * and parameters the live repository sends — whichever way it builds them (query builder or raw) —
  * without a hand-written copy that could drift from it.
  */
@@ -20,6 +22,14 @@ function recordingDataSource(dataSource: DataSource, statements: Statement[]): D
       statements.push({ sql, parameters: parameters ?? [] });
       return Promise.resolve(structured ? { records: [], raw: [] } : []);
     }) as QueryRunner['query'];
+    // A named statement (`runNamed`) goes to the runner's pg client instead.
+    const recordingClient = {
+      query: (config: { text: string; values?: unknown[]; name?: string }) => {
+        statements.push({ sql: config.text, parameters: config.values ?? [], ...(config.name ? { name: config.name } : {}) });
+        return Promise.resolve({ rows: [], rowCount: 0 });
+      },
+    };
+    runner.connect = (() => Promise.resolve(recordingClient)) as QueryRunner['connect'];
     return runner;
   };
   return recording;

@@ -6,6 +6,7 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import pg from 'pg';
 import { Answerer, type AnswerOutcome, runConcurrently, type Surface } from './answer-clients.js';
+import { CLAIM_STATEMENT } from './claim-statement.js';
 
 export interface WorkerSetup {
   baseUrl: string;
@@ -17,6 +18,8 @@ export interface WorkerSetup {
 export interface ReplayStatement {
   sql: string;
   parameters: unknown[];
+  /** The prepared statement's name the app sent it under, if any (replayed named too). */
+  name?: string;
 }
 
 export type LoadRequest =
@@ -53,8 +56,8 @@ async function handle(request: LoadRequest): Promise<LoadResponse> {
         try {
           let claimed = false;
           for (const statement of statements) {
-            const result = await client.query(statement.sql, statement.parameters);
-            if (/^\s*WITH claimed AS/.test(statement.sql)) claimed = (result.rowCount ?? 0) > 0;
+            const result = await client.query({ name: statement.name, text: statement.sql, values: statement.parameters });
+            if (CLAIM_STATEMENT.test(statement.sql)) claimed = (result.rowCount ?? 0) > 0;
           }
           outcomes.push({ claimed });
         } catch (error) {

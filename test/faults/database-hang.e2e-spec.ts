@@ -22,15 +22,16 @@ import { type Exit, killAllServers, logLines, type ServerProcess, withinLifetime
  */
 
 const HANG_MS = 15_000;
-const CONNECT_TIMEOUT_MS = Number(FAULT_ENV.DB_CONNECT_TIMEOUT_MS);
+/** A request waits for a pooled connection (the acquire bound, which also covers opening one it is handed) or opens one (the connect bound). */
+const ACQUIRE_OR_CONNECT_MS = Math.max(Number(FAULT_ENV.DB_CONNECT_TIMEOUT_MS), Number(FAULT_ENV.DB_POOL_ACQUIRE_TIMEOUT_MS));
 const STATEMENT_TIMEOUT_MS = 2_000;
 /** pg's client-side bound on a statement (DB_STATEMENT_TIMEOUT_MS + 1 s, data-source.factory.ts). */
 const CLIENT_STATEMENT_BOUND_MS = STATEMENT_TIMEOUT_MS + 1_000;
 /**
  * The longest a request may take on a hung database: a statement on a connection that stops
- * answering, then the ROLLBACK of its transaction on the same connection, and a connect — plus slack.
+ * answering, then the ROLLBACK of its transaction on the same connection, and getting a connection — plus slack.
  */
-const REQUEST_BOUND_MS = 2 * CLIENT_STATEMENT_BOUND_MS + CONNECT_TIMEOUT_MS + 2_000;
+const REQUEST_BOUND_MS = 2 * CLIENT_STATEMENT_BOUND_MS + ACQUIRE_OR_CONNECT_MS + 2_000;
 /** /readyz: a ping bounded at 2 s until the listener's probe (every 2 s, 1.5 s timeout) notices. */
 const READY_BOUND_MS = 4_000;
 const HEALTH_BOUND_MS = 1_000;

@@ -16,6 +16,8 @@ import { freePort, launchServer, logLines, type ServerProcess, stopServer, tempD
 export const FAULT_ADMIN_TOKEN = 'fault-admin-token-0123456789abcdef';
 export const POOL_SIZE = 6;
 const CONNECT_TIMEOUT_MS = 1_000;
+/** A request queued behind a full pool waits longer than a connect may take (issue 11: bursts are not outages). */
+const ACQUIRE_TIMEOUT_MS = 2_000;
 const LOAD_CLIENTS = 3;
 /** A blocked agent must outlive the longest fault: its bound is not what these tests are about. */
 const AGENT_WAIT_MS = 600_000;
@@ -26,6 +28,7 @@ export const FAULT_ENV: Record<string, string> = {
   LOG_LEVEL: 'info',
   DB_POOL_SIZE: String(POOL_SIZE),
   DB_CONNECT_TIMEOUT_MS: String(CONNECT_TIMEOUT_MS),
+  DB_POOL_ACQUIRE_TIMEOUT_MS: String(ACQUIRE_TIMEOUT_MS),
   WAIT_TIMEOUT_MS: String(AGENT_WAIT_MS),
   ASK_TIMEOUT_MS: String(AGENT_WAIT_MS),
 };

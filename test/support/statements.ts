@@ -29,6 +29,8 @@ export interface CapturedStatements<T> {
   pool: string[];
   /** Every statement TypeORM logged (what went through its query runners). */
   logger: string[];
+  /** The names of the statements sent as named prepared statements (`runNamed`), in order. */
+  named: string[];
 }
 
 /**
@@ -40,6 +42,7 @@ export function captureStatements(t: TestApp) {
   const pool = (dataSource.driver as unknown as { master: pg.Pool }).master;
   const viaPool: string[] = [];
   const viaLogger: string[] = [];
+  const named: string[] = [];
   let capturing = false;
   const wrapped = new WeakSet<object>();
   const onAcquire = (client: pg.PoolClient) => {
@@ -49,7 +52,11 @@ export function captureStatements(t: TestApp) {
     (client as unknown as { query: (...args: unknown[]) => unknown }).query = (...args: unknown[]) => {
       const first = args[0];
       const text = typeof first === 'string' ? first : ((first as { text?: string } | undefined)?.text ?? '');
-      if (capturing && !isBackground(text)) viaPool.push(text);
+      const name = typeof first === 'string' ? undefined : (first as { name?: string } | undefined)?.name;
+      if (capturing && !isBackground(text)) {
+        viaPool.push(text);
+        if (name) named.push(name);
+      }
       return original(...args);
     };
   };
@@ -64,10 +71,11 @@ export function captureStatements(t: TestApp) {
     async during<T>(action: () => Promise<T>): Promise<CapturedStatements<T>> {
       viaPool.length = 0;
       viaLogger.length = 0;
+      named.length = 0;
       capturing = true;
       try {
         const result = await action();
-        return { result, pool: [...viaPool], logger: [...viaLogger] };
+        return { result, pool: [...viaPool], logger: [...viaLogger], named: [...named] };
       } finally {
         capturing = false;
       }

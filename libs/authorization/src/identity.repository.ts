@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
-import { queryRow, queryRows } from '#persistence';
+import { queryRow, queryRows, runNamed } from '#persistence';
 import { REVOCATION_CHANNEL } from './caller-revocations.js';
 
 export interface UserRow {
@@ -73,8 +73,9 @@ export class IdentityRepository {
 
   /** A live token (its id and owner), recording its use (at most once a minute, to keep reads cheap). */
   async useActiveToken(tokenSha256: string): Promise<ActiveToken | undefined> {
-    return queryRow<ActiveToken>(
+    const [token] = await runNamed<ActiveToken>(
       this.dataSource,
+      'active_token',
       `WITH token AS (
          SELECT id, user_id FROM access_tokens WHERE token_sha256 = $1 AND revoked_at IS NULL
        ), touched AS (
@@ -85,6 +86,7 @@ export class IdentityRepository {
        SELECT id AS token_id, user_id FROM token`,
       [tokenSha256],
     );
+    return token;
   }
 
   /** Revokes a token, ends the browser sessions it opened and tells every process — in one statement. */

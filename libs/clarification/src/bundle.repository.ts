@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource, type EntityManager } from 'typeorm';
 import { type CallerReach, taskAccessibleBy } from '#authorization';
-import { queryRow, queryRows, type SqlExecutor } from '#persistence';
+import { queryRow, queryRows, runNamed, type SqlExecutor } from '#persistence';
 import {
   activeRow,
   bundleIsActive,
@@ -106,10 +106,11 @@ export class BundleRepository {
    */
   async findAuthorizedBundle(pendingId: string, reach: CallerReach): Promise<AuthorizedBundle> {
     const condition = reachCondition(reach);
-    const rows = await queryRows<
+    const rows = await runNamed<
       BundleRow & { session_state: string | null; session_resume_url: string | null; allowed: boolean; active: boolean | null; d2: string }
     >(
       this.dataSource,
+      'authorized_bundle',
       `WITH bundle AS (
          SELECT ${BUNDLE_COLUMNS}, s.state AS session_state, s.resume_url AS session_resume_url,
                 row_number() OVER (ORDER BY ${D2_ORDER}) AS d2

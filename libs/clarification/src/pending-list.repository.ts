@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { type WorkspaceVisibility } from '#authorization';
-import { queryRows } from '#persistence';
+import { queryRows, runNamed } from '#persistence';
 import { bundleIsActive, CLARIFICATION_REQUEST } from '#tasks';
 import { D2_ORDER } from './bundle.repository.js';
 import type { BundleRow } from './clarification.types.js';
@@ -74,17 +74,21 @@ export class PendingListRepository {
     const visibleIds = query.visibility.all ? null : [...query.visibility.ids];
     parameters.push(visibleIds);
     const keys = this.walkKeys(query);
+    // The two common statements are named (planned once per connection): their generic plans keep the
+    // ordered index walks (issue 11 target 5, docs/benchmarks.md); the rare re-walk below stays unnamed.
     if (keys === undefined) {
-      return queryRows<PendingBundleHead>(
+      return runNamed<PendingBundleHead>(
         this.dataSource,
+        'pending_heads',
         `SELECT ${HEAD_COLUMNS} FROM clarification_bundles b JOIN tasks t ON t.id = b.task_id
           WHERE ${INDEX_FILTERS} AND ${ROW_FILTERS} ORDER BY b.created_at, b.pending_id LIMIT $1`,
         parameters,
       );
     }
     parameters.push(keys);
-    const candidates = await queryRows<PendingBundleHead & { listed: boolean | null }>(
+    const candidates = await runNamed<PendingBundleHead & { listed: boolean | null }>(
       this.dataSource,
+      'pending_candidates',
       `SELECT b.pending_id, b.task_id, b.session_id, to_char(b.created_at AT TIME ZONE 'UTC', ${MICROS}) AS scan_key,
               (t.id IS NOT NULL AND ${ROW_FILTERS}) AS listed
          FROM (SELECT walked.* FROM unnest($7::text[]) AS walk(key)

@@ -7,6 +7,8 @@ describe('isDatabaseUnavailable (issue 9 §5: a lost database is a 503, never a 
     ['a connection terminated mid-statement', new Error('Connection terminated unexpectedly')],
     ['a query on a client whose connection failed', new Error('Client has encountered a connection error and is not queryable')],
     ['a query on a client the loss already closed', new Error('Client was closed and is not queryable')],
+    ['a pool wait past DB_POOL_ACQUIRE_TIMEOUT_MS', new Error('timeout exceeded when trying to connect')],
+    ['a connection not opened within DB_CONNECT_TIMEOUT_MS', new Error('timeout expired')],
     ['a driver error wrapped by TypeORM', { message: 'query failed', driverError: Object.assign(new Error('x'), { code: '57P03' }) }],
   ])('%s', (_, error) => {
     expect(isDatabaseUnavailable(error)).toBe(true);

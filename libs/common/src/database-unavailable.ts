@@ -5,6 +5,8 @@ const UNAVAILABLE_SQLSTATES = new Set(['57P01', '57P02', '57P03', '53300', '5701
 const UNAVAILABLE_MESSAGES = [
   /connection terminated/i,
   /timeout exceeded when trying to connect/i,
+  // pg's Client giving up on opening a connection (the pool's clients carry DB_CONNECT_TIMEOUT_MS themselves)
+  /^timeout expired$/i,
   /query read timeout/i,
   /connection timeout/i,
   /client has encountered a connection error/i,

@@ -310,6 +310,16 @@ describe('loadConfig', () => {
       expect(configError({ HEADERS_TIMEOUT_MS: '40000' }).variable).toBe('HEADERS_TIMEOUT_MS');
     });
 
+    it('DB_POOL_ACQUIRE_TIMEOUT_MS is at least DB_CONNECT_TIMEOUT_MS (opening a connection keeps its own bound)', () => {
+      const error = configError({ DB_CONNECT_TIMEOUT_MS: '5000', DB_POOL_ACQUIRE_TIMEOUT_MS: '2000' });
+      expect(error.variable).toBe('DB_POOL_ACQUIRE_TIMEOUT_MS');
+      expect(error.message).toBe('Invalid configuration: DB_POOL_ACQUIRE_TIMEOUT_MS must be at least DB_CONNECT_TIMEOUT_MS (5000)');
+      expect(configError({ DB_POOL_ACQUIRE_TIMEOUT_MS: '10ms' }).variable).toBe('DB_POOL_ACQUIRE_TIMEOUT_MS');
+      expect(loadConfig({})).toMatchObject({ dbConnectTimeoutMs: 3_000, dbPoolAcquireTimeoutMs: 10_000 });
+      expect(loadConfig({ DB_CONNECT_TIMEOUT_MS: '20000' }).dbPoolAcquireTimeoutMs).toBe(20_000);
+      expect(loadConfig({ DB_CONNECT_TIMEOUT_MS: '1000', DB_POOL_ACQUIRE_TIMEOUT_MS: '1000' }).dbPoolAcquireTimeoutMs).toBe(1_000);
+    });
+
     it('BROWSER_SESSION_IDLE_TIMEOUT_MS may not exceed BROWSER_SESSION_MAX_AGE_MS', () => {
       const error = configError({ BROWSER_SESSION_IDLE_TIMEOUT_MS: '7200000', BROWSER_SESSION_MAX_AGE_MS: '3600000' });
       expect(error.variable).toBe('BROWSER_SESSION_IDLE_TIMEOUT_MS');

@@ -28,6 +28,11 @@ export interface AppConfig {
   dbPoolSize: number;
   /** Bound on opening a database connection; beyond it the request fails with 503. */
   dbConnectTimeoutMs: number;
+  /**
+   * Bound on waiting for a free pooled connection when all are in use (a burst); beyond it the request
+   * fails with 503. At least DB_CONNECT_TIMEOUT_MS: opening a connection keeps its own, shorter bound.
+   */
+  dbPoolAcquireTimeoutMs: number;
   /** Bound on one SQL statement (server side, and client side for a database that stopped answering). */
   dbStatementTimeoutMs: number;
   /** A transaction left idle this long is ended by PostgreSQL (its locks released). */
@@ -252,6 +257,15 @@ function readAdminToken(env: Env): string | undefined {
   return raw;
 }
 
+function readPoolTimeouts(env: Env): { dbConnectTimeoutMs: number; dbPoolAcquireTimeoutMs: number } {
+  const dbConnectTimeoutMs = readInteger(env, 'DB_CONNECT_TIMEOUT_MS', 3_000, 100, 10 * 60_000);
+  const dbPoolAcquireTimeoutMs = readInteger(env, 'DB_POOL_ACQUIRE_TIMEOUT_MS', Math.max(10_000, dbConnectTimeoutMs), 100, 10 * 60_000);
+  if (dbPoolAcquireTimeoutMs < dbConnectTimeoutMs) {
+    throw new ConfigError('DB_POOL_ACQUIRE_TIMEOUT_MS', `must be at least DB_CONNECT_TIMEOUT_MS (${dbConnectTimeoutMs})`);
+  }
+  return { dbConnectTimeoutMs, dbPoolAcquireTimeoutMs };
+}
+
 function readLease(env: Env): { leaseTtlMs: number; leaseHeartbeatMs: number } {
   const leaseTtlMs = readInteger(env, 'LEASE_TTL_MS', 30_000, 1_000, HOUR);
   const leaseHeartbeatMs = readInteger(env, 'LEASE_HEARTBEAT_MS', 5_000, 100, HOUR);
@@ -280,7 +294,7 @@ export function loadConfig(env: Env = process.env): AppConfig {
     resumeTimeoutMs: readInteger(env, 'RESUME_TIMEOUT_MS', 30_000, 1, HOUR),
     deliveryConfirmTimeoutMs: readInteger(env, 'DELIVERY_CONFIRM_TIMEOUT_MS', 5_000, 1, HOUR),
     dbPoolSize: readInteger(env, 'DB_POOL_SIZE', 20, 2, 1000),
-    dbConnectTimeoutMs: readInteger(env, 'DB_CONNECT_TIMEOUT_MS', 3_000, 100, 10 * 60_000),
+    ...readPoolTimeouts(env),
     dbStatementTimeoutMs: readInteger(env, 'DB_STATEMENT_TIMEOUT_MS', 15_000, 100, HOUR),
     dbIdleInTransactionTimeoutMs: readInteger(env, 'DB_IDLE_IN_TRANSACTION_TIMEOUT_MS', 15_000, 100, HOUR),
     ...readLease(env),

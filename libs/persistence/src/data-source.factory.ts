@@ -1,9 +1,12 @@
+import pg from 'pg';
 import { DataSource } from 'typeorm';
 import { MIGRATIONS } from '../../../migrations/index.js';
 
 export interface PoolOptions {
   poolSize: number;
   connectTimeoutMs: number;
+  /** Bound on waiting for a free pooled connection (a burst), separate from opening one. */
+  acquireTimeoutMs: number;
   statementTimeoutMs: number;
   idleInTransactionTimeoutMs: number;
 }
@@ -11,6 +14,7 @@ export interface PoolOptions {
 export const DEFAULT_POOL_OPTIONS: PoolOptions = {
   poolSize: 20,
   connectTimeoutMs: 3_000,
+  acquireTimeoutMs: 10_000,
   statementTimeoutMs: 15_000,
   idleInTransactionTimeoutMs: 15_000,
 };
@@ -32,6 +36,20 @@ export function connectionSettings(options: PoolOptions) {
   };
 }
 
+/**
+ * pg's pool has one `connectionTimeoutMillis` for two waits: for a free client when all are in use, and
+ * for opening a new one. The pool gets the acquire bound, and each client it opens carries the connect
+ * bound itself (pg's Client enforces its own `connectionTimeoutMillis`), so a burst may queue longer
+ * than a dead database takes to be noticed.
+ */
+function clientConnectingWithin(connectTimeoutMs: number): typeof pg.Client {
+  return class BoundedConnectClient extends pg.Client {
+    constructor(config?: string | pg.ClientConfig) {
+      super({ ...(typeof config === 'string' ? { connectionString: config } : config), connectionTimeoutMillis: connectTimeoutMs });
+    }
+  };
+}
+
 export function createDataSource(url: string, options: PoolOptions = DEFAULT_POOL_OPTIONS): DataSource {
   return new DataSource({
     type: 'postgres',
@@ -39,7 +57,12 @@ export function createDataSource(url: string, options: PoolOptions = DEFAULT_POO
     synchronize: false,
     migrations: MIGRATIONS,
     migrationsTransactionMode: 'each',
-    extra: { max: options.poolSize, ...connectionSettings(options) },
+    extra: {
+      max: options.poolSize,
+      ...connectionSettings(options),
+      connectionTimeoutMillis: options.acquireTimeoutMs,
+      Client: clientConnectingWithin(options.connectTimeoutMs),
+    },
     logging: false,
   });
 }

@@ -50,6 +50,7 @@ export class Database {
     const poolOptions: PoolOptions = {
       poolSize: options.poolSize ?? DEFAULT_POOL_OPTIONS.poolSize,
       connectTimeoutMs: options.connectTimeoutMs ?? DEFAULT_POOL_OPTIONS.connectTimeoutMs,
+      acquireTimeoutMs: options.acquireTimeoutMs ?? DEFAULT_POOL_OPTIONS.acquireTimeoutMs,
       statementTimeoutMs: options.statementTimeoutMs ?? DEFAULT_POOL_OPTIONS.statementTimeoutMs,
       idleInTransactionTimeoutMs: options.idleInTransactionTimeoutMs ?? DEFAULT_POOL_OPTIONS.idleInTransactionTimeoutMs,
     };

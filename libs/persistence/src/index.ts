@@ -8,3 +8,4 @@ export * from './database-listener.js';
 export * from './process-lease.js';
 export * from './process-lease.repository.js';
 export * from './database-availability.js';
+export * from './named-statement.js';

@@ -32,6 +32,7 @@ import { ProcessLeaseRepository } from './process-lease.repository.js';
           dataDir: config.dataDir,
           poolSize: config.dbPoolSize,
           connectTimeoutMs: config.dbConnectTimeoutMs,
+          acquireTimeoutMs: config.dbPoolAcquireTimeoutMs,
           statementTimeoutMs: config.dbStatementTimeoutMs,
           idleInTransactionTimeoutMs: config.dbIdleInTransactionTimeoutMs,
         }),
