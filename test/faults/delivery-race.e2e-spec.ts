@@ -19,6 +19,9 @@ import { ANSWERS, isRetryable, type Outcome, type Submission, submit, type Surfa
 import { flaky, refuse, type Responder, slow, startWebhookReceiver, type WebhookReceiver } from '../support/webhook-receiver.js';
 
 const RESUME_TIMEOUT_MS = 3_000;
+/** findBundle as a plain function (the original, bound to its repository). */
+type FindBundle = (...args: Parameters<BundleRepository['findBundle']>) => ReturnType<BundleRepository['findBundle']>;
+const CONFIG = { authMode: 'enabled', resumeTimeoutMs: RESUME_TIMEOUT_MS, deliveryConfirmTimeoutMs: 2_000, ...QUIET_LEASE } as const;
 
 describe('issue 9 §1b: the three-surface race against a refusing, a slow and a flaky resume webhook', () => {
   let t: TestApp;
@@ -28,7 +31,7 @@ describe('issue 9 §1b: the three-surface race against a refusing, a slow and a 
   const wins: Record<string, Record<Surface | 'none', number>> = {};
 
   beforeAll(async () => {
-    t = await startApp({ config: { authMode: 'enabled', resumeTimeoutMs: RESUME_TIMEOUT_MS, deliveryConfirmTimeoutMs: 2_000, ...QUIET_LEASE } });
+    t = await startApp({ config: CONFIG });
     token = (await createUser(t, 'racer')).token;
     mcp = await connectMcp(t.baseUrl, { bearer: token });
   });
@@ -44,6 +47,44 @@ describe('issue 9 §1b: the three-surface race against a refusing, a slow and a 
     const started = await startWebhookReceiver(respond);
     receivers.push(started);
     return started;
+  }
+
+  /**
+   * A second replica on the same database, with every claim of both held until two have arrived:
+   * answers to one bundle in one process wait for that process's claim (test/loser-coalescing), so two
+   * claims reach the database one after the other only from two processes.
+   */
+  async function replicaWithClaimBarrier(): Promise<{ replica: TestApp; restore: () => Promise<void> }> {
+    const replica = await startApp({ databaseUrl: t.databaseUrl, config: CONFIG });
+    let arrived = 0;
+    let bothArrived!: () => void;
+    const barrier = new Promise<void>((resolve) => (bothArrived = resolve));
+    const repositories = [t, replica].map((app) => app.app.get(ClaimRepository));
+    for (const claims of repositories) {
+      const claim = claims.completeActiveBundle.bind(claims);
+      claims.completeActiveBundle = async (...args) => {
+        arrived += 1;
+        if (arrived === 2) bothArrived();
+        await barrier;
+        return claim(...args);
+      };
+    }
+    return {
+      replica,
+      restore: async () => {
+        for (const claims of repositories) delete (claims as Partial<ClaimRepository>).completeActiveBundle;
+        await replica.close();
+      },
+    };
+  }
+
+  /** Patches findBundle on both replicas with `slowRead` (given the original read). */
+  function slowBundleReads(apps: TestApp[], slowRead: (read: FindBundle) => FindBundle): () => void {
+    const repositories = apps.map((app) => app.app.get(BundleRepository));
+    for (const bundles of repositories) bundles.findBundle = slowRead(bundles.findBundle.bind(bundles));
+    return () => {
+      for (const bundles of repositories) delete (bundles as Partial<BundleRepository>).findBundle;
+    };
   }
 
   async function round(webhook: WebhookReceiver, index: number, rejecter?: Surface): Promise<{ winner: Surface | undefined; pendingId: string }> {
@@ -114,34 +155,21 @@ describe('issue 9 §1b: the three-surface race against a refusing, a slow and a 
       .send({ session_id: fixture.sessionId, questions: TWO_QUESTIONS })
       .expect(200);
     const pendingId = asked.body.pending_id as string;
-    const claims = t.app.get(ClaimRepository);
-    const bundles = t.app.get(BundleRepository);
-    const claim = claims.completeActiveBundle.bind(claims);
-    const read = bundles.findBundle.bind(bundles);
     // Scheduling made explicit: both callers pass their authorizing read before either claims…
-    let arrived = 0;
-    let bothArrived!: () => void;
-    const barrier = new Promise<void>((resolve) => (bothArrived = resolve));
-    claims.completeActiveBundle = async (...args) => {
-      arrived += 1;
-      if (arrived === 2) bothArrived();
-      await barrier;
-      return claim(...args);
-    };
+    const { replica, restore } = await replicaWithClaimBarrier();
     // …and the loser is slow: its one re-read runs only once the winner's rollback has committed.
     let slowed = false;
-    bundles.findBundle = async (id, ...rest) => {
+    const unslow = slowBundleReads([t, replica], (read) => async (id, ...rest) => {
       if (id === pendingId && !slowed) {
         slowed = true;
         await eventually(async () => (isRestored(await rowsOf(t.db, pendingId)) ? true : undefined), 5_000, 'the winner rolled back');
       }
       return read(id, ...rest);
-    };
+    });
     try {
-      const client = { baseUrl: t.baseUrl, token, mcp };
       const outcomes = await Promise.all([
-        submit('rest', client, pendingId, { kind: 'answer', answers: ANSWERS.rest }),
-        submit('graphql', client, pendingId, { kind: 'answer', answers: ANSWERS.graphql }),
+        submit('rest', { baseUrl: t.baseUrl, token, mcp }, pendingId, { kind: 'answer', answers: ANSWERS.rest }),
+        submit('graphql', { baseUrl: replica.baseUrl, token, mcp }, pendingId, { kind: 'answer', answers: ANSWERS.graphql }),
       ]);
       expect(slowed).toBe(true);
       expect(outcomes.filter((outcome) => !isRetryable(outcome))).toEqual([]);
@@ -150,8 +178,8 @@ describe('issue 9 §1b: the three-surface race against a refusing, a slow and a 
       expect(isRestored(await rowsOf(t.db, pendingId))).toBe(true);
       expect(await isActive(t.db, pendingId)).toBe(true);
     } finally {
-      delete (claims as Partial<ClaimRepository>).completeActiveBundle;
-      delete (bundles as Partial<BundleRepository>).findBundle;
+      unslow();
+      await restore();
     }
   });
 
@@ -164,24 +192,12 @@ describe('issue 9 §1b: the three-surface race against a refusing, a slow and a 
       .send({ session_id: fixture.sessionId, questions: TWO_QUESTIONS })
       .expect(200);
     const pendingId = asked.body.pending_id as string;
-    const claims = t.app.get(ClaimRepository);
-    const bundles = t.app.get(BundleRepository);
-    const claim = claims.completeActiveBundle.bind(claims);
-    const read = bundles.findBundle.bind(bundles);
-    let arrived = 0;
-    let bothArrived!: () => void;
-    const barrier = new Promise<void>((resolve) => (bothArrived = resolve));
-    claims.completeActiveBundle = async (...args) => {
-      arrived += 1;
-      if (arrived === 2) bothArrived();
-      await barrier;
-      return claim(...args);
-    };
+    const { replica, restore } = await replicaWithClaimBarrier();
     // The loser reads the bundle pending again (the winner was rolled back), then stalls while a rejection wins.
     let loserRead!: () => void;
     const readDone = new Promise<void>((resolve) => (loserRead = resolve));
     let stalled = false;
-    bundles.findBundle = async (id, ...rest) => {
+    const unslow = slowBundleReads([t, replica], (read) => async (id, ...rest) => {
       if (id !== pendingId || stalled) return read(id, ...rest);
       stalled = true;
       await eventually(async () => (isRestored(await rowsOf(t.db, pendingId)) ? true : undefined), 5_000, 'the winner rolled back');
@@ -189,23 +205,22 @@ describe('issue 9 §1b: the three-surface race against a refusing, a slow and a 
       loserRead();
       await eventually(async () => ((await rowsOf(t.db, pendingId))[0]?.status === 'rejected' ? true : undefined), 5_000, 'the rejection');
       return rows;
-    };
+    });
     try {
-      const client = { baseUrl: t.baseUrl, token, mcp };
       const racing = Promise.all([
-        submit('rest', client, pendingId, { kind: 'answer', answers: ANSWERS.rest }),
-        submit('graphql', client, pendingId, { kind: 'answer', answers: ANSWERS.graphql }),
+        submit('rest', { baseUrl: t.baseUrl, token, mcp }, pendingId, { kind: 'answer', answers: ANSWERS.rest }),
+        submit('graphql', { baseUrl: replica.baseUrl, token, mcp }, pendingId, { kind: 'answer', answers: ANSWERS.graphql }),
       ]);
       await readDone;
-      const rejection = await submit('mcp', client, pendingId, { kind: 'reject', reason: 'not needed' });
+      const rejection = await submit('mcp', { baseUrl: t.baseUrl, token, mcp }, pendingId, { kind: 'reject', reason: 'not needed' });
       expect(rejection).toMatchObject({ kind: 'resolved', envelope: { claimed: true, status: 'rejected' } });
       const outcomes = await racing;
       const told = outcomes.filter((outcome) => outcome.kind === 'resolved');
       expect(told).toEqual([{ kind: 'resolved', envelope: { claimed: false, status: 'rejected', response: { answers: [], rejected: true, reject_reason: '' } } }]);
       expect(outcomes.filter((outcome) => outcome.kind === 'error').every(isRetryable)).toBe(true);
     } finally {
-      delete (claims as Partial<ClaimRepository>).completeActiveBundle;
-      delete (bundles as Partial<BundleRepository>).findBundle;
+      unslow();
+      await restore();
     }
   });
 });
