@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
+import { keysetInstantSql } from '#common';
 import { queryRows } from '#persistence';
 import type { AuditEntry, AuditOutcome } from './audit.types.js';
 import type { ResolutionSurface } from './resolve-bundle.service.js';
@@ -20,7 +21,6 @@ export interface AuditRow {
   position: string;
 }
 
-const MICROS = `'YYYY-MM-DD"T"HH24:MI:SS.US"Z"'`;
 
 /**
  * `clarification_audit`: resolution attempts, written after their outcome is known — never read
@@ -57,7 +57,7 @@ export class AuditRepository {
     return queryRows<AuditRow>(
       this.dataSource,
       `SELECT id::text AS id, pending_id, outcome, surface, caller_kind, caller_user_id, caller_name, rejected, reject_reason, detail, at,
-              to_char(at AT TIME ZONE 'UTC', ${MICROS}) AS position
+              ${keysetInstantSql('at')} AS position
          FROM clarification_audit
         WHERE pending_id = $1 AND ($2::timestamptz IS NULL OR (at, id) > ($2::timestamptz, $3::bigint))
         ORDER BY at, id LIMIT $4`,

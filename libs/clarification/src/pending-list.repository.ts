@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
+import { keysetInstantSql } from '#common';
 import { type WorkspaceVisibility } from '#authorization';
 import { queryRows, runNamed } from '#persistence';
 import { bundleIsActive, CLARIFICATION_REQUEST } from '#tasks';
@@ -24,7 +25,6 @@ export interface PendingBundleHead {
 
 /** Up to this many visibility keys, the page merges one index walk per key; beyond, one walk filters. */
 const MAX_KEY_WALKS = 32;
-const MICROS = `'YYYY-MM-DD"T"HH24:MI:SS.US"Z"'`;
 
 /** What the bundle index answers by itself: its partial-index predicate, the created_since bound, the keyset position. */
 const INDEX_FILTERS = `b.active AND b.task_id <> ''
@@ -49,7 +49,7 @@ const ROW_FILTERS = `($2::text IS NULL OR t.workspace_id = $2)
                        WHERE l16.metadata->>'pending_id' = b.pending_id AND l16.type = '${CLARIFICATION_REQUEST}'
                          AND COALESCE(l16.metadata->>'question_id', '') = '')`;
 
-const HEAD_COLUMNS = `b.pending_id, b.task_id, b.session_id, b.created_at, to_char(b.created_at AT TIME ZONE 'UTC', ${MICROS}) AS scan_key`;
+const HEAD_COLUMNS = `b.pending_id, b.task_id, b.session_id, b.created_at, ${keysetInstantSql('b.created_at')} AS scan_key`;
 
 /**
  * The pending list as a keyset walk of the bundle index (`clarification_bundles`, one row per bundle,
@@ -89,7 +89,7 @@ export class PendingListRepository {
     const candidates = await runNamed<PendingBundleHead & { listed: boolean | null }>(
       this.dataSource,
       'pending_candidates',
-      `SELECT b.pending_id, b.task_id, b.session_id, to_char(b.created_at AT TIME ZONE 'UTC', ${MICROS}) AS scan_key,
+      `SELECT b.pending_id, b.task_id, b.session_id, ${keysetInstantSql('b.created_at')} AS scan_key,
               (t.id IS NOT NULL AND ${ROW_FILTERS}) AS listed
          FROM (SELECT walked.* FROM unnest($7::text[]) AS walk(key)
                 CROSS JOIN LATERAL (

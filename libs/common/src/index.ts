@@ -10,6 +10,7 @@ export * from './uniform-errors.adapter.js';
 export * from './database-unavailable.js';
 export * from './fault-point.js';
 export * from './page-request.js';
+export * from './keyset.sql.js';
 export * from './page-query.dto.js';
 export * from './input-limits.js';
 export * from './storable-text.js';

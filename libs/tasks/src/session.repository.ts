@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
+import { keysetInstantSql } from '#common';
 import { queryRow, queryRows, type SqlExecutor } from '#persistence';
 import type { SessionState } from './session-state.js';
 import type { MessageRow, SessionRow, TurnRow } from './tasks.rows.js';
@@ -7,7 +8,7 @@ import type { MessageRow, SessionRow, TurnRow } from './tasks.rows.js';
 const SESSION_COLUMNS = 'id, task_id, state, resume_url, created_at, updated_at';
 const TURN_COLUMNS = 'id, task_session_id, task_id, started_at, completed_at, metadata, created_at';
 const MESSAGE_COLUMNS = `id, task_session_id, task_id, turn_id, author_type, type, content, requests_input, metadata,
-  created_at, updated_at, to_char(created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') AS created_at_key`;
+  created_at, updated_at, ${keysetInstantSql('created_at')} AS created_at_key`;
 
 export interface LockedSession extends SessionRow {
   task_archived: boolean;

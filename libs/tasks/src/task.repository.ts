@@ -1,10 +1,9 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
-import type { CursorPosition } from '#common';
+import { type CursorPosition, keysetInstantSql } from '#common';
 import { taskVisibilityCondition, type WorkspaceVisibility } from '#authorization';
 import { queryRow, type SqlExecutor } from '#persistence';
 import { sessionHasActiveBundle } from './activeness.sql.js';
-import { KEYSET_INSTANT } from './keyset.sql.js';
 import type { ListedTaskRow, TaskRow } from './tasks.rows.js';
 
 const COLUMNS = ['id', 'workspace_id', 'title', 'state', 'archived_at', 'created_at', 'updated_at'];
@@ -55,7 +54,7 @@ export class TaskRepository {
     const visible = taskVisibilityCondition('t', filter.visibility);
     const query = this.dataSource
       .createQueryBuilder()
-      .select([...PROJECTED_COLUMNS, `${KEYSET_INSTANT('t.created_at')} AS created_at_key`])
+      .select([...PROJECTED_COLUMNS, `${keysetInstantSql('t.created_at')} AS created_at_key`])
       .from('tasks', 't')
       .where(visible.sql, visible.parameters)
       .orderBy('t.created_at', 'ASC')

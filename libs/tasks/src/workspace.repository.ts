@@ -1,9 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
-import type { CursorPosition } from '#common';
+import { type CursorPosition, keysetInstantSql } from '#common';
 import type { WorkspaceVisibility } from '#authorization';
 import { queryRow } from '#persistence';
-import { KEYSET_INSTANT } from './keyset.sql.js';
 import type { ListedWorkspaceRow, WorkspaceRow } from './tasks.rows.js';
 
 const COLUMNS = ['id', 'name', 'owner_id', 'created_at'];
@@ -24,7 +23,7 @@ export class WorkspaceRepository {
   list(visibility: WorkspaceVisibility, after: CursorPosition | undefined, limit: number): Promise<ListedWorkspaceRow[]> {
     const query = this.dataSource
       .createQueryBuilder()
-      .select([...COLUMNS.map((column) => `w.${column}`), `${KEYSET_INSTANT('w.created_at')} AS created_at_key`])
+      .select([...COLUMNS.map((column) => `w.${column}`), `${keysetInstantSql('w.created_at')} AS created_at_key`])
       .from('workspaces', 'w')
       .where('TRUE')
       .orderBy('w.created_at', 'ASC')

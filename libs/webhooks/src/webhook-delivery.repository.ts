@@ -1,10 +1,10 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
+import { keysetInstantSql } from '#common';
 import { queryRow, queryRows } from '#persistence';
 import type { OutgoingDelivery } from './webhook-payload.js';
 import { type DeliveryAttempt, type DeliveryRow, DeliveryState, SubscriptionStatus } from './webhook.types.js';
 
-const MICROS = `'YYYY-MM-DD"T"HH24:MI:SS.US"Z"'`;
 
 export interface AttemptFailure {
   statusCode: number | null;
@@ -151,7 +151,7 @@ export class WebhookDeliveryRepository {
     return queryRows<DeliveryRow>(
       this.dataSource,
       `SELECT id, subscription_id, workspace_id, event_id::text AS event_id, event_type, pending_id, state, attempts, next_attempt_at,
-              last_status_code, last_error, history, created_at, finished_at, to_char(created_at AT TIME ZONE 'UTC', ${MICROS}) AS position
+              last_status_code, last_error, history, created_at, finished_at, ${keysetInstantSql('created_at')} AS position
          FROM webhook_deliveries
         WHERE subscription_id = $1 AND ($2::timestamptz IS NULL OR (created_at, id) < ($2::timestamptz, $3::text))
         ORDER BY created_at DESC, id DESC LIMIT $4`,
