@@ -21,7 +21,6 @@ export interface AuditRow {
   position: string;
 }
 
-
 /**
  * `clarification_audit`: resolution attempts, written after their outcome is known — never read
  * by the claim, which decides from the message rows alone (spec P1).

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import type { Caller } from '#authorization';
-import { decodeCursor, encodeCursor, LIST_PAGE, pageLimit } from '#common';
+import { LIST_PAGE, pageOf, type PageRequest, readPageRequest } from '#common';
 import { AuditRecorder } from './audit.recorder.js';
 import { AuditRepository, type AuditRow } from './audit.repository.js';
 import type { AuditAttemptView, AuditPage } from './audit.types.js';
@@ -15,18 +15,11 @@ export interface AuditQuery {
   limit?: number;
 }
 
-/** The one page rule (LIST_PAGE); the cursor is checked on its own, its id being the row's number. */
-function pageSize(limit: number | undefined): number {
-  const size = pageLimit(limit);
-  if (size === undefined) throw ClarificationError.validation(`limit must be an integer from 1 to ${MAX_AUDIT_LIMIT}`);
-  return size;
-}
-
-function position(cursor: string | undefined): { at: string; id: string } | undefined {
-  if (cursor === undefined || cursor === '') return undefined;
-  const decoded = decodeCursor(cursor);
-  if (!decoded || !/^\d{1,18}$/.test(decoded.id)) throw ClarificationError.validation('cursor is invalid');
-  return decoded;
+/** The one page rule (LIST_PAGE); a cursor's id must also be a row's number. */
+function pageRequest(query: AuditQuery): PageRequest {
+  const request = readPageRequest(query, ClarificationError.validation);
+  if (request.after && !/^\d{1,18}$/.test(request.after.id)) throw ClarificationError.validation('cursor is invalid');
+  return request;
 }
 
 function attemptView(row: AuditRow): AuditAttemptView {
@@ -53,16 +46,11 @@ export class AuditService {
   ) {}
 
   async list(caller: Caller, pendingId: string, query: AuditQuery): Promise<AuditPage> {
-    const limit = pageSize(query.limit);
-    const after = position(query.cursor);
+    const { limit, after } = pageRequest(query);
     await this.clarifications.authorizeBundle(caller, pendingId);
     await this.recorder.flush();
     const rows = await this.audit.list(pendingId, after, limit + 1);
-    const page = rows.slice(0, limit);
-    const last = page[page.length - 1];
-    return {
-      attempts: page.map(attemptView),
-      next_cursor: rows.length > limit && last ? encodeCursor({ at: last.position, id: last.id }) : '',
-    };
+    const page = pageOf(rows, limit, (row) => ({ at: row.position, id: row.id }));
+    return { attempts: page.rows.map(attemptView), next_cursor: page.next_cursor };
   }
 }

@@ -3,6 +3,7 @@ import { Args, Int, Query, Resolver } from '@nestjs/graphql';
 import type { Caller } from '#authorization';
 import { type AuditAttemptView, AuditService, DEFAULT_AUDIT_LIMIT, MAX_AUDIT_LIMIT } from '#clarification';
 import { GqlCaller } from './graphql-caller.js';
+import { pageInfo } from './graphql.mappers.js';
 import { GraphqlErrorsInterceptor } from './graphql-errors.interceptor.js';
 import { ResolutionAttemptConnectionModel, type ResolutionAttemptModel } from './models/audit.model.js';
 import { pageCost } from './operation-cost.js';
@@ -38,6 +39,6 @@ export class AuditResolver {
     @Args('first', { type: () => Int, nullable: true, description: `default ${DEFAULT_AUDIT_LIMIT}, at most ${MAX_AUDIT_LIMIT}` }) first?: number,
   ): Promise<ResolutionAttemptConnectionModel> {
     const page = await this.audit.list(caller, pendingId, { cursor: after, limit: first });
-    return { nodes: page.attempts.map(attemptModel), pageInfo: { hasNextPage: page.next_cursor !== '', endCursor: page.next_cursor } };
+    return { nodes: page.attempts.map(attemptModel), pageInfo: pageInfo(page.next_cursor) };
   }
 }

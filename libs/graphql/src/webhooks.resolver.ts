@@ -10,6 +10,7 @@ import {
   WebhookSubscriptionService,
 } from '#webhooks';
 import { GqlCaller } from './graphql-caller.js';
+import { pageInfo } from './graphql.mappers.js';
 import { GraphqlErrorsInterceptor } from './graphql-errors.interceptor.js';
 import { CreatedWebhookModel, WebhookDeliveryConnectionModel, type WebhookDeliveryModel, WebhookModel } from './models/webhook.model.js';
 import { listCost, pageCost } from './operation-cost.js';
@@ -68,7 +69,7 @@ export class WebhooksResolver {
     @Args('first', { type: () => Int, nullable: true, description: `default ${DEFAULT_DELIVERY_PAGE}, at most ${MAX_DELIVERY_PAGE}` }) first?: number,
   ): Promise<WebhookDeliveryConnectionModel> {
     const page = await this.subscriptions.deliveryLog(caller, webhookId, { cursor: after, limit: first });
-    return { nodes: page.deliveries.map(deliveryModel), pageInfo: { hasNextPage: page.next_cursor !== '', endCursor: page.next_cursor } };
+    return { nodes: page.deliveries.map(deliveryModel), pageInfo: pageInfo(page.next_cursor) };
   }
 
   @Mutation(() => CreatedWebhookModel, { description: 'Subscribe a URL to question events of a workspace' })

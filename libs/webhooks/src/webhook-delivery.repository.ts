@@ -5,7 +5,6 @@ import { queryRow, queryRows } from '#persistence';
 import type { OutgoingDelivery } from './webhook-payload.js';
 import { type DeliveryAttempt, type DeliveryRow, DeliveryState, SubscriptionStatus } from './webhook.types.js';
 
-
 export interface AttemptFailure {
   statusCode: number | null;
   error: string;

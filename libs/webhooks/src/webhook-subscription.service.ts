@@ -1,7 +1,7 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { Inject, Injectable } from '@nestjs/common';
 import { type Caller, callerReach } from '#authorization';
-import { encodeCursor, LIST_PAGE, readPageRequest, unstorableTextReason } from '#common';
+import { LIST_PAGE, pageOf, readPageRequest, unstorableTextReason } from '#common';
 import { APP_CONFIG, type AppConfig } from '#config';
 import { WebhookDeliveryRepository } from './webhook-delivery.repository.js';
 import { type SubscriptionChange, WebhookSubscriptionRepository } from './webhook-subscription.repository.js';
@@ -193,12 +193,8 @@ export class WebhookSubscriptionService {
     const { limit, after: before } = readPageRequest(query, WebhookError.invalid);
     await this.managed(caller, id);
     const rows = await this.deliveries.list(id, before, limit + 1);
-    const page = rows.slice(0, limit);
-    const last = page[page.length - 1];
-    return {
-      deliveries: page.map(deliveryView),
-      next_cursor: rows.length > limit && last ? encodeCursor({ at: last.position, id: last.id }) : '',
-    };
+    const page = pageOf(rows, limit, (row) => ({ at: row.position, id: row.id }));
+    return { deliveries: page.rows.map(deliveryView), next_cursor: page.next_cursor };
   }
 
   private async managed(caller: Caller, id: string): Promise<SubscriptionRow> {
