@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { AccessService, AuthorizationError, type Caller, generateToken, SESSION_AGENT_TOKEN_PREFIX, sha256 } from '#authorization';
-import { decodeCursor, encodeCursor, LIST_PAGE } from '#common';
+import { decodeCursor, LIST_PAGE, pageOf } from '#common';
 import { inTransaction } from '#persistence';
 import { runAfterCommit, SessionLifecycle } from './session-lifecycle.js';
 import { SessionRepository } from './session.repository.js';
@@ -121,10 +121,8 @@ export class SessionService {
     }
     await this.get(caller, sessionId);
     const rows = await this.sessions.listMessages({ sessionId, limit: pageSize + 1, after });
-    const messages = rows.slice(0, pageSize);
-    const last = messages[messages.length - 1];
-    const nextCursor = rows.length > pageSize && last ? encodeCursor({ at: last.created_at_key, id: last.id }) : '';
-    return { messages, nextCursor };
+    const page = pageOf(rows, pageSize, (row) => ({ at: row.created_at_key, id: row.id }));
+    return { messages: page.rows, nextCursor: page.next_cursor };
   }
 
   /** Access is checked here, whichever surface calls; a denial reads exactly like a missing session. */
