@@ -1,20 +1,21 @@
 /**
  * Issue 11 target 2 (contention) with spec R2/R2a/R3: answers that reach a bundle while this process
- * is claiming it wait for that claim and re-read, instead of each queueing on the session's lock and
+ * is claiming it wait for that claim and replay its final answer (or re-read, if it did not win), instead of each queueing on the session's lock and
  * running the claim statement in turn. The claim stays the one claim: exactly one winner, and every
  * loser is told the winner's answer once it is final; a claim that fails lets a waiting answer claim.
  */
 import { jest } from '@jest/globals';
 import request from 'supertest';
-import { ClarificationService, DeliveryService } from '#clarification';
+import { BundleRepository, ClarificationService, DeliveryService } from '#clarification';
 import { startApp, type TestApp } from './support/app.js';
 import { eventually } from './support/eventually.js';
 import { createRunningSession, TWO_QUESTIONS } from './support/fixtures.js';
 
+/** Listed out of D2 order: what a loser is told is the normalized answer the rows record. */
 const ANSWER = (choice: string) => ({
   answers: [
+    { question_id: 'q2', selected_options: ['q2_opt1'], custom_text: '  spaced  ' },
     { question_id: 'db', selected_options: [choice], custom_text: '' },
-    { question_id: 'q2', selected_options: ['q2_opt1'], custom_text: '' },
   ],
 });
 const CHOICES = ['pg', 'sqlite'];
@@ -61,9 +62,10 @@ describe('answers arriving during a claim wait for it (issue 11 §2, R2a, R3)', 
     return { claims, release, authorized: () => authorized };
   }
 
-  it('eight concurrent answers: one claim reaches the database, the seven others wait and replay the winner', async () => {
+  it('eight concurrent answers: one claim reaches the database, the seven others wait and replay the winner without reading it again', async () => {
     const pendingId = await freshBundle();
     const held = holdClaims();
+    const reads = jest.spyOn(t.app.get(BundleRepository), 'findBundle');
     const responses = Array.from({ length: 8 }, (_, i) =>
       request(t.baseUrl).post(`/api/v1/clarification/${pendingId}/respond`).send(ANSWER(CHOICES[i % 2])),
     ).map((pending) => pending.then((res) => res));
@@ -80,8 +82,12 @@ describe('answers arriving during a claim wait for it (issue 11 §2, R2a, R3)', 
     expect(held.claims).toHaveBeenCalledTimes(1);
     const winners = bodies.filter((body) => body.claimed);
     expect(winners).toHaveLength(1);
-    const winnerChoice = winners[0].response.answers[0].selected_options;
-    for (const loser of bodies.filter((body) => !body.claimed)) expect(loser.response.answers[0].selected_options).toEqual(winnerChoice);
+    expect(reads).not.toHaveBeenCalled();
+    const late = await request(t.baseUrl).post(`/api/v1/clarification/${pendingId}/respond`).send(ANSWER('pg')).expect(200);
+    expect(late.body.claimed).toBe(false);
+    expect(late.body.response.answers[0].question_id).toBe('db');
+    expect(late.body.response.answers[1].custom_text).toBe('spaced');
+    for (const loser of bodies.filter((body) => !body.claimed)) expect(loser).toEqual(late.body);
   });
 
   it('a claim that fails lets an answer that waited for it claim: still exactly one winner', async () => {

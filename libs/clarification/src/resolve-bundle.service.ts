@@ -10,10 +10,10 @@ import { recordedAnswers } from './bundle.mapper.js';
 import { BundleSignals } from './bundle-signals.service.js';
 import { ClarificationError } from './clarification.errors.js';
 import { ClarificationService } from './clarification.service.js';
-import { type BundleRow, ClarificationStatus } from './clarification.types.js';
+import { type Answer, type BundleRow, ClarificationStatus, type TerminalStatus } from './clarification.types.js';
 import { DeliveryService } from './delivery.service.js';
 import type { Resolution } from './resolution.envelope.js';
-import { type ResolutionInput, validateOutcome } from './resolution.validation.js';
+import { type NormalizedOutcome, type ResolutionInput, validateOutcome } from './resolution.validation.js';
 import { winnerIdentity } from './resolved-by.js';
 import { Settlement, settlementOf, winnerStatus } from './settlement.js';
 
@@ -32,13 +32,12 @@ const MAX_CLAIM_ATTEMPTS = 3;
 const SETTLE_GRACE_MS = 2_000;
 
 /** R2/R2b: a winner's final answer, replayed to a loser (the reason is never stored ⇒ ""). */
+function replayOf(status: TerminalStatus, answers: Answer[]): Resolution {
+  return { claimed: false, status, response: { answers, rejected: status === ClarificationStatus.Rejected, reject_reason: '' } };
+}
+
 function replay(rows: readonly BundleRow[]): Resolution {
-  const status = winnerStatus(rows) as ClarificationStatus.Answered | ClarificationStatus.Rejected;
-  return {
-    claimed: false,
-    status,
-    response: { answers: recordedAnswers(rows), rejected: status === ClarificationStatus.Rejected, reject_reason: '' },
-  };
+  return replayOf(winnerStatus(rows) as TerminalStatus, recordedAnswers(rows));
 }
 
 /**
@@ -53,11 +52,14 @@ export class ResolveBundleService {
   private readonly logger = new Logger('ResolveBundle');
   /**
    * The claim this process is making on each bundle, settled (never rejected) when it is over. Answers
-   * that arrive meanwhile wait for it and re-read instead of queueing on the session's lock one after
-   * another — 63 losers of a burst would each take the lock, run the claim statement and commit, in
-   * turn (issue 11 target 2). Only a wait: the claim itself is still the one claim, in the database.
+   * that arrive meanwhile wait for it instead of queueing on the session's lock one after another — 63
+   * losers of a burst would each take the lock, run the claim statement and commit, in turn (issue 11
+   * target 2). Only a wait: the claim itself is still the one claim, in the database. It settles to
+   * the loser's replay when the claim won and its delivery is final (what the rows now record: the
+   * answers are stored as normalized, in D2 order), so waiting losers need no re-read; otherwise to
+   * `undefined`, and they read the rows.
    */
-  private readonly claiming = new Map<string, Promise<void>>();
+  private readonly claiming = new Map<string, Promise<Resolution | undefined>>();
 
   constructor(
     private readonly clarifications: ClarificationService,
@@ -112,14 +114,15 @@ export class ResolveBundleService {
           const ahead = this.claiming.get(pendingId);
           if (ahead !== undefined && waits < MAX_CLAIM_ATTEMPTS) {
             waits += 1;
-            await ahead;
+            const told = await ahead;
+            if (told !== undefined) return told;
             ({ rows } = await this.readSettled(pendingId));
             if (settlementOf(rows) === Settlement.Delivering) throw ClarificationError.inProgress();
             break;
           }
           if (attempts === MAX_CLAIM_ATTEMPTS) throw ClarificationError.inProgress();
           attempts += 1;
-          const won = await this.claimedAlone(pendingId, () =>
+          const won = await this.claimedAlone(pendingId, outcome, () =>
             this.delivery.claimAndDeliver({
               rows,
               session: bundle.session,
@@ -152,10 +155,10 @@ export class ResolveBundleService {
   }
 
   /** Runs `claim`, letting answers to the same bundle that arrive meanwhile wait for it (see `claiming`). */
-  private async claimedAlone<T>(pendingId: string, claim: () => Promise<T>): Promise<T> {
+  private async claimedAlone<T>(pendingId: string, outcome: NormalizedOutcome, claim: () => Promise<T | undefined>): Promise<T | undefined> {
     const running = claim();
     const over = running.then(
-      () => undefined,
+      (won) => (won === undefined ? undefined : replayOf(outcome.terminal, outcome.answers)),
       () => undefined,
     );
     if (!this.claiming.has(pendingId)) this.claiming.set(pendingId, over);
