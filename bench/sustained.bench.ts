@@ -69,6 +69,8 @@ export async function run(report: Report): Promise<void> {
       recordError(counters, what);
     };
     const answeredAt = new Map<string, { sent: number; responded: number }>();
+    /** ANSWERED events that reached the subscriber before the respond's own 200 reached its client (a negative lag). */
+    const earlyEvents = new Map<string, number>();
     const lags: { atS: number; fromResponse: number; fromSend: number }[] = [];
     const answerLatency: number[] = [];
     const listLatency: number[] = [];
@@ -93,10 +95,13 @@ export async function run(report: Report): Promise<void> {
           if (!event) return fail(`subscription payload without data: ${JSON.stringify(message.errors ?? [])}`);
           counters.events += 1;
           if (event.type !== 'ANSWERED') return;
-          const answered = answeredAt.get(event.pendingId);
-          if (!answered) return;
-          answeredAt.delete(event.pendingId);
           const now = performance.now();
+          const answered = answeredAt.get(event.pendingId);
+          if (!answered) {
+            earlyEvents.set(event.pendingId, now);
+            return;
+          }
+          answeredAt.delete(event.pendingId);
           lags.push({ atS: elapsedS(), fromResponse: now - answered.responded, fromSend: now - answered.sent });
         },
         error: (error) => fail(`subscription ended: ${String(error)}`),
@@ -126,7 +131,10 @@ export async function run(report: Report): Promise<void> {
         answerLatency.push(responded - sent);
         if (answered.status === 200) {
           counters.answers += 1;
-          answeredAt.set(pendingId, { sent, responded });
+          const early = earlyEvents.get(pendingId);
+          earlyEvents.delete(pendingId);
+          if (early === undefined) answeredAt.set(pendingId, { sent, responded });
+          else lags.push({ atS: elapsedS(), fromResponse: early - responded, fromSend: early - sent });
         } else fail(`respond ${answered.status}: ${answered.body.slice(0, 200)}`);
         const wait = await waited;
         if (wait.status === 200) counters.waits += 1;

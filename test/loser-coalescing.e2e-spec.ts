@@ -1,12 +1,12 @@
 /**
  * Issue 11 target 2 (contention) with spec R2/R2a/R3: answers that reach a bundle while this process
- * is claiming it wait for that claim and replay its final answer (or re-read, if it did not win), instead of each queueing on the session's lock and
+ * is claiming it share its authorize read, wait for that claim and replay its final answer (or re-read, if it did not win), instead of each queueing on the session's lock and
  * running the claim statement in turn. The claim stays the one claim: exactly one winner, and every
  * loser is told the winner's answer once it is final; a claim that fails lets a waiting answer claim.
  */
 import { jest } from '@jest/globals';
 import request from 'supertest';
-import { BundleRepository, ClarificationService, DeliveryService } from '#clarification';
+import { BundleRepository, ClarificationService, DeliveryService, ResolveBundleService } from '#clarification';
 import { startApp, type TestApp } from './support/app.js';
 import { eventually } from './support/eventually.js';
 import { createRunningSession, TWO_QUESTIONS } from './support/fixtures.js';
@@ -62,32 +62,67 @@ describe('answers arriving during a claim wait for it (issue 11 §2, R2a, R3)', 
     return { claims, release, authorized: () => authorized };
   }
 
-  it('eight concurrent answers: one claim reaches the database, the seven others wait and replay the winner without reading it again', async () => {
+  it('eight concurrent answers: one authorize read and one claim reach the database, the seven others replay the winner without reading again', async () => {
     const pendingId = await freshBundle();
-    const held = holdClaims();
-    const reads = jest.spyOn(t.app.get(BundleRepository), 'findBundle');
+    const resolver = t.app.get(ResolveBundleService);
+    const bundles = t.app.get(BundleRepository);
+    const started = jest.spyOn(resolver, 'resolve');
+    const claims = jest.spyOn(t.app.get(DeliveryService), 'claimAndDeliver');
+    const rereads = jest.spyOn(bundles, 'findBundle');
+    const findAuthorized = bundles.findAuthorizedBundle.bind(bundles);
+    let release!: () => void;
+    const gate = new Promise<void>((resolve) => (release = resolve));
+    const authorizeReads = jest.spyOn(bundles, 'findAuthorizedBundle').mockImplementation(async (...args) => {
+      await gate;
+      return findAuthorized(...args);
+    });
     const responses = Array.from({ length: 8 }, (_, i) =>
       request(t.baseUrl).post(`/api/v1/clarification/${pendingId}/respond`).send(ANSWER(CHOICES[i % 2])),
     ).map((pending) => pending.then((res) => res));
     try {
-      await eventually(() => (held.authorized() === 8 ? true : undefined), 10_000, 'eight authorize reads');
-      expect(held.claims).toHaveBeenCalledTimes(1);
+      await eventually(() => (started.mock.calls.length === 8 ? true : undefined), 10_000, 'eight answers under way');
+      expect(authorizeReads).toHaveBeenCalledTimes(1);
     } finally {
-      held.release();
+      release();
     }
     const bodies = (await Promise.all(responses)).map((res) => {
       expect(res.status).toBe(200);
-      return res.body as { claimed: boolean; response: { answers: Array<{ selected_options: string[] }> } };
+      return res.body as { claimed: boolean };
     });
-    expect(held.claims).toHaveBeenCalledTimes(1);
-    const winners = bodies.filter((body) => body.claimed);
-    expect(winners).toHaveLength(1);
-    expect(reads).not.toHaveBeenCalled();
+    expect(authorizeReads).toHaveBeenCalledTimes(1);
+    expect(claims).toHaveBeenCalledTimes(1);
+    expect(rereads).not.toHaveBeenCalled();
+    expect(bodies.filter((body) => body.claimed)).toHaveLength(1);
     const late = await request(t.baseUrl).post(`/api/v1/clarification/${pendingId}/respond`).send(ANSWER('pg')).expect(200);
     expect(late.body.claimed).toBe(false);
     expect(late.body.response.answers[0].question_id).toBe('db');
     expect(late.body.response.answers[1].custom_text).toBe('spaced');
     for (const loser of bodies.filter((body) => !body.claimed)) expect(loser).toEqual(late.body);
+  });
+
+  it('an answer joining a read that says "not found" reads for itself', async () => {
+    const pendingId = await freshBundle();
+    const bundles = t.app.get(BundleRepository);
+    const findAuthorized = bundles.findAuthorizedBundle.bind(bundles);
+    const resolver = t.app.get(ResolveBundleService);
+    const started = jest.spyOn(resolver, 'resolve');
+    let release!: () => void;
+    const gate = new Promise<void>((resolve) => (release = resolve));
+    const reads = jest.spyOn(bundles, 'findAuthorizedBundle').mockImplementationOnce(async (id, reach) => {
+      await gate;
+      return findAuthorized(`${id}-not-yet`, reach);
+    });
+    const responses = [ANSWER('pg'), ANSWER('sqlite')].map((body) =>
+      request(t.baseUrl).post(`/api/v1/clarification/${pendingId}/respond`).send(body).then((res) => res),
+    );
+    try {
+      await eventually(() => (started.mock.calls.length === 2 ? true : undefined), 10_000, 'two answers under way');
+    } finally {
+      release();
+    }
+    const statuses = (await Promise.all(responses)).map((res) => res.status).sort();
+    expect(statuses).toEqual([200, 404]);
+    expect(reads).toHaveBeenCalledTimes(2);
   });
 
   it('a claim that fails lets an answer that waited for it claim: still exactly one winner', async () => {

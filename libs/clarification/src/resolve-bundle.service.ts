@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { Inject, Injectable, Logger } from '@nestjs/common';
-import { type Caller, callerId } from '#authorization';
+import { type Caller, callerId, callerReach } from '#authorization';
 import { APP_CONFIG, type AppConfig } from '#config';
 import { ParleyMetrics } from '#observability';
 import { AuditRecorder } from './audit.recorder.js';
@@ -8,7 +8,7 @@ import { AuditOutcome, auditEntry, failureOf, rejectReasonOf } from './audit.typ
 import { BundleRepository } from './bundle.repository.js';
 import { recordedAnswers } from './bundle.mapper.js';
 import { BundleSignals } from './bundle-signals.service.js';
-import { ClarificationError } from './clarification.errors.js';
+import { ClarificationError, ClarificationErrorCode } from './clarification.errors.js';
 import { ClarificationService } from './clarification.service.js';
 import { type Answer, type BundleRow, ClarificationStatus, type TerminalStatus } from './clarification.types.js';
 import { DeliveryService } from './delivery.service.js';
@@ -60,6 +60,14 @@ export class ResolveBundleService {
    * `undefined`, and they read the rows.
    */
   private readonly claiming = new Map<string, Promise<Resolution | undefined>>();
+  /**
+   * The authorize read in flight for each bundle and reach, shared by answers that arrive while it
+   * runs: a burst's losers then cost one read between them (issue 11 target 2). A shared read may
+   * predate an answer's arrival; to a resolver that is harmless — a winner, once read, is final; an
+   * open bundle read stale is settled by the claim (a failed claim re-reads); a delivery in progress
+   * is re-read. Only resolvers share it: a plain read must see its caller's own earlier writes.
+   */
+  private readonly reading = new Map<string, ReturnType<ClarificationService['authorizeBundle']>>();
 
   constructor(
     private readonly clarifications: ClarificationService,
@@ -98,7 +106,7 @@ export class ResolveBundleService {
 
   private async resolveOnce(attempt: Attempt): Promise<Resolution> {
     const { caller, pendingId, input, surface } = attempt;
-    const bundle = await this.clarifications.authorizeBundle(caller, pendingId);
+    const bundle = await this.authorizedShared(caller, pendingId);
     const outcome = validateOutcome(input, bundle.rows);
     let rows = bundle.rows;
     let waits = 0;
@@ -151,6 +159,28 @@ export class ResolveBundleService {
           break;
         }
       }
+    }
+  }
+
+  /** The bundle as `caller` may see it, read once for every answer by the same reach meanwhile (see `reading`). */
+  private async authorizedShared(caller: Caller, pendingId: string): ReturnType<ClarificationService['authorizeBundle']> {
+    const key = JSON.stringify([pendingId, callerReach(caller)]);
+    const shared = this.reading.get(key);
+    if (shared !== undefined) {
+      // A read that began before the bundle was committed says "not found": this answer reads for itself.
+      const joined = await shared.catch((error: unknown) => {
+        if (error instanceof ClarificationError && error.code === ClarificationErrorCode.NotFound) return undefined;
+        throw error;
+      });
+      if (joined !== undefined) return joined;
+      return this.clarifications.authorizeBundle(caller, pendingId);
+    }
+    const read = this.clarifications.authorizeBundle(caller, pendingId);
+    this.reading.set(key, read);
+    try {
+      return await read;
+    } finally {
+      this.reading.delete(key);
     }
   }
 
