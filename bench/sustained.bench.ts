@@ -11,7 +11,7 @@ import { createClient } from 'graphql-ws';
 import pg from 'pg';
 import WebSocket from 'ws';
 import { ANSWERS, HttpClient } from './support/answer-clients.js';
-import { createUserWithToken } from './support/app.js';
+import { BENCH_ADMIN_TOKEN, createUserWithToken } from './support/app.js';
 import { type BenchServer, startBenchServer } from './support/database.js';
 import { envInt, fixed, percentile } from './support/env.js';
 import type { HeapReading } from './support/heap-probe.js';
@@ -46,6 +46,20 @@ function recordError(counters: Counters, what: string): void {
   counters.errors.length = Math.min(counters.errors.length, 21);
 }
 
+
+interface FeedLagBucket {
+  le: number;
+  count: number;
+}
+
+/** The cumulative buckets of the server's event-feed lag histogram, from its Prometheus text. */
+function feedLagBuckets(metrics: string): FeedLagBucket[] {
+  return [...metrics.matchAll(/^parley_event_feed_lag_seconds_bucket\{le="([^"]+)"\} (\d+)$/gm)].map(([, le, count]) => ({
+    le: le === '+Inf' ? Number.POSITIVE_INFINITY : Number(le),
+    count: Number(count),
+  }));
+}
+
 export async function run(report: Report): Promise<void> {
   const server: BenchServer = await startBenchServer();
   try {
@@ -75,6 +89,7 @@ export async function run(report: Report): Promise<void> {
     const answerLatency: number[] = [];
     const listLatency: number[] = [];
     const samples: Sample[] = [];
+    let feedLag: FeedLagBucket[] = [];
     const started = performance.now();
     const elapsedS = () => (performance.now() - started) / 1000;
     const deadline = started + DURATION_S * 1000;
@@ -172,6 +187,7 @@ export async function run(report: Report): Promise<void> {
       const settle = performance.now() + 5_000;
       while (answeredAt.size > 0 && performance.now() < settle) await new Promise((resolve) => setTimeout(resolve, 50));
       for (const pendingId of answeredAt.keys()) fail(`no ANSWERED event for ${pendingId} within 5 s of the end`);
+      feedLag = feedLagBuckets((await client.request('GET', '/metrics', BENCH_ADMIN_TOKEN)).body);
     } finally {
       unsubscribe();
       await subscriber.dispose();
@@ -220,6 +236,13 @@ export async function run(report: Report): Promise<void> {
         ['list p50 / p99 ms', `${fixed(percentile(listLatency, 50), 1)} / ${fixed(percentile(listLatency, 99), 1)}`, '', ''],
       ],
       ['l', 'r', 'r', 'l'],
+    );
+    report.say();
+    report.say(
+      `Where the lag is spent: the server's own \`parley_event_feed_lag_seconds\` (from an event's transaction starting to its batch being handed to the subscriber streams — the settled horizon's wait plus the feed reader), share of all ${feedLag.at(-1)?.count ?? 0} events (ASKED and ANSWERED) by bucket: ${feedLag
+        .filter((bucket) => bucket.le <= 1)
+        .map((bucket) => `≤ ${bucket.le * 1000} ms ${fixed((100 * bucket.count) / (feedLag.at(-1)?.count ?? 1), 1)} %`)
+        .join(', ')}. The rest of the subscriber's lag is the stream: its access check per batch, GraphQL and the WebSocket.`,
     );
     report.say();
     report.say(`RSS / heap (MB) every ${SAMPLE_EVERY_S} s: ${samples.map((sample) => `${sample.atS.toFixed(0)} s ${(sample.reading.rss / 2 ** 20).toFixed(0)}/${(sample.reading.usedHeap / 2 ** 20).toFixed(0)}`).join(', ')}.`);

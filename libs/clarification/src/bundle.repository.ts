@@ -10,6 +10,7 @@ import {
   currentPendingRow,
   currentTurnId,
   sessionHasActiveBundle,
+  SessionState,
   upsertBundleIndexSql,
 } from '#tasks';
 import { BUNDLE_CHANNEL, type BundleSignalKind } from './bundle-signal.js';
@@ -166,11 +167,16 @@ export class BundleRepository {
   }
 
   /**
-   * Asking: the bundle's rows (all or nothing), its index row, its ASKED event and — with a deadline —
-   * its `clarification_deadlines` row, in one statement of the asking transaction.
+   * Asking: the bundle's rows (all or nothing), its index row, its ASKED event, — with a deadline —
+   * its `clarification_deadlines` row, and the session WAITING_FOR_INPUT, in one statement of the
+   * asking transaction; returns the rows as stored, in D2 order. One statement because it is the
+   * transaction's first write: from it on, the transaction holds an id that every event written after
+   * it waits behind (the feed's settled horizon, QuestionEventRepository), so nothing else runs between
+   * it and the commit (issue 11 target 6).
    */
-  async insertBundle(bundle: NewBundle, manager: EntityManager): Promise<void> {
-    await manager.query(
+  async insertBundle(bundle: NewBundle, manager: EntityManager): Promise<BundleRow[]> {
+    return queryRows<BundleRow>(
+      manager,
       `WITH deadline AS (
          SELECT d.at, to_char(d.at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS iso
            FROM (SELECT date_trunc('milliseconds', statement_timestamp() + make_interval(secs => $7::int)) AS at) d
@@ -181,7 +187,9 @@ export class BundleRepository {
                 q.metadata || jsonb_strip_nulls(jsonb_build_object('expires_at', (SELECT iso FROM deadline))),
                 clock_timestamp() + make_interval(secs => q.n / 1000000.0)
            FROM jsonb_to_recordset($5::jsonb) AS q(id text, content text, metadata jsonb, n int)
-         RETURNING created_at
+         RETURNING id, task_session_id, task_id, turn_id, content, metadata, created_at, updated_at
+       ), waiting AS (
+         UPDATE task_sessions SET state = '${SessionState.WaitingForInput}', updated_at = clock_timestamp() WHERE id = $2 RETURNING id
        ), indexed AS (
          INSERT INTO clarification_bundles (pending_id, session_id, task_id, visibility_key, created_at, active)
          SELECT $1, $2, $3, COALESCE((SELECT CASE WHEN t.workspace_id = '' OR NOT EXISTS (SELECT 1 FROM workspaces w WHERE w.id = t.workspace_id)
@@ -194,7 +202,8 @@ export class BundleRepository {
          RETURNING pending_id
        ), ${insertEventsCtes(`SELECT 'ASKED'::text AS type, $1::text AS pending_id, $2::text AS session_id, $3::text AS task_id,
            $6::jsonb || jsonb_strip_nulls(jsonb_build_object('expires_at', (SELECT iso FROM deadline))) AS payload`)}
-       SELECT (SELECT COUNT(*) FROM indexed) + (SELECT COUNT(*) FROM scheduled) + (SELECT COUNT(*) FROM events) AS written`,
+       SELECT m.id, m.task_session_id, m.task_id, $3::text AS session_task_id, m.turn_id, m.content, m.metadata, m.created_at, m.updated_at
+         FROM inserted m ORDER BY ${D2_ORDER}`,
       [
         bundle.pendingId,
         bundle.sessionId,

@@ -5,7 +5,7 @@ import { AccessService, AuthorizationError, type Caller, CallerRevocations, call
 import { EventBus } from '#common';
 import { APP_CONFIG, type AppConfig } from '#config';
 import { inTransaction, ProcessLease } from '#persistence';
-import { isTerminalSessionState, SessionRepository, SessionState } from '#tasks';
+import { isTerminalSessionState, SessionRepository } from '#tasks';
 import { type AuthorizedBundle, BundleRepository, type NewBundleRow } from './bundle.repository.js';
 import { recordedResponse, requestFromRows } from './bundle.mapper.js';
 import { BundleSignals, type PendingChange } from './bundle-signals.service.js';
@@ -149,17 +149,12 @@ export class ClarificationService implements OnModuleInit {
           status: ClarificationStatus.Pending,
         },
       }));
-      await this.bundles.insertBundle(
+      const stored = await this.bundles.insertBundle(
         { pendingId, sessionId: session.id, taskId: session.task_id, turnId, rows, eventPayload: { questions, context }, expiresInSeconds },
         manager,
       );
       if (input.agentWaitsHere) await this.presence.announce(pendingId, this.lease.id, manager);
-      await this.sessions.updateState(session.id, SessionState.WaitingForInput, manager);
-      return {
-        request: requestFromRows(await this.bundles.findBundle(pendingId, manager)),
-        created: true,
-        messageIds: rows.map((row) => row.id),
-      };
+      return { request: requestFromRows(stored), created: true, messageIds: rows.map((row) => row.id) };
     });
     if (result.created) {
       const { request } = result;

@@ -39,15 +39,17 @@ export class SessionRepository {
 
   /**
    * Serializes every change of the session's clarification lifecycle for the rest of the transaction:
-   * the session's advisory lock (the one the claim takes), then its row. Returns the session and
-   * whether its task is archived.
+   * the session's advisory lock (the one the claim takes), then reads its row. Returns the session and
+   * whether its task is archived. No row lock: every lifecycle change takes the advisory lock, and a
+   * row lock would give the transaction its id at once — every event written after that waits behind
+   * the transaction until it commits (the feed's settled horizon; issue 11 target 6).
    */
   async lockById(id: string, executor: SqlExecutor): Promise<LockedSession | undefined> {
     await executor.query(`SELECT pg_advisory_xact_lock(hashtextextended($1, 0))`, [id]);
     return queryRow<LockedSession>(
       executor,
       `SELECT ${SESSION_COLUMNS.split(', ').map((column) => `s.${column}`).join(', ')}, t.archived_at IS NOT NULL AS task_archived
-         FROM task_sessions s LEFT JOIN tasks t ON t.id = s.task_id WHERE s.id = $1 FOR UPDATE OF s`,
+         FROM task_sessions s LEFT JOIN tasks t ON t.id = s.task_id WHERE s.id = $1`,
       [id],
     );
   }
@@ -69,16 +71,6 @@ export class SessionRepository {
       `UPDATE task_sessions SET state = $2, updated_at = clock_timestamp() WHERE id = $1 RETURNING ${SESSION_COLUMNS}`,
       [id, state],
     )) as SessionRow;
-  }
-
-  /** Compare-and-set of the state; false when the session was not in `from`. */
-  async updateStateIf(id: string, from: SessionState, to: SessionState, executor: SqlExecutor = this.dataSource): Promise<boolean> {
-    const rows = await queryRows<{ id: string }>(
-      executor,
-      `UPDATE task_sessions SET state = $3, updated_at = clock_timestamp() WHERE id = $1 AND state = $2 RETURNING id`,
-      [id, from, to],
-    );
-    return rows.length > 0;
   }
 
   async insertTurn(turn: { id: string; sessionId: string; taskId: string; metadata?: Record<string, unknown> }, executor: SqlExecutor = this.dataSource): Promise<TurnRow> {
