@@ -7,8 +7,13 @@
  * constructor (where the bytes go), the wake latency of answered waiters, and /healthz and list
  * latency with N waiting vs none.
  *
+ * The floors, measured the same way (same client, URL, headers, batches, probe and readings): N `GET`s
+ * of the same `/wait` URL parked by a bare `node:http` server (`bare-http`: what any HTTP long poll
+ * costs in Node) and by a bare Fastify app with the application's server options (`fastify`: the
+ * framework's share); `/wait` minus them is the application's share.
+ *
  * Environment: BENCH_WAITERS (10000), BENCH_WAKES (200), BENCH_SNAPSHOTS (1 = take heap snapshots),
- * BENCH_WAITER_KINDS (wait,mcp), BENCH_WAITER_BATCH (250 requests opened at a time), BENCH_SNAPSHOT_DIR (keep the snapshots there, for a retainer analysis).
+ * BENCH_WAITER_KINDS (wait,bare-http,fastify,mcp), BENCH_WAITER_BATCH (250 requests opened at a time), BENCH_SNAPSHOT_DIR (keep the snapshots there, for a retainer analysis).
  */
 import http from 'node:http';
 import { mkdir, mkdtemp, rm } from 'node:fs/promises';
@@ -19,22 +24,25 @@ import { ANSWERS, HttpClient } from './support/answer-clients.js';
 import { createUserWithToken } from './support/app.js';
 import { type BenchServer, startBenchServer } from './support/database.js';
 import { envInt, fixed, percentile } from './support/env.js';
-import { diffSnapshots, summarizeSnapshot } from './support/heap-snapshot.js';
+import { type ConstructorTotal, diffSnapshots, summarizeSnapshot } from './support/heap-snapshot.js';
 import type { HeapReading } from './support/heap-probe.js';
 import { machineLine, progress, Report, ratioVerdict } from './support/report.js';
 import { agentTokenOf, seed, seededIds } from './support/seed.js';
-import { BenchServerProcess } from './support/server-process.js';
+import { BenchServerProcess, type Floor, FLOORS } from './support/server-process.js';
 
 const N = envInt('BENCH_WAITERS', 10_000);
 const WAKES = Math.min(envInt('BENCH_WAKES', 200), N);
 const SNAPSHOTS = process.env.BENCH_SNAPSHOTS !== '0';
-const KINDS = (process.env.BENCH_WAITER_KINDS ?? 'wait,mcp').split(',').filter((kind): kind is Kind => kind === 'wait' || kind === 'mcp');
+const KINDS = (process.env.BENCH_WAITER_KINDS ?? 'wait,bare-http,fastify,mcp').split(',').filter((kind): kind is Kind => kind === 'wait' || kind === 'mcp' || Object.hasOwn(FLOORS, kind));
 const BATCH = envInt('BENCH_WAITER_BATCH', 250);
 const WARM = 200;
 const PROBES = 40;
 const ASK_QUESTIONS = [{ id: 'q1', prompt: 'Proceed?', options: [{ option_id: 'q1_yes', label: 'Yes' }, { option_id: 'q1_no', label: 'No' }] }];
 
-type Kind = 'wait' | 'mcp';
+/** `wait` and `mcp` block on the application; a floor parks the same `GET /wait` with no application. */
+type Kind = 'wait' | 'mcp' | Floor;
+
+const isFloor = (kind: Kind): kind is Floor => Object.hasOwn(FLOORS, kind);
 
 /** One blocked HTTP request of an agent; `done` settles with the response's status and arrival time. */
 interface Blocked {
@@ -79,26 +87,90 @@ async function until(what: string, check: () => Promise<boolean>, ms = 120_000):
   }
 }
 
-interface KindResult {
+/** Heap and RSS of one kind's server around N blocked requests. */
+interface HeapFigures {
   kind: Kind;
   before: HeapReading;
   after: HeapReading;
   opened: number;
+  /** Heap snapshot after − before by constructor, when snapshots are on. */
+  snapshot: ConstructorTotal[] | undefined;
+  openSeconds: number;
+}
+
+/** Only the application answers: how fast a waiter wakes, and what N waiters cost other requests. */
+interface ServiceFigures {
   wakeFromResponse: number[];
   wakeFromSend: number[];
   wakeErrors: number;
   latency: { healthz: number[]; list: number[]; healthzLoaded: number[]; listLoaded: number[] };
-  snapshot: ReturnType<typeof diffSnapshots> | undefined;
-  openSeconds: number;
 }
 
-async function measureKind(kind: Kind, url: string, db: pg.Pool, token: string): Promise<KindResult> {
+type KindResult = HeapFigures & { service?: ServiceFigures };
+
+/** Opens `count` blocked requests from index `from`, BATCH at a time; each batch is awaited until `presence` counts it. */
+async function openBlocked(baseUrl: string, kind: Kind, agent: http.Agent, from: number, count: number, presence: () => Promise<number>): Promise<Blocked[]> {
+  const opened: Blocked[] = [];
+  const base = await presence();
+  for (let i = from; i < from + count; i += BATCH) {
+    const size = Math.min(BATCH, from + count - i);
+    for (let j = i; j < i + size; j++) opened.push(block(baseUrl, kind, j, agent));
+    await until(`${i + size - from} ${kind} waiters`, async () => {
+      const ended = opened.filter((waiter) => waiter.settled !== undefined);
+      if (ended.length > 0) throw new Error(`${ended.length} of ${opened.length} blocked requests ended early: ${JSON.stringify(ended.slice(0, 3).map((waiter) => waiter.settled))}`);
+      return (await presence()) >= base + (i + size - from);
+    });
+  }
+  return opened;
+}
+
+/** Where a kind's heap snapshots go: BENCH_SNAPSHOT_DIR/<kind> (kept), else a temporary directory. */
+async function snapshotDirOf(kind: Kind): Promise<{ dir: string; discard(): Promise<void> }> {
+  const kept = process.env.BENCH_SNAPSHOT_DIR;
+  if (kept) {
+    const dir = path.join(kept, kind);
+    await mkdir(dir, { recursive: true });
+    return { dir, discard: () => Promise.resolve() };
+  }
+  const dir = await mkdtemp(path.join(tmpdir(), 'parley-bench-heap-'));
+  return { dir, discard: () => rm(dir, { recursive: true, force: true }) };
+}
+
+interface Readings {
+  before: HeapReading;
+  after: HeapReading;
+  openSeconds: number;
+  snapshots: { before: string; after: string } | undefined;
+}
+
+/** The part every kind shares: reading (and snapshot) before, N opened, the event loop settled, reading (and snapshot) after. */
+async function readAround(server: BenchServerProcess, kind: Kind, snapshotDir: string, openAll: () => Promise<void>): Promise<Readings> {
+  // A snapshot leaves malloc'd memory behind: both readings come after one snapshot, so RSS compares alike.
+  const beforeSnapshot = SNAPSHOTS ? await server.snapshot(path.join(snapshotDir, 'before.heapsnapshot')) : undefined;
+  const before = await server.heap();
+  progress(`waiters/${kind}: opening ${N} blocked requests`);
+  const t0 = performance.now();
+  await openAll();
+  const openSeconds = (performance.now() - t0) / 1000;
+  // Let the event loop settle (timers armed, presence written) before reading the heap.
+  await new Promise((resolve) => setTimeout(resolve, 2_000));
+  const after = await server.heap();
+  const afterSnapshot = SNAPSHOTS ? await server.snapshot(path.join(snapshotDir, 'after.heapsnapshot')) : undefined;
+  progress(`waiters/${kind}: heap +${((after.usedHeap - before.usedHeap) / N).toFixed(0)} B/waiter, RSS +${((after.rss - before.rss) / N).toFixed(0)} B/waiter`);
+  return { before, after, openSeconds, snapshots: beforeSnapshot && afterSnapshot ? { before: beforeSnapshot, after: afterSnapshot } : undefined };
+}
+
+async function constructorDiff(kind: Kind, readings: Readings): Promise<ConstructorTotal[] | undefined> {
+  if (!readings.snapshots) return undefined;
+  progress(`waiters/${kind}: summarizing heap snapshots`);
+  return diffSnapshots(await summarizeSnapshot(readings.snapshots.before), await summarizeSnapshot(readings.snapshots.after));
+}
+
+async function measureKind(kind: 'wait' | 'mcp', url: string, db: pg.Pool, token: string): Promise<KindResult> {
   const server = await BenchServerProcess.start(url, { WAIT_TIMEOUT_MS: '3600000', ASK_TIMEOUT_MS: '3600000' });
   const agent = new http.Agent({ keepAlive: false, maxSockets: Infinity });
   const answerer = new HttpClient(server.baseUrl, 8);
-  const keptSnapshots = process.env.BENCH_SNAPSHOT_DIR;
-  const snapshotDir = keptSnapshots ? path.join(keptSnapshots, kind) : await mkdtemp(path.join(tmpdir(), 'parley-bench-heap-'));
-  if (keptSnapshots) await mkdir(snapshotDir, { recursive: true });
+  const snapshots = await snapshotDirOf(kind);
   const blocked: Blocked[] = [];
   try {
     const presence = async () => Number((await db.query<{ n: string }>(`SELECT count(*) AS n FROM clarification_waiters`)).rows[0]?.n);
@@ -111,20 +183,6 @@ async function measureKind(kind: Kind, url: string, db: pg.Pool, token: string):
       );
       const bySession = new Map(rows.rows.map((row) => [row.session_id, row.pending_id]));
       return new Map(indexes.map((i) => [i, bySession.get(seededIds(i).sessionId) as string]));
-    };
-    const open = async (from: number, count: number): Promise<Blocked[]> => {
-      const opened: Blocked[] = [];
-      const base = await presence();
-      for (let i = from; i < from + count; i += BATCH) {
-        const size = Math.min(BATCH, from + count - i);
-        for (let j = i; j < i + size; j++) opened.push(block(server.baseUrl, kind, j, agent));
-        await until(`${i + size - from} ${kind} waiters`, async () => {
-          const ended = opened.filter((waiter) => waiter.settled !== undefined);
-          if (ended.length > 0) throw new Error(`${ended.length} of ${opened.length} blocked requests ended early: ${JSON.stringify(ended.slice(0, 3).map((waiter) => waiter.settled))}`);
-          return (await presence()) >= base + (i + size - from);
-        });
-      }
-      return opened;
     };
     /** Answers the given waiters over REST (8 at a time); each wake is measured from the respond. */
     const wake = async (targets: Blocked[]) => {
@@ -162,51 +220,149 @@ async function measureKind(kind: Kind, url: string, db: pg.Pool, token: string):
     };
 
     progress(`waiters/${kind}: warm-up (${WARM} waiters opened and answered)`);
-    const warm = await open(0, WARM);
+    const warm = await openBlocked(server.baseUrl, kind, agent, 0, WARM, presence);
     await wake(warm);
     const latency = { healthz: [] as number[], list: [] as number[], healthzLoaded: [] as number[], listLoaded: [] as number[] };
     await probe([], []);
     await probe(latency.healthz, latency.list);
-    // A snapshot leaves malloc'd memory behind: both readings come after one snapshot, so RSS compares alike.
-    const beforeSnapshot = SNAPSHOTS ? await server.snapshot(path.join(snapshotDir, 'before.heapsnapshot')) : undefined;
-    const before = await server.heap();
-
-    progress(`waiters/${kind}: opening ${N} blocked requests`);
-    const t0 = performance.now();
-    blocked.push(...(await open(WARM, N)));
-    const openSeconds = (performance.now() - t0) / 1000;
-    // Let the event loop settle (timers armed, presence written) before reading the heap.
-    await new Promise((resolve) => setTimeout(resolve, 2_000));
-    const after = await server.heap();
-    const afterSnapshot = SNAPSHOTS ? await server.snapshot(path.join(snapshotDir, 'after.heapsnapshot')) : undefined;
-    progress(`waiters/${kind}: heap +${((after.usedHeap - before.usedHeap) / N).toFixed(0)} B/waiter, RSS +${((after.rss - before.rss) / N).toFixed(0)} B/waiter`);
+    const readings = await readAround(server, kind, snapshots.dir, async () => {
+      blocked.push(...(await openBlocked(server.baseUrl, kind, agent, WARM, N, presence)));
+    });
     await probe(latency.healthzLoaded, latency.listLoaded);
     progress(`waiters/${kind}: waking ${WAKES}`);
     const woken = await wake(blocked.slice(0, WAKES));
-    let snapshot: KindResult['snapshot'];
-    if (beforeSnapshot && afterSnapshot) {
-      progress(`waiters/${kind}: summarizing heap snapshots`);
-      snapshot = diffSnapshots(await summarizeSnapshot(beforeSnapshot), await summarizeSnapshot(afterSnapshot));
-    }
     return {
       kind,
-      before,
-      after,
+      before: readings.before,
+      after: readings.after,
       opened: N,
-      wakeFromResponse: woken.fromResponse,
-      wakeFromSend: woken.fromSend,
-      wakeErrors: woken.errors,
-      latency,
-      snapshot,
-      openSeconds,
+      openSeconds: readings.openSeconds,
+      snapshot: await constructorDiff(kind, readings),
+      service: { wakeFromResponse: woken.fromResponse, wakeFromSend: woken.fromSend, wakeErrors: woken.errors, latency },
     };
   } finally {
     for (const waiter of blocked) waiter.request.destroy();
     agent.destroy();
     answerer.close();
     await server.stop();
-    if (!keptSnapshots) await rm(snapshotDir, { recursive: true, force: true });
+    await snapshots.discard();
   }
+}
+
+/** A floor: the same client, URL, headers and batches as `/wait`, parked by a server with no application. */
+async function measureFloor(floor: Floor): Promise<KindResult> {
+  const server = await BenchServerProcess.startFloor(floor);
+  const agent = new http.Agent({ keepAlive: false, maxSockets: Infinity });
+  const snapshots = await snapshotDirOf(floor);
+  const blocked: Blocked[] = [];
+  try {
+    const presence = () => server.parked();
+    progress(`waiters/${floor}: warm-up (${WARM} requests parked and released)`);
+    const warm = await openBlocked(server.baseUrl, floor, agent, 0, WARM, presence);
+    await server.release(WARM);
+    const refused = (await Promise.all(warm.map((waiter) => waiter.done))).filter((outcome) => outcome.status !== 200);
+    if (refused.length > 0) throw new Error(`${refused.length} released requests did not end with 200: ${JSON.stringify(refused.slice(0, 3))}`);
+    const readings = await readAround(server, floor, snapshots.dir, async () => {
+      blocked.push(...(await openBlocked(server.baseUrl, floor, agent, WARM, N, presence)));
+    });
+    return { kind: floor, before: readings.before, after: readings.after, opened: N, openSeconds: readings.openSeconds, snapshot: await constructorDiff(floor, readings) };
+  } finally {
+    for (const waiter of blocked) waiter.request.destroy();
+    agent.destroy();
+    await server.stop();
+    await snapshots.discard();
+  }
+}
+
+/** Measures an application kind on its own seeded database. */
+async function measureServiceKind(server: BenchServer, kind: 'wait' | 'mcp'): Promise<KindResult> {
+  const url = await server.createDatabase(`waiters_${kind}`);
+  // The schema comes from the first start of the server; the seed goes in before the measured one.
+  const setup = await BenchServerProcess.start(url);
+  const user = await createUserWithToken(setup.baseUrl, 'answerer');
+  await setup.stop();
+  const db = new pg.Pool({ connectionString: url, max: 2 });
+  try {
+    progress(`waiters/${kind}: seeding ${WARM + N} sessions`);
+    await seed(db, { bundles: WARM + N, ownerId: user.userId, questions: 1 });
+    if (kind === 'mcp') {
+      // The agents ask their own bundles: sessions without one.
+      await db.query(`DELETE FROM clarification_bundles`);
+      await db.query(`DELETE FROM task_session_messages`);
+      await db.query(`VACUUM ANALYZE task_session_messages`);
+    }
+    return await measureKind(kind, url, db, user.token);
+  } finally {
+    await db.end();
+  }
+}
+
+const LABELS: Record<Kind, string> = {
+  wait: 'GET /wait (agent token)',
+  mcp: 'MCP ask on /mcp/session',
+  'bare-http': 'floor: bare `node:http`, GET parked',
+  fastify: 'floor: Fastify, GET hijacked and parked',
+};
+const BEFORE: Record<Kind, string> = { wait: '13.5–14 KB (heap +11.75 KB)', mcp: 'not measured', 'bare-http': '—', fastify: '—' };
+const TARGET = 6144;
+const kb = (bytes: number) => `${(bytes / 1024).toFixed(2)} KB`;
+const perWaiter = (r: KindResult, key: 'usedHeap' | 'rss') => (r.after[key] - r.before[key]) / r.opened;
+
+function verdict(r: KindResult): string {
+  const met = perWaiter(r, 'usedHeap') <= TARGET && perWaiter(r, 'rss') <= TARGET;
+  if (isFloor(r.kind)) return met ? 'floor under the target' : '**floor over the target**';
+  return met ? 'met' : '**MISSED**';
+}
+
+/** `/wait` against its floors: how much of a blocked `/wait` is Node's HTTP server, Fastify, and the application. */
+function reportShares(report: Report, results: KindResult[]): void {
+  const of = (kind: Kind) => results.find((r) => r.kind === kind);
+  const wait = of('wait');
+  const bare = of('bare-http');
+  const fastify = of('fastify');
+  const rows: string[][] = [];
+  const difference = (what: string, minuend: KindResult, subtrahend: KindResult) =>
+    rows.push([what, kb(perWaiter(minuend, 'usedHeap') - perWaiter(subtrahend, 'usedHeap')), kb(perWaiter(minuend, 'rss') - perWaiter(subtrahend, 'rss'))]);
+  if (wait && bare) {
+    rows.push(['`/wait` ÷ bare-http', `${fixed(perWaiter(wait, 'usedHeap') / perWaiter(bare, 'usedHeap'))}×`, `${fixed(perWaiter(wait, 'rss') / perWaiter(bare, 'rss'))}×`]);
+    difference('`/wait` − bare-http (Fastify + Nest + Parley)', wait, bare);
+  }
+  if (fastify && bare) difference('fastify − bare-http (Fastify: its Request/Reply, the request’s Pino child, routing)', fastify, bare);
+  if (wait && fastify) difference('`/wait` − fastify (Nest + Parley: the application’s share)', wait, fastify);
+  if (rows.length === 0) return;
+  report.say();
+  report.say('`/wait` against its floors (per blocked request; differences of the per-waiter figures above):');
+  report.say();
+  report.table(['', 'heap / waiter', 'RSS / waiter'], rows, ['l', 'r', 'r']);
+}
+
+/** Side by side by constructor: what `/wait` holds beyond the Fastify floor, and the floors' own. */
+function reportConstructorShares(report: Report, results: KindResult[]): void {
+  const wait = results.find((r) => r.kind === 'wait');
+  const floors = results.filter((r) => isFloor(r.kind) && r.snapshot);
+  const fastify = floors.find((r) => r.kind === 'fastify');
+  if (!wait?.snapshot || !fastify?.snapshot) return;
+  const columns = [...floors, wait];
+  const byName = columns.map((r) => new Map((r.snapshot ?? []).map((entry) => [entry.name, entry])));
+  const waitAt = byName.length - 1;
+  const fastifyAt = columns.indexOf(fastify);
+  const names = [...new Set(byName.flatMap((totals) => [...totals.keys()]))];
+  const bytes = (column: number, name: string) => (byName[column].get(name)?.bytes ?? 0) / columns[column].opened;
+  const count = (column: number, name: string) => (byName[column].get(name)?.count ?? 0) / columns[column].opened;
+  const top = names.map((name) => ({ name, extra: bytes(waitAt, name) - bytes(fastifyAt, name) })).sort((a, b) => b.extra - a.extra).slice(0, 25);
+  report.say();
+  report.say('What `/wait` holds beyond the Fastify floor, by constructor (bytes per waiter, self size; top 25 by `/wait` − fastify):');
+  report.say();
+  report.table(
+    ['constructor / node type', ...columns.map((r) => `${r.kind === 'wait' ? '`/wait`' : r.kind} B`), '`/wait` − fastify B', '`/wait` − fastify objects'],
+    top.map(({ name, extra }) => [
+      `\`${name}\``,
+      ...columns.map((_, column) => fixed(bytes(column, name), 0)),
+      fixed(extra, 0),
+      fixed(count(waitAt, name) - count(fastifyAt, name)),
+    ]),
+    ['l', ...columns.map((): 'r' => 'r'), 'r', 'r'],
+  );
 }
 
 export async function run(report: Report): Promise<void> {
@@ -215,91 +371,79 @@ export async function run(report: Report): Promise<void> {
   const failures: string[] = [];
   try {
     for (const kind of KINDS) {
-      const url = await server.createDatabase(`waiters_${kind}`);
-      // The schema comes from the first start of the server; the seed goes in before the measured one.
-      const setup = await BenchServerProcess.start(url);
-      const user = await createUserWithToken(setup.baseUrl, 'answerer');
-      await setup.stop();
-      const db = new pg.Pool({ connectionString: url, max: 2 });
       try {
-        progress(`waiters/${kind}: seeding ${WARM + N} sessions`);
-        await seed(db, { bundles: WARM + N, ownerId: user.userId, questions: 1 });
-        if (kind === 'mcp') {
-          // The agents ask their own bundles: sessions without one.
-          await db.query(`DELETE FROM clarification_bundles`);
-          await db.query(`DELETE FROM task_session_messages`);
-          await db.query(`VACUUM ANALYZE task_session_messages`);
-        }
-        results.push(await measureKind(kind, url, db, user.token));
+        results.push(isFloor(kind) ? await measureFloor(kind) : await measureServiceKind(server, kind));
       } catch (error) {
         // One kind failing (e.g. a burst refused) must not lose the figures of the other.
         failures.push(`${kind}: ${error instanceof Error ? error.message.slice(0, 600) : String(error)}`);
         progress(`waiters/${kind} failed: ${String(error)}`);
-      } finally {
-        await db.end();
       }
     }
     report.say(`Run: ${await machineLine(server.description)}. N = ${N} blocked agents per kind (each its own session, bundle and agent token \`parley_sat_…\`), opened ${BATCH} at a time; the server is the built \`dist/apps/server/src/main.js\` in its own process (AUTH_MODE=enabled, LOG_LEVEL=warn, WAIT_TIMEOUT_MS and ASK_TIMEOUT_MS 1 h, rate limits raised) with \`bench/support/heap-probe.js\` preloaded (\`--expose-gc --import\`): heap = \`v8.getHeapStatistics().used_heap_size\` after two \`global.gc()\`, RSS = \`process.memoryUsage().rss\`, read over IPC. Baseline after ${WARM} waiters were opened and answered (warm code paths).`);
+    if (results.some((r) => isFloor(r.kind))) {
+      report.say();
+      report.say(`The floors run the same way (own process, same flags and probe, same client, keep-alive off, the same \`GET /api/v1/clarification/<id>/wait\` URLs and \`authorization: Bearer parley_sat_…\` headers, same batches, ${WARM} parked and released before the first reading): \`bench/support/bare-http.floor.ts\` is a \`node:http\` server with the application's timeouts whose handler keeps each response in a \`Set\`; \`bench/support/fastify.floor.ts\` is Fastify with the application's server options (its \`fastifyLogging\`: root Pino logger at \`warn\`, \`x-request-id\`, a child logger per request; body limit; timeouts) and one route on the \`/wait\` path that hijacks the reply and keeps \`reply.raw\` in a \`Set\` — no Nest, no plugins, no hooks.`);
+    }
     report.say();
     for (const failure of failures) report.say(`**Run failed for ${failure}**`);
     if (failures.length > 0) report.say();
-    const perWaiter = (r: KindResult, key: 'usedHeap' | 'rss') => (r.after[key] - r.before[key]) / r.opened;
-    const kb = (bytes: number) => `${(bytes / 1024).toFixed(2)} KB`;
-    const label = (r: KindResult) => (r.kind === 'wait' ? 'GET /wait (agent token)' : 'MCP ask on /mcp/session');
     report.table(
       ['blocked agent', 'heap before → after (MB)', 'heap / waiter', 'RSS before → after (MB)', 'RSS / waiter', 'before (issue 11)', 'target', ''],
       results.map((r) => [
-        label(r),
+        LABELS[r.kind],
         `${(r.before.usedHeap / 2 ** 20).toFixed(1)} → ${(r.after.usedHeap / 2 ** 20).toFixed(1)}`,
         kb(perWaiter(r, 'usedHeap')),
         `${(r.before.rss / 2 ** 20).toFixed(1)} → ${(r.after.rss / 2 ** 20).toFixed(1)}`,
         kb(perWaiter(r, 'rss')),
-        r.kind === 'wait' ? '13.5–14 KB (heap +11.75 KB)' : 'not measured',
+        BEFORE[r.kind],
         '≤ 6 KB each',
-        perWaiter(r, 'usedHeap') <= 6144 && perWaiter(r, 'rss') <= 6144 ? 'met' : '**MISSED**',
+        verdict(r),
       ]),
       ['l', 'r', 'r', 'r', 'r', 'r', 'r', 'l'],
     );
-    report.say();
-    report.table(
-      ['blocked agent', 'wake p50 / p99 ms (respond’s response → waiter’s response)', 'p50 / p99 ms (respond sent → waiter’s response)', 'wake errors', 'target p99', ''],
-      results.map((r) => [
-        label(r),
-        `${fixed(percentile(r.wakeFromResponse, 50), 1)} / ${fixed(percentile(r.wakeFromResponse, 99), 1)}`,
-        `${fixed(percentile(r.wakeFromSend, 50), 1)} / ${fixed(percentile(r.wakeFromSend, 99), 1)}`,
-        `${r.wakeErrors} of ${r.wakeFromSend.length}`,
-        '≤ 50 ms',
-        ratioVerdict(percentile(r.wakeFromResponse, 99), 50),
-      ]),
-      ['l', 'r', 'r', 'r', 'r', 'l'],
-    );
-    report.say();
-    report.table(
-      ['blocked agent', 'GET /healthz p50 / p99 ms: none → N waiting', 'ratio p50', 'REST list (limit 20) p50 / p99 ms: none → N waiting', 'ratio p50', 'opening N took'],
-      results.map((r) => [
-        label(r),
-        `${fixed(percentile(r.latency.healthz, 50))} / ${fixed(percentile(r.latency.healthz, 99))} → ${fixed(percentile(r.latency.healthzLoaded, 50))} / ${fixed(percentile(r.latency.healthzLoaded, 99))}`,
-        `${fixed(percentile(r.latency.healthzLoaded, 50) / percentile(r.latency.healthz, 50))}×`,
-        `${fixed(percentile(r.latency.list, 50))} / ${fixed(percentile(r.latency.list, 99))} → ${fixed(percentile(r.latency.listLoaded, 50))} / ${fixed(percentile(r.latency.listLoaded, 99))}`,
-        `${fixed(percentile(r.latency.listLoaded, 50) / percentile(r.latency.list, 50))}×`,
-        `${r.openSeconds.toFixed(1)} s`,
-      ]),
-      ['l', 'r', 'r', 'r', 'r', 'r'],
-    );
+    reportShares(report, results);
+    const served = results.flatMap((r) => (r.service ? [{ r, service: r.service }] : []));
+    if (served.length > 0) {
+      report.say();
+      report.table(
+        ['blocked agent', 'wake p50 / p99 ms (respond’s response → waiter’s response)', 'p50 / p99 ms (respond sent → waiter’s response)', 'wake errors', 'target p99', ''],
+        served.map(({ r, service }) => [
+          LABELS[r.kind],
+          `${fixed(percentile(service.wakeFromResponse, 50), 1)} / ${fixed(percentile(service.wakeFromResponse, 99), 1)}`,
+          `${fixed(percentile(service.wakeFromSend, 50), 1)} / ${fixed(percentile(service.wakeFromSend, 99), 1)}`,
+          `${service.wakeErrors} of ${service.wakeFromSend.length}`,
+          '≤ 50 ms',
+          ratioVerdict(percentile(service.wakeFromResponse, 99), 50),
+        ]),
+        ['l', 'r', 'r', 'r', 'r', 'l'],
+      );
+      report.say();
+      report.table(
+        ['blocked agent', 'GET /healthz p50 / p99 ms: none → N waiting', 'ratio p50', 'REST list (limit 20) p50 / p99 ms: none → N waiting', 'ratio p50', 'opening N took'],
+        served.map(({ r, service: { latency } }) => [
+          LABELS[r.kind],
+          `${fixed(percentile(latency.healthz, 50))} / ${fixed(percentile(latency.healthz, 99))} → ${fixed(percentile(latency.healthzLoaded, 50))} / ${fixed(percentile(latency.healthzLoaded, 99))}`,
+          `${fixed(percentile(latency.healthzLoaded, 50) / percentile(latency.healthz, 50))}×`,
+          `${fixed(percentile(latency.list, 50))} / ${fixed(percentile(latency.list, 99))} → ${fixed(percentile(latency.listLoaded, 50))} / ${fixed(percentile(latency.listLoaded, 99))}`,
+          `${fixed(percentile(latency.listLoaded, 50) / percentile(latency.list, 50))}×`,
+          `${r.openSeconds.toFixed(1)} s`,
+        ]),
+        ['l', 'r', 'r', 'r', 'r', 'r'],
+      );
+    }
     for (const r of results) {
       if (!r.snapshot) continue;
+      const total = r.snapshot.reduce((sum, item) => sum + Math.max(0, item.bytes), 0);
       report.say();
-      report.say(`Where the bytes go — ${label(r)}: heap snapshot after − before, by constructor (self size; top 25 by growth):`);
+      report.say(`Where the bytes go — ${LABELS[r.kind]}: heap snapshot after − before, by constructor (self size; top 25 by growth):`);
       report.say();
       report.table(
         ['constructor / node type', 'objects per waiter', 'bytes per waiter', 'share of growth'],
-        r.snapshot.slice(0, 25).map((entry) => {
-          const total = r.snapshot!.reduce((sum, item) => sum + Math.max(0, item.bytes), 0);
-          return [`\`${entry.name}\``, fixed(entry.count / r.opened), fixed(entry.bytes / r.opened, 0), `${((entry.bytes / total) * 100).toFixed(1)} %`];
-        }),
+        r.snapshot.slice(0, 25).map((entry) => [`\`${entry.name}\``, fixed(entry.count / r.opened), fixed(entry.bytes / r.opened, 0), `${((entry.bytes / total) * 100).toFixed(1)} %`]),
         ['l', 'r', 'r', 'r'],
       );
     }
+    reportConstructorShares(report, results);
   } finally {
     await server.stop();
   }

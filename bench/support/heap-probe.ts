@@ -20,8 +20,14 @@ function collect(): void {
   gc();
 }
 
+function isProbeRequest(message: { op: string }): message is ProbeRequest {
+  return message.op === 'heap' || message.op === 'snapshot';
+}
+
 if (process.send) {
-  process.on('message', (request: ProbeRequest) => {
+  process.on('message', (request: { op: string }) => {
+    // Other messages are the spawned program's own (the floor servers' `parked` / `release`).
+    if (!isProbeRequest(request)) return;
     collect();
     if (request.op === 'snapshot') {
       process.send?.({ path: v8.writeHeapSnapshot(request.path) });

@@ -6,36 +6,51 @@ import { fileURLToPath } from 'node:url';
 import { freePort } from '../../test/support/server-process.js';
 import { BENCH_ADMIN_TOKEN, UNLIMITED_RATE_ENV } from './app.js';
 import type { HeapReading, ProbeRequest } from './heap-probe.js';
+import type { ParkedReply, ParkedRequest } from './parked-responses.js';
 
 const SERVER_MAIN = fileURLToPath(new URL('../../apps/server/src/main.js', import.meta.url));
 const PROBE = new URL('./heap-probe.js', import.meta.url).href;
+/** The floors of a long poll (bench/support/*.floor.ts): no application, the same process setup. */
+export const FLOORS = {
+  'bare-http': fileURLToPath(new URL('./bare-http.floor.js', import.meta.url)),
+  fastify: fileURLToPath(new URL('./fastify.floor.js', import.meta.url)),
+} as const;
+export type Floor = keyof typeof FLOORS;
 
-/** The built server (dist/apps/server/src/main.js) in its own process, with the heap probe preloaded. */
+/**
+ * The built server (dist/apps/server/src/main.js), or a floor server, in its own process with the
+ * heap probe preloaded.
+ */
 export class BenchServerProcess {
   private constructor(
     readonly child: ChildProcess,
     readonly baseUrl: string,
-    private readonly dataDir: string,
+    private readonly dataDir: string | undefined,
     readonly output: { stderr: string },
   ) {}
 
   static async start(databaseUrl: string, env: Record<string, string> = {}): Promise<BenchServerProcess> {
     const dataDir = await mkdtemp(path.join(tmpdir(), 'parley-bench-server-'));
-    const port = await freePort();
-    const childEnv: NodeJS.ProcessEnv = {
-      ...process.env,
+    return BenchServerProcess.spawn(SERVER_MAIN, dataDir, {
       DATABASE_URL: databaseUrl,
       DATA_DIR: dataDir,
-      HOST: '127.0.0.1',
-      PORT: String(port),
       AUTH_MODE: 'enabled',
       ADMIN_TOKEN: BENCH_ADMIN_TOKEN,
-      LOG_LEVEL: 'warn',
       ...UNLIMITED_RATE_ENV,
       ...env,
-    };
+    });
+  }
+
+  /** A floor server: same node flags, probe, host, log level and readiness check as the application. */
+  static startFloor(floor: Floor): Promise<BenchServerProcess> {
+    return BenchServerProcess.spawn(FLOORS[floor], undefined, {});
+  }
+
+  private static async spawn(main: string, dataDir: string | undefined, env: Record<string, string>): Promise<BenchServerProcess> {
+    const port = await freePort();
+    const childEnv: NodeJS.ProcessEnv = { ...process.env, HOST: '127.0.0.1', PORT: String(port), LOG_LEVEL: 'warn', ...env };
     delete childEnv.NODE_OPTIONS;
-    const child = spawn(process.execPath, ['--expose-gc', '--import', PROBE, SERVER_MAIN], { env: childEnv, stdio: ['ignore', 'ignore', 'pipe', 'ipc'] });
+    const child = spawn(process.execPath, ['--expose-gc', '--import', PROBE, main], { env: childEnv, stdio: ['ignore', 'ignore', 'pipe', 'ipc'] });
     const output = { stderr: '' };
     child.stderr?.setEncoding('utf8').on('data', (chunk: string) => (output.stderr = (output.stderr + chunk).slice(-20_000)));
     const server = new BenchServerProcess(child, `http://127.0.0.1:${port}`, dataDir, output);
@@ -53,7 +68,7 @@ export class BenchServerProcess {
     return this.child.pid ?? 0;
   }
 
-  private ask<T>(request: ProbeRequest): Promise<T> {
+  private ask<T>(request: ProbeRequest | ParkedRequest): Promise<T> {
     return new Promise((resolve) => {
       this.child.once('message', (reply) => resolve(reply as T));
       this.child.send(request);
@@ -69,6 +84,16 @@ export class BenchServerProcess {
     return (await this.ask<{ path: string }>({ op: 'snapshot', path: file })).path;
   }
 
+  /** How many long polls a floor server holds. */
+  async parked(): Promise<number> {
+    return (await this.ask<ParkedReply>({ op: 'parked' })).parked;
+  }
+
+  /** Has a floor server answer its `count` oldest long polls. */
+  async release(count: number): Promise<void> {
+    await this.ask<ParkedReply>({ op: 'release', count });
+  }
+
   async stop(): Promise<void> {
     if (this.child.exitCode === null) {
       const exited = new Promise((resolve) => this.child.once('exit', resolve));
@@ -77,6 +102,6 @@ export class BenchServerProcess {
       await exited;
       clearTimeout(timer);
     }
-    await rm(this.dataDir, { recursive: true, force: true });
+    if (this.dataDir) await rm(this.dataDir, { recursive: true, force: true });
   }
 }
