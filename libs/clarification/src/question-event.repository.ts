@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
-import { inTransaction, queryRow, queryRows } from '#persistence';
+import { inTransaction, queryRow, queryRows, type ReadExecutor } from '#persistence';
 import { outboxInsertSql } from '#webhooks';
 
 export interface QuestionEventRow {
@@ -58,10 +58,10 @@ export function insertEventsCtes(sourceSql: string): string {
 export class QuestionEventRepository {
   constructor(private readonly dataSource: DataSource) {}
 
-  /** Settled events after `afterId`, in position order, optionally of one workspace. */
-  async listSettledAfter(afterId: string, workspaceId: string | undefined, limit: number): Promise<SettledEvents> {
+  /** Settled events after `afterId`, in position order, optionally of one workspace; `on` a connection of the process's own, or the pool. */
+  async listSettledAfter(afterId: string, workspaceId: string | undefined, limit: number, on?: ReadExecutor): Promise<SettledEvents> {
     const rows = await queryRows<QuestionEventRow & { unsettled: boolean; present: boolean }>(
-      this.dataSource,
+      on ?? this.dataSource,
       `WITH horizon AS (SELECT ${HORIZON} AS position)
        SELECT e.*, e.id IS NOT NULL AS present,
               EXISTS (SELECT 1 FROM question_events later, horizon WHERE later.id >= horizon.position) AS unsettled

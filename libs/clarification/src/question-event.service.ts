@@ -30,8 +30,10 @@ const BATCH = 100;
  * The durable question-event feed. Events are written by the transactions that make the changes they
  * report (so an event exists exactly when its change committed); this process follows the feed below
  * its settled horizon (see QuestionEventRepository) — woken by the NOTIFY those transactions send, with
- * a fallback poll — and hands each batch to the open subscriber streams, which replay from their own
- * cursor until they catch up, then take live batches. Access is checked once per batch per stream.
+ * a fallback poll, reading on the LISTEN connection itself while it is up (so the one reader never
+ * queues behind requests for a pooled connection) — and hands each batch to the open subscriber
+ * streams, which replay from their own cursor until they catch up, then take live batches. Access is
+ * checked once per batch per stream.
  */
 @Injectable()
 export class QuestionEventService implements OnModuleInit, OnApplicationShutdown {
@@ -108,7 +110,7 @@ export class QuestionEventService implements OnModuleInit, OnApplicationShutdown
 
   private async readNew(): Promise<void> {
     for (;;) {
-      const { events, unsettled } = await this.events.listSettledAfter(this.head, undefined, BATCH);
+      const { events, unsettled } = await this.events.listSettledAfter(this.head, undefined, BATCH, this.listener.connection);
       if (events.length > 0) {
         this.head = (events[events.length - 1]).id;
         this.live.emit('batch', events);

@@ -53,6 +53,15 @@ export class DatabaseListener implements OnModuleInit, BeforeApplicationShutdown
     if (client) await Promise.race([client.end().catch(() => undefined), delay(CLOSE_TIMEOUT_MS, undefined, { ref: false })]);
   }
 
+  /**
+   * The listening connection while it is up, for a process's own serial reader (the event feed's): its
+   * reads then never queue behind requests for a pooled connection (issue 11 target 6). Read-only
+   * use; a read on it waits for the probe at most.
+   */
+  get connection(): pg.Client | undefined {
+    return this.reachable ? this.client : undefined;
+  }
+
   /** Calls `handler` with each NOTIFY payload on `channel`; the returned function stops it. */
   listen(channel: string, handler: Handler): () => void {
     if (!CHANNEL.test(channel)) throw new Error(`invalid channel name ${channel}`);

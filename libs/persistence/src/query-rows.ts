@@ -1,7 +1,10 @@
+import pg from 'pg';
 import { DataSource, type EntityManager, type QueryRunner } from 'typeorm';
 
 /** Where a repository runs SQL: the pool, or the manager of an open transaction. */
 export type SqlExecutor = DataSource | EntityManager;
+/** Where a read may also run: a connection the process keeps for itself (DatabaseListener.connection). */
+export type ReadExecutor = SqlExecutor | pg.Client;
 
 async function runStructured<T>(runner: QueryRunner, sql: string, parameters: unknown[]): Promise<T[]> {
   const result = await runner.query(sql, parameters, true);
@@ -12,7 +15,8 @@ async function runStructured<T>(runner: QueryRunner, sql: string, parameters: un
  * The rows a statement returns, whatever its command. TypeORM's plain `query()` returns
  * `[rows, count]` for UPDATE/DELETE … RETURNING, so repositories read rows through this instead.
  */
-export async function queryRows<T>(executor: SqlExecutor, sql: string, parameters: unknown[] = []): Promise<T[]> {
+export async function queryRows<T>(executor: ReadExecutor, sql: string, parameters: unknown[] = []): Promise<T[]> {
+  if (executor instanceof pg.Client) return (await executor.query<T & pg.QueryResultRow>(sql, parameters)).rows;
   if (!(executor instanceof DataSource) && executor.queryRunner) {
     return runStructured<T>(executor.queryRunner, sql, parameters);
   }

@@ -1,0 +1,53 @@
+/**
+ * Issue 11 target 6 (event lag): the process's one feed reader reads on the LISTEN connection, so an
+ * event reaches the open streams even while every pooled connection is taken by requests — it never
+ * queues behind them.
+ */
+import type pg from 'pg';
+import { DataSource } from 'typeorm';
+import { ADMIN_CALLER } from '#authorization';
+import { BUNDLE_CHANNEL, QuestionEventService } from '#clarification';
+import { startApp, type TestApp } from './support/app.js';
+import { createRunningSession } from './support/fixtures.js';
+
+const POOL_SIZE = 2;
+
+describe('the event feed reader does not queue for the pool (issue 11 §6)', () => {
+  let t: TestApp;
+  let pool: pg.Pool;
+
+  beforeAll(async () => {
+    t = await startApp({ config: { dbPoolSize: POOL_SIZE, dbPoolAcquireTimeoutMs: 60_000 } });
+    pool = (t.app.get(DataSource).driver as unknown as { master: pg.Pool }).master;
+  });
+  afterAll(async () => {
+    await t.close();
+  });
+
+  it('an event committed while every pooled connection is held reaches an open stream', async () => {
+    const fixture = await createRunningSession(t);
+    const feed = t.app.get(QuestionEventService);
+    // Caught up, a stream opened without a cursor starts live: it has nothing to replay from the pool.
+    await feed.flushed();
+    const stream = await feed.open(ADMIN_CALLER, {});
+    const arriving = stream.next();
+    const held = await Promise.all(Array.from({ length: POOL_SIZE }, () => pool.connect()));
+    try {
+      const written = await t.db.query<{ id: string }>(
+        `WITH written AS (
+           INSERT INTO question_events (id, type, pending_id, session_id, task_id, workspace_id)
+           VALUES (pg_current_xact_id()::text::bigint * 65536, 'ASKED', 'feed-reader-probe', $1, $2, $3) RETURNING id)
+         SELECT id::text AS id, pg_notify($4, '{}') IS NULL AS notified FROM written`,
+        [fixture.sessionId, fixture.taskId, fixture.workspaceId, BUNDLE_CHANNEL],
+      );
+      expect(pool.idleCount).toBe(0);
+      const next = await arriving;
+      expect(next.done).toBe(false);
+      expect(next.value).toMatchObject({ id: written.rows[0].id, pending_id: 'feed-reader-probe' });
+      expect(pool.waitingCount).toBe(0);
+    } finally {
+      for (const client of held) client.release();
+      await stream.return?.();
+    }
+  });
+});
