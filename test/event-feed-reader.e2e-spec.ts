@@ -1,11 +1,13 @@
 /**
  * Issue 11 target 6 (event lag): the process's one feed reader reads on the LISTEN connection, so an
  * event reaches the open streams even while every pooled connection is taken by requests — it never
- * queues behind them.
+ * queues behind them; and a stream that falls behind takes every queued batch at once, with one access
+ * check, instead of one check per small batch (which fell further behind the faster it was fed).
  */
+import { jest } from '@jest/globals';
 import type pg from 'pg';
 import { DataSource } from 'typeorm';
-import { ADMIN_CALLER } from '#authorization';
+import { AccessService, ADMIN_CALLER, userCaller } from '#authorization';
 import { BUNDLE_CHANNEL, QuestionEventService } from '#clarification';
 import { startApp, type TestApp } from './support/app.js';
 import { createRunningSession } from './support/fixtures.js';
@@ -23,6 +25,20 @@ describe('the event feed reader does not queue for the pool (issue 11 §6)', () 
   afterAll(async () => {
     await t.close();
   });
+  afterEach(() => {
+    jest.restoreAllMocks();
+  });
+
+  async function writeEvent(fixture: { sessionId: string; taskId: string; workspaceId: string }, pendingId: string): Promise<string> {
+    const written = await t.db.query<{ id: string }>(
+      `WITH written AS (
+         INSERT INTO question_events (id, type, pending_id, session_id, task_id, workspace_id)
+         VALUES (pg_current_xact_id()::text::bigint * 65536, 'ASKED', $5, $1, $2, $3) RETURNING id)
+       SELECT id::text AS id, pg_notify($4, '{}') IS NULL AS notified FROM written`,
+      [fixture.sessionId, fixture.taskId, fixture.workspaceId, BUNDLE_CHANNEL, pendingId],
+    );
+    return written.rows[0].id;
+  }
 
   it('an event committed while every pooled connection is held reaches an open stream', async () => {
     const fixture = await createRunningSession(t);
@@ -33,20 +49,47 @@ describe('the event feed reader does not queue for the pool (issue 11 §6)', () 
     const arriving = stream.next();
     const held = await Promise.all(Array.from({ length: POOL_SIZE }, () => pool.connect()));
     try {
-      const written = await t.db.query<{ id: string }>(
-        `WITH written AS (
-           INSERT INTO question_events (id, type, pending_id, session_id, task_id, workspace_id)
-           VALUES (pg_current_xact_id()::text::bigint * 65536, 'ASKED', 'feed-reader-probe', $1, $2, $3) RETURNING id)
-         SELECT id::text AS id, pg_notify($4, '{}') IS NULL AS notified FROM written`,
-        [fixture.sessionId, fixture.taskId, fixture.workspaceId, BUNDLE_CHANNEL],
-      );
+      const id = await writeEvent(fixture, 'feed-reader-probe');
       expect(pool.idleCount).toBe(0);
       const next = await arriving;
       expect(next.done).toBe(false);
-      expect(next.value).toMatchObject({ id: written.rows[0].id, pending_id: 'feed-reader-probe' });
+      expect(next.value).toMatchObject({ id, pending_id: 'feed-reader-probe' });
       expect(pool.waitingCount).toBe(0);
     } finally {
       for (const client of held) client.release();
+      await stream.return?.();
+    }
+  });
+
+  it('a stream behind the feed takes every batch queued meanwhile at once: one access check for all of them', async () => {
+    const fixture = await createRunningSession(t);
+    const feed = t.app.get(QuestionEventService);
+    const access = t.app.get(AccessService);
+    const check = access.accessibleTaskIds.bind(access);
+    let release!: () => void;
+    const gate = new Promise<void>((resolve) => (release = resolve));
+    const checks = jest.spyOn(access, 'accessibleTaskIds').mockImplementation(async (...args) => {
+      await gate;
+      return check(...args);
+    });
+    await feed.flushed();
+    const stream = await feed.open(userCaller('feed-reader-user'), {});
+    const arriving = stream.next();
+    const ids: string[] = [];
+    try {
+      // Five batches: each event is read by itself before the next is written.
+      for (let n = 0; n < 5; n += 1) {
+        ids.push(await writeEvent(fixture, `feed-reader-batch-${n}`));
+        await feed.flushed();
+      }
+      expect(checks).toHaveBeenCalledTimes(1);
+      release();
+      const received = [(await arriving).value as { id: string }];
+      for (let n = 1; n < 5; n += 1) received.push((await stream.next()).value as { id: string });
+      expect(received.map((event) => event.id)).toEqual(ids);
+      expect(checks).toHaveBeenCalledTimes(2);
+    } finally {
+      release();
       await stream.return?.();
     }
   });
