@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
-import { queryRow, queryRows } from '#persistence';
+import { queryRow, queryRows, runNamed } from '#persistence';
 
 /** Which workspaces a caller sees: every one, or exactly these ids. */
 export type WorkspaceVisibility = { readonly all: true } | { readonly all: false; readonly ids: readonly string[] };
@@ -93,11 +93,10 @@ export class AccessRepository {
   }
 
   async listWorkspaceIdsVisibleTo(userId: string): Promise<string[]> {
-    const rows = await queryRows<{ id: string }>(
-      this.dataSource,
-      `SELECT id FROM workspaces WHERE owner_id IN ('', $1) ORDER BY id`,
-      [userId],
-    );
+    // Named: every scoped list of a person (pending questions, tasks, workspaces, decisions) reads it first.
+    const rows = await runNamed<{ id: string }>(this.dataSource, 'visible_workspaces', `SELECT id FROM workspaces WHERE owner_id IN ('', $1) ORDER BY id`, [
+      userId,
+    ]);
     return rows.map((row) => row.id);
   }
 }
