@@ -26,10 +26,12 @@ const WARMUP = 100;
 
 /** `raw`: the claim transaction replayed as the app sends it (named statements named); `raw-unnamed`: the same, every statement unnamed (planned per call). */
 type Scenario = 'raw' | 'raw-unnamed' | Surface;
-const SCENARIOS: Scenario[] = ['raw', 'raw-unnamed', 'rest', 'graphql', 'mcp'];
-const RAW_LABEL: Record<string, string> = {
+const SCENARIOS: Scenario[] = ['raw', 'raw-unnamed', 'rest', 'graphql', 'mcp', 'mcp-http'];
+const LABEL: Record<string, string> = {
   raw: 'raw claim transaction, as the app sends it (pg, 16 connections)',
   'raw-unnamed': 'raw claim transaction, every statement unnamed',
+  mcp: 'MCP (the SDK client)',
+  'mcp-http': 'MCP, plain HTTP client (the same JSON-RPC POST)',
 };
 
 interface Captured {
@@ -195,7 +197,7 @@ export async function run(report: Report): Promise<void> {
     report.table(
       ['scenario', 'answers/s (median of rounds)', 'range over rounds', 'per round'],
       SCENARIOS.map((scenario) => [
-        RAW_LABEL[scenario] ?? scenario.toUpperCase(),
+        LABEL[scenario] ?? scenario.toUpperCase(),
         med(scenario).toFixed(0),
         spread(scenario),
         (tps.get(scenario) ?? []).map((value) => value.toFixed(0)).join(', '),
@@ -211,6 +213,7 @@ export async function run(report: Report): Promise<void> {
         ['raw claim tx as sent / unnamed', '—', `${fixed(median(perRound('raw', 'raw-unnamed')))}×`, '—', ''],
         ['GraphQL / REST', '1.06× (0.17× / 0.16×)', `${fixed(graphqlRest)}×`, '0.85–1.15×', graphqlRest >= 0.85 && graphqlRest <= 1.15 ? 'met' : '**MISSED**'],
         ['MCP / REST', '0.75× (0.12× / 0.16×)', `${fixed(mcpRest)}×`, '0.85–1.15×', mcpRest >= 0.85 && mcpRest <= 1.15 ? 'met' : '**MISSED**'],
+        ['MCP with the plain HTTP client REST uses / REST (the server side alone)', '—', `${fixed(median(perRound('mcp-http', 'rest')))}×`, '—', ''],
       ],
       ['l', 'r', 'r', 'r', 'l'],
     );

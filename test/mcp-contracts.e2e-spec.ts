@@ -7,10 +7,11 @@
  */
 import { jest } from '@jest/globals';
 import { Logger } from '@nestjs/common';
-import { McpError } from '@modelcontextprotocol/sdk/types.js';
+import { McpError, SUPPORTED_PROTOCOL_VERSIONS } from '@modelcontextprotocol/sdk/types.js';
 import request from 'supertest';
 import { AuthorizationError } from '#authorization';
 import { PendingListService } from '#clarification';
+import { loadConfig } from '#config';
 import { TasksError, TasksErrorCode, TaskService } from '#tasks';
 import { startApp, type TestApp } from './support/app.js';
 import { createRunningSession, TWO_QUESTIONS } from './support/fixtures.js';
@@ -147,5 +148,123 @@ describe('external MCP tools: argument validation, error mapping, published cont
     const answered = await mcp.call(ANSWER, { pending_id: asked.body.pending_id, rejected: true, reason: 'no' });
     expect(answered.structured).toEqual({ claimed: true, status: 'rejected', response: { answers: [], rejected: true, reject_reason: 'no' } });
     expect((await mcp.call(ANSWER, { pending_id: asked.body.pending_id, rejected: true })).structured).toMatchObject({ claimed: false });
+  });
+});
+
+/**
+ * The Streamable HTTP answers of a stateless server (MCP spec, "Transports"), as the SDK's own
+ * transport gives them: what a client may rely on whichever transport serves the surface.
+ */
+describe('MCP over HTTP: the Streamable HTTP checks and answers of a stateless server', () => {
+  const ACCEPT = 'application/json, text/event-stream';
+  const refusal = (code: number, message: string) => ({ jsonrpc: '2.0', error: { code, message }, id: null });
+  const list = (id: number) => ({ jsonrpc: '2.0', id, method: 'tools/list' });
+  const initialize = { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2099-01-01', capabilities: {}, clientInfo: { name: 'raw', version: '1' } } };
+  let t: TestApp;
+  let agentToken: string;
+
+  beforeAll(async () => {
+    // A batch limit above the transport's own (100) so that one is reachable.
+    t = await startApp({ config: { mcp: { ...loadConfig({}).mcp, maxBatch: 200 } } });
+    agentToken = (await createRunningSession(t)).agentToken;
+  });
+  afterAll(async () => {
+    await t.close();
+  });
+
+  async function post(body: string | undefined, headers: Record<string, string> = {}, path = '/mcp') {
+    const res = await fetch(`${t.baseUrl}${path}`, {
+      method: 'POST',
+      headers: { accept: ACCEPT, ...(body === undefined ? {} : { 'content-type': 'application/json' }), ...headers },
+      body,
+    });
+    const text = await res.text();
+    return { status: res.status, type: res.headers.get('content-type'), text, json: (): unknown => JSON.parse(text) };
+  }
+
+  it.each(['application/json', 'text/event-stream', '*/*'])('Accept %s (not both media types) ⇒ 406', async (accept) => {
+    const res = await post(JSON.stringify(list(1)), { accept });
+    expect({ status: res.status, body: res.json() }).toEqual({
+      status: 406,
+      body: refusal(-32000, 'Not Acceptable: Client must accept both application/json and text/event-stream'),
+    });
+  });
+
+  it('no body and no Content-Type ⇒ 415', async () => {
+    const res = await post(undefined);
+    expect({ status: res.status, body: res.json() }).toEqual({ status: 415, body: refusal(-32000, 'Unsupported Media Type: Content-Type must be application/json') });
+  });
+
+  it.each([
+    ['not a JSON-RPC message', { hello: 'world' }],
+    ['a batch with one invalid message', [list(1), { jsonrpc: '1.0', id: 2, method: 'tools/list' }]],
+    ['null', null],
+  ])('%s ⇒ 400 -32700', async (_label, body) => {
+    const res = await post(JSON.stringify(body));
+    expect({ status: res.status, body: res.json() }).toEqual({ status: 400, body: refusal(-32700, 'Parse error: Invalid JSON-RPC message') });
+  });
+
+  it('a batch of more than 100 messages ⇒ 400 -32600', async () => {
+    const res = await post(JSON.stringify(Array.from({ length: 101 }, (_, i) => list(i + 1))));
+    expect({ status: res.status, body: res.json() }).toEqual({ status: 400, body: refusal(-32600, 'Invalid Request: Batch must not exceed 100 messages') });
+  });
+
+  it('an unsupported mcp-protocol-version ⇒ 400 naming the supported ones; initialize is exempt', async () => {
+    const refused = await post(JSON.stringify(list(1)), { 'mcp-protocol-version': '1999-01-01' });
+    expect({ status: refused.status, body: refused.json() }).toEqual({
+      status: 400,
+      body: refusal(-32000, `Bad Request: Unsupported protocol version: 1999-01-01 (supported versions: ${SUPPORTED_PROTOCOL_VERSIONS.join(', ')})`),
+    });
+    const initialized = await post(JSON.stringify(initialize), { 'mcp-protocol-version': '1999-01-01' });
+    expect(initialized.status).toBe(200);
+    expect(initialized.json()).toMatchObject({ jsonrpc: '2.0', id: 1, result: { protocolVersion: SUPPORTED_PROTOCOL_VERSIONS[0], serverInfo: { name: 'parley' } } });
+  });
+
+  it('initialize inside a batch ⇒ 400 -32600', async () => {
+    const res = await post(JSON.stringify([initialize, list(2)]));
+    expect({ status: res.status, body: res.json() }).toEqual({ status: 400, body: refusal(-32600, 'Invalid Request: Only one initialization request is allowed') });
+  });
+
+  it.each([
+    ['a notification', { jsonrpc: '2.0', method: 'notifications/initialized' }],
+    ['a batch of notifications and responses', [{ jsonrpc: '2.0', method: 'notifications/initialized' }, { jsonrpc: '2.0', id: 9, result: {} }]],
+    ['an empty batch', []],
+  ])('%s (no request) ⇒ 202, empty body', async (_label, body) => {
+    const res = await post(JSON.stringify(body));
+    expect({ status: res.status, text: res.text }).toEqual({ status: 202, text: '' });
+  });
+
+  it('json mode: one request ⇒ its response; a batch ⇒ the responses of its requests in order (one alone unwrapped)', async () => {
+    const single = await post(JSON.stringify(list(7)));
+    expect({ status: single.status, type: single.type }).toEqual({ status: 200, type: 'application/json' });
+    expect(single.json()).toMatchObject({ jsonrpc: '2.0', id: 7, result: { tools: expect.any(Array) } });
+    const batch = await post(JSON.stringify([list(3), { jsonrpc: '2.0', method: 'notifications/initialized' }, { jsonrpc: '2.0', id: 'b', method: 'nope' }]));
+    expect(batch.status).toBe(200);
+    expect(batch.json()).toEqual([
+      { jsonrpc: '2.0', id: 3, result: { tools: expect.any(Array) } },
+      { jsonrpc: '2.0', id: 'b', error: { code: -32601, message: 'Method not found' } },
+    ]);
+    const oneInBatch = await post(JSON.stringify([list(4), { jsonrpc: '2.0', method: 'notifications/initialized' }]));
+    expect(oneInBatch.json()).toMatchObject({ jsonrpc: '2.0', id: 4, result: { tools: expect.any(Array) } });
+  });
+
+  it('sse mode (/mcp/session): an event stream of one `message` event per response, ended once every request is answered', async () => {
+    const res = await fetch(`${t.baseUrl}/mcp/session`, {
+      method: 'POST',
+      headers: { accept: ACCEPT, 'content-type': 'application/json', authorization: `Bearer ${agentToken}` },
+      body: JSON.stringify([list(1), { jsonrpc: '2.0', id: 2, method: 'ping' }]),
+    });
+    expect({ status: res.status, type: res.headers.get('content-type'), cache: res.headers.get('cache-control'), buffering: res.headers.get('x-accel-buffering') }).toEqual({
+      status: 200,
+      type: 'text/event-stream',
+      cache: 'no-cache, no-transform',
+      buffering: 'no',
+    });
+    const events = (await res.text()).split('\n\n');
+    expect(events.pop()).toBe('');
+    expect(events.map((event) => event.split('\n').slice(0, 1))).toEqual([['event: message'], ['event: message']]);
+    const messages = events.map((event) => JSON.parse(event.slice('event: message\ndata: '.length)) as { id: number });
+    expect(messages.map((message) => message.id).sort()).toEqual([1, 2]);
+    expect(messages).toContainEqual({ jsonrpc: '2.0', id: 2, result: {} });
   });
 });

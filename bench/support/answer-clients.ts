@@ -1,8 +1,10 @@
 import http from 'node:http';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { LATEST_PROTOCOL_VERSION } from '@modelcontextprotocol/sdk/types.js';
 
-export type Surface = 'rest' | 'graphql' | 'mcp';
+/** `mcp-http`: the JSON-RPC POST an SDK client sends to `/mcp`, over the plain client REST uses (no SDK client cost). */
+export type Surface = 'rest' | 'graphql' | 'mcp' | 'mcp-http';
 export const SURFACES: readonly Surface[] = ['rest', 'graphql', 'mcp'];
 
 /** The seeded bundles have one question, q1, whose first option is q1_yes (bench/support/seed.ts). */
@@ -33,9 +35,9 @@ export class HttpClient {
     this.agent = new http.Agent({ keepAlive: true, maxSockets: sockets });
   }
 
-  request(method: string, path: string, bearer: string | undefined, body?: unknown): Promise<HttpResult> {
+  request(method: string, path: string, bearer: string | undefined, body?: unknown, extraHeaders: Record<string, string> = {}): Promise<HttpResult> {
     const payload = body === undefined ? undefined : JSON.stringify(body);
-    const headers: Record<string, string | number> = {};
+    const headers: Record<string, string | number> = { ...extraHeaders };
     if (bearer) headers.authorization = `Bearer ${bearer}`;
     if (payload !== undefined) {
       headers['content-type'] = 'application/json';
@@ -58,6 +60,9 @@ export class HttpClient {
     this.agent.destroy();
   }
 }
+
+/** What the SDK's Streamable HTTP client sends with every request after initialize. */
+const MCP_HEADERS = { accept: 'application/json, text/event-stream', 'mcp-protocol-version': LATEST_PROTOCOL_VERSION };
 
 /** Answers bundles as a person's client would, over one of the three surfaces, with one bearer. */
 export class Answerer {
@@ -99,6 +104,13 @@ export class Answerer {
           if (result.isError) return { claimed: false, error: `MCP ${JSON.stringify(result.content).slice(0, 200)}` };
           const structured = result.structuredContent as { claimed?: boolean } | undefined;
           return { claimed: structured?.claimed === true };
+        }
+        case 'mcp-http': {
+          const call = { jsonrpc: '2.0', id: this.next++, method: 'tools/call', params: { name: 'answer_question_kandev', arguments: { pending_id: pendingId, answers: ANSWERS } } };
+          const res = await this.http.request('POST', '/mcp', this.bearer, call, MCP_HEADERS);
+          const reply = JSON.parse(res.body) as { result?: { isError?: boolean; structuredContent?: { claimed?: boolean } } };
+          if (res.status !== 200 || !reply.result || reply.result.isError) return { claimed: false, error: `MCP ${res.status} ${res.body.slice(0, 200)}` };
+          return { claimed: reply.result.structuredContent?.claimed === true };
         }
       }
     } catch (error) {

@@ -1,22 +1,15 @@
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import { FastifyMcpTransport, type McpResponseMode } from './fastify-mcp.transport.js';
+import { readMcpPost } from './mcp-http-checks.js';
 import type { InFlightMcpRequests } from './mcp-in-flight.js';
-
-/**
- * How a response travels: `sse` keeps a stream open for as long as a tool runs (so progress can
- * flow) — the session agent's blocking ask; `json` answers with one JSON body, which costs less and
- * suits tools that never report progress.
- */
-export type McpResponseMode = 'sse' | 'json';
 
 /**
  * Serves one MCP request statelessly: a fresh transport per HTTP request, everything closed when the
  * connection closes. With `inFlight`, a cancellation from the same caller reaches the request it names.
- * Returns once the request is handed to the transport, not when it is answered: the reply is hijacked,
+ * Returns once the request is handed to the server, not when it is answered: the reply is hijacked,
  * so Nest releases the request's pipeline (interceptor observables, async frames) while a blocking ask
- * waits (issue 11 target 3); a transport failure after that is logged with the request id and ends
- * the connection.
+ * waits (issue 11 target 3).
  */
 export async function serveMcpRequest(
   server: Server,
@@ -25,20 +18,21 @@ export async function serveMcpRequest(
   mode: McpResponseMode,
   inFlight?: { requests: InFlightMcpRequests; caller: string },
 ): Promise<void> {
-  const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: mode === 'json' });
-  const forget = inFlight?.requests.track(inFlight.caller, request.body, transport);
+  const read = readMcpPost(request);
+  if ('refusal' in read) {
+    refuseMcpRequest(reply, read.refusal.status, read.refusal.code, read.refusal.message);
+    return;
+  }
+  const transport = new FastifyMcpTransport(reply.raw, mode);
+  const forget = inFlight?.requests.track(inFlight.caller, read.messages, transport);
   reply.hijack();
   reply.raw.on('close', () => {
     forget?.();
     void transport.close();
-    void server.close();
   });
-  inFlight?.requests.cancelNamedIn(inFlight.caller, request.body);
+  inFlight?.requests.cancelNamedIn(inFlight.caller, read.messages);
   await server.connect(transport);
-  transport.handleRequest(request.raw, reply.raw, request.body).catch((error: unknown) => {
-    request.log.error({ err: error }, 'MCP transport failed');
-    reply.raw.destroy();
-  });
+  transport.serve(read.messages, { requestInfo: { headers: request.headers } });
 }
 
 /** A JSON-RPC error answering the whole HTTP request (no message of it was processed). */

@@ -1,13 +1,7 @@
-import type { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import type { JSONRPCMessage, RequestId } from '@modelcontextprotocol/sdk/types.js';
+import type { FastifyMcpTransport } from './fastify-mcp.transport.js';
 
-type JsonRpcId = string | number;
-
-function messagesOf(body: unknown): Record<string, unknown>[] {
-  const messages = Array.isArray(body) ? body : [body];
-  return messages.filter((message): message is Record<string, unknown> => typeof message === 'object' && message !== null);
-}
-
-const isJsonRpcId = (value: unknown): value is JsonRpcId => typeof value === 'string' || typeof value === 'number';
+const isRequestId = (value: unknown): value is RequestId => typeof value === 'string' || typeof value === 'number';
 
 /**
  * The in-flight requests of a stateless MCP surface, by caller and JSON-RPC id. Statelessly, a
@@ -18,17 +12,15 @@ const isJsonRpcId = (value: unknown): value is JsonRpcId => typeof value === 'st
  * Ids are only unique per client, so the key includes the authenticated caller.
  */
 export class InFlightMcpRequests {
-  private readonly transports = new Map<string, Set<StreamableHTTPServerTransport>>();
+  private readonly transports = new Map<string, Set<FastifyMcpTransport>>();
 
-  private static key(caller: string, id: JsonRpcId): string {
+  private static key(caller: string, id: RequestId): string {
     return JSON.stringify([caller, typeof id, String(id)]);
   }
 
-  /** Tracks the requests a body carries; the returned function forgets them. */
-  track(caller: string, body: unknown, transport: StreamableHTTPServerTransport): () => void {
-    const keys = messagesOf(body)
-      .filter((message) => typeof message.method === 'string' && isJsonRpcId(message.id))
-      .map((message) => InFlightMcpRequests.key(caller, message.id as JsonRpcId));
+  /** Tracks the requests among the messages; the returned function forgets them. */
+  track(caller: string, messages: readonly JSONRPCMessage[], transport: FastifyMcpTransport): () => void {
+    const keys = messages.flatMap((message) => ('method' in message && 'id' in message ? [InFlightMcpRequests.key(caller, message.id)] : []));
     for (const key of keys) this.transports.set(key, (this.transports.get(key) ?? new Set()).add(transport));
     return () => {
       for (const key of keys) {
@@ -39,12 +31,12 @@ export class InFlightMcpRequests {
     };
   }
 
-  /** Closes the transports serving the requests a body's `notifications/cancelled` name. */
-  cancelNamedIn(caller: string, body: unknown): void {
-    for (const message of messagesOf(body)) {
-      if (message.method !== 'notifications/cancelled' || message.id !== undefined) continue;
-      const requestId = (message.params as { requestId?: unknown } | undefined)?.requestId;
-      if (!isJsonRpcId(requestId)) continue;
+  /** Closes the transports serving the requests the messages' `notifications/cancelled` name. */
+  cancelNamedIn(caller: string, messages: readonly JSONRPCMessage[]): void {
+    for (const message of messages) {
+      if (!('method' in message) || message.method !== 'notifications/cancelled' || 'id' in message) continue;
+      const requestId = message.params?.requestId;
+      if (!isRequestId(requestId)) continue;
       for (const transport of this.transports.get(InFlightMcpRequests.key(caller, requestId)) ?? []) void transport.close();
     }
   }

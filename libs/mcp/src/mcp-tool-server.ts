@@ -22,9 +22,20 @@ function singleTypeBranches(node: unknown): unknown {
   return Array.isArray(type) ? { ...rest, anyOf: (type as unknown[]).map((branch) => ({ type: branch })) } : { ...rest, ...(type === undefined ? {} : { type }) };
 }
 
+/**
+ * Tools are rebuilt per caller and request, their zod schemas are module constants: each schema is
+ * converted once (the conversion was most of a tools/list's CPU). Weak, so a schema nobody holds goes.
+ */
+const published = { input: new WeakMap<z.ZodType, Tool['inputSchema']>(), output: new WeakMap<z.ZodType, Tool['inputSchema']>() };
+
 /** JSON Schema as McpServer publishes it (draft-07), so clients see the conventional shape. */
 function jsonSchema(schema: z.ZodType, io: 'input' | 'output'): Tool['inputSchema'] {
-  return singleTypeBranches(z.toJSONSchema(schema, { target: 'draft-7', io })) as Tool['inputSchema'];
+  let converted = published[io].get(schema);
+  if (!converted) {
+    converted = singleTypeBranches(z.toJSONSchema(schema, { target: 'draft-7', io })) as Tool['inputSchema'];
+    published[io].set(schema, converted);
+  }
+  return converted;
 }
 
 function describeTool(tool: McpTool): Tool {

@@ -1,0 +1,103 @@
+import type { ServerResponse } from 'node:http';
+import type { Transport, TransportSendOptions } from '@modelcontextprotocol/sdk/shared/transport.js';
+import type { JSONRPCErrorResponse, JSONRPCMessage, JSONRPCResultResponse, MessageExtraInfo, RequestId } from '@modelcontextprotocol/sdk/types.js';
+
+/**
+ * How a response travels: `sse` keeps a stream open for as long as a tool runs (so progress can
+ * flow) — the session agent's blocking ask; `json` answers with one JSON body, which costs less and
+ * suits tools that never report progress.
+ */
+export type McpResponseMode = 'sse' | 'json';
+
+const SSE_HEADERS = { 'content-type': 'text/event-stream', 'cache-control': 'no-cache, no-transform', connection: 'keep-alive', 'x-accel-buffering': 'no' };
+
+/** As the SDK's transport: a comment frame this often keeps idle proxies from cutting a long SSE call. */
+const SSE_KEEP_ALIVE_MS = 15_000;
+
+const isResponse = (message: JSONRPCMessage): message is JSONRPCResultResponse | JSONRPCErrorResponse => 'result' in message || 'error' in message;
+
+/**
+ * One stateless Streamable HTTP exchange on Node's response, for the SDK's `Server`: the messages of
+ * one (already checked) POST go in, and the responses to its requests go out on the same HTTP
+ * response — one JSON body, or an SSE stream ended once every request is answered — as the SDK's
+ * StreamableHTTPServerTransport answers without sessions or an event store, minus its conversion to
+ * web Request/Response and the per-request machinery of the stateful modes.
+ */
+export class FastifyMcpTransport implements Transport {
+  onclose?: () => void;
+  onerror?: (error: Error) => void;
+  onmessage?: (message: JSONRPCMessage, extra?: MessageExtraInfo) => void;
+
+  /** The response to each request of the body, by id in the body's order; undefined while it runs. */
+  private readonly responses = new Map<RequestId, JSONRPCMessage | undefined>();
+  private unanswered = 0;
+  private closed = false;
+  private keepAlive?: NodeJS.Timeout;
+
+  constructor(
+    private readonly raw: ServerResponse,
+    private readonly mode: McpResponseMode,
+  ) {}
+
+  async start(): Promise<void> {}
+
+  /** Hands the messages to the server; without any request among them the POST is answered 202 at once. */
+  serve(messages: readonly JSONRPCMessage[], extra: MessageExtraInfo): void {
+    for (const message of messages) if ('method' in message && 'id' in message) this.responses.set(message.id, undefined);
+    this.unanswered = this.responses.size;
+    if (this.unanswered === 0) {
+      for (const message of messages) this.onmessage?.(message, extra);
+      this.raw.writeHead(202).end();
+      return;
+    }
+    if (this.mode === 'sse') {
+      this.raw.writeHead(200, SSE_HEADERS).flushHeaders();
+      this.keepAlive = setInterval(() => this.raw.write(': keepalive\n\n'), SSE_KEEP_ALIVE_MS).unref();
+    }
+    for (const message of messages) this.onmessage?.(message, extra);
+  }
+
+  /** Synchronous, as writes should be in the order sent; a throw rejects the promise, as an async send's would. */
+  send(message: JSONRPCMessage, options?: TransportSendOptions): Promise<void> {
+    return new Promise((resolve) => {
+      this.deliver(message, options);
+      resolve();
+    });
+  }
+
+  close(): Promise<void> {
+    if (!this.closed) {
+      this.closed = true;
+      clearInterval(this.keepAlive);
+      if (this.raw.headersSent && !this.raw.writableEnded) this.raw.end();
+      this.onclose?.();
+    }
+    return Promise.resolve();
+  }
+
+  private deliver(message: JSONRPCMessage, options?: TransportSendOptions): void {
+    if (this.closed) return;
+    const response = isResponse(message);
+    const requestId = response ? message.id : options?.relatedRequestId;
+    // No standalone stream statelessly: what relates to no request of this body goes nowhere.
+    if (requestId === undefined && !response) return;
+    if (requestId === undefined || !this.responses.has(requestId)) throw new Error(`No connection established for request ID: ${String(requestId)}`);
+    if (this.mode === 'sse') this.raw.write(`event: message\ndata: ${JSON.stringify(message)}\n\n`);
+    if (!response) return;
+    if (this.responses.get(requestId) === undefined) this.unanswered -= 1;
+    this.responses.set(requestId, message);
+    if (this.unanswered === 0) this.finish();
+  }
+
+  private finish(): void {
+    if (this.mode === 'sse') {
+      clearInterval(this.keepAlive);
+      this.raw.end();
+    } else {
+      const answers = [...this.responses.values()];
+      const body = JSON.stringify(answers.length === 1 ? answers[0] : answers);
+      this.raw.writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) }).end(body);
+    }
+    this.responses.clear();
+  }
+}
