@@ -4,7 +4,7 @@ import request from 'supertest';
 import { startApp, TEST_ADMIN_TOKEN, type TestApp } from './support/app.js';
 import { QUIET_LEASE } from './support/claim.js';
 import { answerRequest, command, decisionRefOf } from './support/decisions.js';
-import { browserHeaders, createRunningSession, createUser, signIn, TWO_QUESTIONS } from './support/fixtures.js';
+import { browserHeaders, createUser, freshBundle, signIn } from './support/fixtures.js';
 import { gql, gqlData } from './support/graphql.js';
 import { connectMcp } from './support/mcp.js';
 import { captureStatements } from './support/statements.js';
@@ -48,23 +48,13 @@ describe('the audit trail of resolution attempts (issue 15)', () => {
     await t.close();
   });
 
-  async function freshBundle(options: { questions?: unknown[]; resumeUrl?: string } = {}): Promise<{ pendingId: string; sessionId: string }> {
-    const fixture = await createRunningSession(t, { bearer: alice.token, ...(options.resumeUrl ? { resumeUrl: options.resumeUrl } : {}) });
-    const asked = await request(t.baseUrl)
-      .post('/api/v1/clarification/request')
-      .set(as(alice.token))
-      .send({ session_id: fixture.sessionId, questions: options.questions ?? TWO_QUESTIONS })
-      .expect(200);
-    return { pendingId: asked.body.pending_id as string, sessionId: fixture.sessionId };
-  }
-
   async function audit(pendingId: string, token = alice.token, query = ''): Promise<Attempt[]> {
     const res = await request(t.baseUrl).get(`/api/v1/clarification/${pendingId}/audit${query}`).set(as(token)).expect(200);
     return (res.body as { attempts: Attempt[] }).attempts;
   }
 
   it('every outcome: won, lost, inactive, invalid, not_found (a foreign caller), failed — each with its surface, caller, time and detail', async () => {
-    const { pendingId } = await freshBundle();
+    const { pendingId } = await freshBundle(t, { bearer: alice.token });
     const respond = (token: string, body: object) => request(t.baseUrl).post(`/api/v1/clarification/${pendingId}/respond`).set(as(token)).send(body);
 
     await respond(alice.token, { answers: [{ question_id: 'db', selected_options: ['nope'] }] }).expect(400); // invalid
@@ -75,11 +65,11 @@ describe('the audit trail of resolution attempts (issue 15)', () => {
     expect(committed.rows).toEqual([{ outcome: 'won', reject_reason: '  Not now, maybe later  ' }]);
     await respond(TEST_ADMIN_TOKEN, { answers: ANSWERS }).expect(200); // lost
 
-    const second = await freshBundle();
+    const second = await freshBundle(t, { bearer: alice.token });
     await request(t.baseUrl).post(`/api/v1/sessions/${second.sessionId}/turns`).set(as(alice.token)).expect(201);
     await request(t.baseUrl).post(`/api/v1/clarification/${second.pendingId}/respond`).set(as(alice.token)).send({ answers: ANSWERS }).expect(409); // inactive
 
-    const third = await freshBundle({ resumeUrl: 'http://127.0.0.1:9/refused' });
+    const third = await freshBundle(t, { bearer: alice.token, resumeUrl: 'http://127.0.0.1:9/refused' });
     await request(t.baseUrl).post(`/api/v1/clarification/${third.pendingId}/respond`).set(as(alice.token)).send({ answers: ANSWERS }).expect(500); // failed
 
     const attempts = await audit(pendingId);
@@ -108,7 +98,7 @@ describe('the audit trail of resolution attempts (issue 15)', () => {
   });
 
   it('every surface: rest, web, mcp, graphql, command', async () => {
-    const web = await freshBundle();
+    const web = await freshBundle(t, { bearer: alice.token });
     const cookie = await signIn(t, alice.token);
     await request(t.baseUrl)
       .post(`/api/v1/clarification/${web.pendingId}/respond`)
@@ -117,7 +107,7 @@ describe('the audit trail of resolution attempts (issue 15)', () => {
       .send({ answers: ANSWERS })
       .expect(200);
 
-    const mcp = await freshBundle();
+    const mcp = await freshBundle(t, { bearer: alice.token });
     const client = await connectMcp(t.baseUrl, { bearer: alice.token });
     try {
       await client.call('answer_question_kandev', { pending_id: mcp.pendingId, rejected: true, reason: 'from an agent' });
@@ -125,14 +115,14 @@ describe('the audit trail of resolution attempts (issue 15)', () => {
       await client.close();
     }
 
-    const graphql = await freshBundle();
+    const graphql = await freshBundle(t, { bearer: alice.token });
     await gqlData(t, `mutation ($id: String!) { rejectQuestion(pendingId: $id, reason: "via graphql") { claimed } }`, { id: graphql.pendingId }, alice.token);
 
-    const connector = await freshBundle({ questions: ONE_QUESTION });
+    const connector = await freshBundle(t, { bearer: alice.token, questions: ONE_QUESTION });
     const decisionRef = await decisionRefOf(t, connector.sessionId, alice.token);
     expect((await command(t, answerRequest(connector.sessionId, decisionRef, { requestId: 'audit-1' }), alice.token)).body.status).toBe('accepted');
 
-    const rest = await freshBundle();
+    const rest = await freshBundle(t, { bearer: alice.token });
     await request(t.baseUrl).post(`/api/v1/clarification/${rest.pendingId}/respond`).set(as(alice.token)).send({ answers: ANSWERS }).expect(200);
 
     const seen = [];
@@ -151,7 +141,7 @@ describe('the audit trail of resolution attempts (issue 15)', () => {
   });
 
   it('GraphQL questionAudit reads the same trail, paged', async () => {
-    const { pendingId } = await freshBundle();
+    const { pendingId } = await freshBundle(t, { bearer: alice.token });
     for (let n = 0; n < 3; n += 1) {
       await request(t.baseUrl).post(`/api/v1/clarification/${pendingId}/respond`).set(as(alice.token)).send({ answers: [] }).expect(400);
     }
@@ -172,7 +162,7 @@ describe('the audit trail of resolution attempts (issue 15)', () => {
   });
 
   it('REST paging: limit and next_cursor; a bad cursor or limit is a 400 naming it', async () => {
-    const { pendingId } = await freshBundle();
+    const { pendingId } = await freshBundle(t, { bearer: alice.token });
     for (let n = 0; n < 3; n += 1) {
       await request(t.baseUrl).post(`/api/v1/clarification/${pendingId}/respond`).set(as(alice.token)).send({ answers: [] }).expect(400);
     }
@@ -192,7 +182,7 @@ describe('the audit trail of resolution attempts (issue 15)', () => {
   });
 
   it('same authorization as the bundle: a foreign id and a fabricated one are the same 404, sending the same statements', async () => {
-    const { pendingId } = await freshBundle();
+    const { pendingId } = await freshBundle(t, { bearer: alice.token });
     const foreign = await request(t.baseUrl).get(`/api/v1/clarification/${pendingId}/audit`).set(as(bob.token)).expect(404);
     const fabricated = await request(t.baseUrl).get(`/api/v1/clarification/${randomUUID()}/audit`).set(as(bob.token)).expect(404);
     expect(foreign.body).toEqual({ error: 'clarification request not found', code: 'NOT_FOUND' });
@@ -217,7 +207,7 @@ describe('the audit trail of resolution attempts (issue 15)', () => {
 
   it('not-found attempts for ids that name nothing are not stored: fabricated ids cannot grow the table', async () => {
     const count = async () => Number((await t.db.query(`SELECT COUNT(*) AS n FROM clarification_audit`)).rows[0].n);
-    const { pendingId } = await freshBundle();
+    const { pendingId } = await freshBundle(t, { bearer: alice.token });
     await request(t.baseUrl).get(`/api/v1/clarification/${pendingId}/audit`).set(as(alice.token)).expect(200); // flushes what is queued
     const before = await count();
     for (let n = 0; n < 20; n += 1) {

@@ -12,7 +12,7 @@ import { loadConfig } from '#config';
 import { buildSchemaSdl, printSortedSchema } from '#graphql';
 import { captureStatements } from './support/statements.js';
 import { startApp, TEST_ADMIN_TOKEN, type TestApp } from './support/app.js';
-import { browserHeaders, createRunningSession, createUser, type SessionFixture, signIn, TWO_QUESTIONS } from './support/fixtures.js';
+import { browserHeaders, createRunningSession, createUser, freshBundle, type SessionFixture, signIn, TWO_QUESTIONS } from './support/fixtures.js';
 import { gql, gqlData, graphqlErrorsOf, openStreams, subscribe, type GqlResult } from './support/graphql.js';
 import { connectMcp, type McpConnection } from './support/mcp.js';
 
@@ -334,13 +334,8 @@ describe('GraphQL queries and mutations (AUTH_MODE=disabled)', () => {
   });
 
   describe('answerQuestion / rejectQuestion (through ResolveBundle)', () => {
-    async function freshBundle(questions: unknown = TWO_QUESTIONS, options: { resumeUrl?: string } = {}) {
-      const fixture = await createRunningSession(t, options);
-      return { fixture, pendingId: await ask(t, fixture.sessionId, undefined, questions) };
-    }
-
     it('R1/N3a: the winner gets claimed:true and the normalized response; the rows hold it; exactly one resume', async () => {
-      const { pendingId } = await freshBundle();
+      const { pendingId } = await freshBundle(t);
       const result = await gql<{ answerQuestion: Resolution }>(t, ANSWER, {
         pendingId,
         answers: [
@@ -375,7 +370,7 @@ describe('GraphQL queries and mutations (AUTH_MODE=disabled)', () => {
     });
 
     it('R2/R2b: a later answer or rejection gets claimed:false with the winner’s payload, writes nothing, resumes nothing', async () => {
-      const { pendingId } = await freshBundle();
+      const { pendingId } = await freshBundle(t);
       const won = await gqlData<{ answerQuestion: Resolution }>(t, ANSWER, { pendingId, answers: CANONICAL });
       expect(won.answerQuestion.claimed).toBe(true);
       const before = await bundleRows(t, pendingId);
@@ -396,7 +391,7 @@ describe('GraphQL queries and mutations (AUTH_MODE=disabled)', () => {
     });
 
     it('R9/R2b: rejectQuestion claims as rejected with the trimmed reason; a loser’s replay has answers [] and rejectReason ""', async () => {
-      const { pendingId } = await freshBundle();
+      const { pendingId } = await freshBundle(t);
       const won = await gqlData<{ rejectQuestion: Resolution }>(t, REJECT, { pendingId, reason: '  not my call ' });
       expect(won.rejectQuestion).toEqual({ claimed: true, status: 'rejected', response: { answers: [], rejected: true, rejectReason: 'not my call' } });
       const rows = await bundleRows(t, pendingId);
@@ -407,13 +402,13 @@ describe('GraphQL queries and mutations (AUTH_MODE=disabled)', () => {
       const loser = await gqlData<{ answerQuestion: Resolution }>(t, ANSWER, { pendingId, answers: CANONICAL });
       expect(loser.answerQuestion).toEqual({ claimed: false, status: 'rejected', response: { answers: [], rejected: true, rejectReason: '' } });
       // A reason is optional.
-      const other = await freshBundle();
+      const other = await freshBundle(t);
       const bare = await gqlData<{ rejectQuestion: Resolution }>(t, REJECT, { pendingId: other.pendingId });
       expect(bare.rejectQuestion.response).toEqual({ answers: [], rejected: true, rejectReason: '' });
     });
 
     it('validation (N6–N8b, L16) is VALIDATION_ERROR naming the field, runs before the claim and the loser branch, and writes nothing', async () => {
-      const { pendingId } = await freshBundle();
+      const { pendingId } = await freshBundle(t);
       const cases: Array<[string, Record<string, unknown>, RegExp]> = [
         [ANSWER, { pendingId, answers: [{ questionId: 'db', selectedOptions: ['pg'] }] }, /answers/],
         [ANSWER, { pendingId, answers: [] }, /answers/],
@@ -438,7 +433,7 @@ describe('GraphQL queries and mutations (AUTH_MODE=disabled)', () => {
       expect((await bundleRows(t, pendingId)).map((row) => row.metadata.status)).toEqual(['pending', 'pending']);
 
       // N8b boundary: exactly 2000 runes is accepted.
-      const boundary = await freshBundle();
+      const boundary = await freshBundle(t);
       const ok = await gqlData<{ rejectQuestion: Resolution }>(t, REJECT, { pendingId: boundary.pendingId, reason: RUNES_2000 });
       expect(ok.rejectQuestion.response.rejectReason).toBe(RUNES_2000);
 
@@ -477,11 +472,11 @@ describe('GraphQL queries and mutations (AUTH_MODE=disabled)', () => {
     });
 
     it('CONFLICT for a bundle that is no longer active with no winner: superseded, cancelled, expired', async () => {
-      const superseded = await freshBundle();
+      const superseded = await freshBundle(t);
       await request(t.baseUrl).post(`/api/v1/sessions/${superseded.fixture.sessionId}/turns`).expect(201);
-      const cancelled = await freshBundle();
+      const cancelled = await freshBundle(t);
       await request(t.baseUrl).post(`/api/v1/clarification/${cancelled.pendingId}/cancel`).expect(200);
-      const expired = await freshBundle();
+      const expired = await freshBundle(t);
       await request(t.baseUrl).patch(`/api/v1/sessions/${expired.fixture.sessionId}`).send({ state: 'COMPLETED' }).expect(200);
 
       for (const { pendingId } of [superseded, cancelled, expired]) {
@@ -508,7 +503,7 @@ describe('GraphQL queries and mutations (AUTH_MODE=disabled)', () => {
       await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
       try {
         const port = (server.address() as AddressInfo).port;
-        const { pendingId } = await freshBundle(TWO_QUESTIONS, { resumeUrl: `http://127.0.0.1:${port}/resume` });
+        const { pendingId } = await freshBundle(t, { resumeUrl: `http://127.0.0.1:${port}/resume` });
         const refused = await gql(t, ANSWER, { pendingId, answers: CANONICAL });
         expect(refused.status).toBe(200);
         expectCodedError(refused, 'INTERNAL_ERROR', 'answerQuestion');

@@ -9,7 +9,7 @@ import request from 'supertest';
 import { BundleRepository, ClarificationService, DeliveryService, ResolveBundleService } from '#clarification';
 import { startApp, type TestApp } from './support/app.js';
 import { eventually } from './support/eventually.js';
-import { createRunningSession, TWO_QUESTIONS } from './support/fixtures.js';
+import { freshBundle } from './support/fixtures.js';
 
 /** Listed out of D2 order: what a loser is told is the normalized answer the rows record. */
 const ANSWER = (choice: string) => ({
@@ -32,12 +32,6 @@ describe('answers arriving during a claim wait for it (issue 11 §2, R2a, R3)', 
   afterAll(async () => {
     await t.close();
   });
-
-  async function freshBundle(): Promise<string> {
-    const fixture = await createRunningSession(t);
-    const asked = await request(t.baseUrl).post('/api/v1/clarification/request').send({ session_id: fixture.sessionId, questions: TWO_QUESTIONS }).expect(200);
-    return asked.body.pending_id as string;
-  }
 
   /** Holds every claim until released; counts the claims and the authorize reads that came back. */
   function holdClaims(failFirst = false) {
@@ -63,7 +57,7 @@ describe('answers arriving during a claim wait for it (issue 11 §2, R2a, R3)', 
   }
 
   it('eight concurrent answers: one authorize read and one claim reach the database, the seven others replay the winner without reading again', async () => {
-    const pendingId = await freshBundle();
+    const { pendingId } = await freshBundle(t);
     const resolver = t.app.get(ResolveBundleService);
     const bundles = t.app.get(BundleRepository);
     const started = jest.spyOn(resolver, 'resolve');
@@ -101,7 +95,7 @@ describe('answers arriving during a claim wait for it (issue 11 §2, R2a, R3)', 
   });
 
   it('an answer joining a read that says "not found" reads for itself', async () => {
-    const pendingId = await freshBundle();
+    const { pendingId } = await freshBundle(t);
     const bundles = t.app.get(BundleRepository);
     const findAuthorized = bundles.findAuthorizedBundle.bind(bundles);
     const resolver = t.app.get(ResolveBundleService);
@@ -126,7 +120,7 @@ describe('answers arriving during a claim wait for it (issue 11 §2, R2a, R3)', 
   });
 
   it('a claim that fails lets an answer that waited for it claim: still exactly one winner', async () => {
-    const pendingId = await freshBundle();
+    const { pendingId } = await freshBundle(t);
     const held = holdClaims(true);
     const first = request(t.baseUrl).post(`/api/v1/clarification/${pendingId}/respond`).send(ANSWER('pg')).then((res) => res);
     let second: Promise<request.Response> | undefined;

@@ -5,7 +5,7 @@
  */
 import request from 'supertest';
 import { startApp, TEST_ADMIN_TOKEN, type TestApp } from './support/app.js';
-import { browserHeaders, createRunningSession, createUser, type SessionFixture, signIn, TWO_QUESTIONS } from './support/fixtures.js';
+import { browserHeaders, createUser, freshBundle, signIn, TWO_QUESTIONS } from './support/fixtures.js';
 import { connectMcp, type McpConnection } from './support/mcp.js';
 
 const LIST = 'list_pending_questions_kandev';
@@ -24,11 +24,6 @@ async function ask(t: TestApp, sessionId: string, bearer?: string, questions: un
 }
 
 /** A fresh running session with one TWO_QUESTIONS bundle on it. */
-async function freshBundle(t: TestApp, bearer?: string): Promise<{ fixture: SessionFixture; pendingId: string }> {
-  const fixture = await createRunningSession(t, bearer ? { bearer } : {});
-  return { fixture, pendingId: await ask(t, fixture.sessionId, bearer) };
-}
-
 /** The bundle's rows, verbatim (metadata text and updated_at at microsecond precision): "nothing written" is checkable. */
 async function rowsText(t: TestApp, pendingId: string): Promise<string[]> {
   const { rows } = await t.db.query<{ text: string }>(
@@ -422,7 +417,7 @@ describe('the /mcp surface with authentication enabled', () => {
     await bad.body?.cancel();
 
     // S2: a session's agent token authorizes only /mcp/session.
-    const { fixture } = await freshBundle(t, alice.token);
+    const { fixture } = await freshBundle(t, { bearer: alice.token });
     const agent = await rawPost({ authorization: `Bearer ${fixture.agentToken}` });
     expect(agent.status).toBe(401);
     await agent.body?.cancel();
@@ -432,8 +427,8 @@ describe('the /mcp surface with authentication enabled', () => {
   });
 
   it('a personal access token works, and the scoped identity reaches the services (each user sees only their bundles)', async () => {
-    const mine = await freshBundle(t, alice.token);
-    const theirs = await freshBundle(t, bob.token);
+    const mine = await freshBundle(t, { bearer: alice.token });
+    const theirs = await freshBundle(t, { bearer: bob.token });
     const aliceMcp = await connectMcp(t.baseUrl, { bearer: alice.token });
     const bobMcp = await connectMcp(t.baseUrl, { bearer: bob.token });
     const adminMcp = await connectMcp(t.baseUrl, { bearer: TEST_ADMIN_TOKEN });
@@ -460,7 +455,7 @@ describe('the /mcp surface with authentication enabled', () => {
   });
 
   it('N5/A3: a foreign bundle is NOT_FOUND with text identical to a fabricated id’s, and nothing is written; its owner can answer it', async () => {
-    const mine = await freshBundle(t, alice.token);
+    const mine = await freshBundle(t, { bearer: alice.token });
     const bobMcp = await connectMcp(t.baseUrl, { bearer: bob.token });
     const aliceMcp = await connectMcp(t.baseUrl, { bearer: alice.token });
     try {
@@ -486,8 +481,8 @@ describe('the /mcp surface with authentication enabled', () => {
   });
 
   it('the browser session cookie works on /mcp and carries the same scoped identity', async () => {
-    const mine = await freshBundle(t, alice.token);
-    const theirs = await freshBundle(t, bob.token);
+    const mine = await freshBundle(t, { bearer: alice.token });
+    const theirs = await freshBundle(t, { bearer: bob.token });
     const cookieMcp = await connectMcp(t.baseUrl, { headers: browserHeaders(t, await signIn(t, alice.token)) });
     try {
       const page = (await cookieMcp.call(LIST, { limit: 200 })).structured as { bundles: Array<{ pending_id: string }> };

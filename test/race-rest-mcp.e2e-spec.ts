@@ -14,7 +14,7 @@ import { WaiterStore } from '#clarification';
 import { EventBus } from '#common';
 import { startApp, TEST_ADMIN_TOKEN, type TestApp } from './support/app.js';
 import { eventually } from './support/eventually.js';
-import { createRunningSession, TWO_QUESTIONS } from './support/fixtures.js';
+import { freshBundle } from './support/fixtures.js';
 import { connectMcp, type McpConnection } from './support/mcp.js';
 
 const ROUNDS = 20;
@@ -98,17 +98,6 @@ describe('R3: REST respond vs MCP answer_question_kandev racing on one bundle', 
     await t.close();
   });
 
-  /** A fresh running session of the owner with one TWO_QUESTIONS bundle. */
-  async function freshBundle(): Promise<{ sessionId: string; pendingId: string; agentToken: string }> {
-    const fixture = await createRunningSession(t, { bearer: owner.token });
-    const asked = await request(t.baseUrl)
-      .post('/api/v1/clarification/request')
-      .set('authorization', `Bearer ${owner.token}`)
-      .send({ session_id: fixture.sessionId, questions: TWO_QUESTIONS })
-      .expect(200);
-    return { sessionId: fixture.sessionId, pendingId: asked.body.pending_id as string, agentToken: fixture.agentToken };
-  }
-
   /**
    * Both callers at once: REST through fetch, MCP through the SDK client (each its own HTTP request
    * and connection). `restDelayMs` skews the start so that either entry point can reach the claim first.
@@ -188,7 +177,7 @@ describe('R3: REST respond vs MCP answer_question_kandev racing on one bundle', 
 
   it(`${ROUNDS} rounds with no live waiter: one winner, the loser replays it, no overwrite, exactly one resume per answered bundle`, async () => {
     for (let round = 0; round < ROUNDS; round += 1) {
-      const { sessionId, pendingId } = await freshBundle();
+      const { sessionId, pendingId } = await freshBundle(t, { bearer: owner.token });
       const mcpOutcome: McpOutcome = round % 2 === 0 ? { kind: 'answer' } : { kind: 'reject', reason: `round ${round}: not needed` };
       const { winner } = judge(await race(pendingId, mcpOutcome, SKEWS_MS[round % SKEWS_MS.length]), mcpOutcome);
       await assertRows(pendingId, sessionId, winner);
@@ -218,7 +207,7 @@ describe('R3: REST respond vs MCP answer_question_kandev racing on one bundle', 
   it(`${WAITER_ROUNDS} rounds with a live agent waiter (GET /:id/wait): exactly one delivery wakes it with the winner's answer, nothing is resumed`, async () => {
     const waiters = t.app.get(WaiterStore);
     for (let round = 0; round < WAITER_ROUNDS; round += 1) {
-      const { sessionId, pendingId, agentToken } = await freshBundle();
+      const { sessionId, pendingId, agentToken } = await freshBundle(t, { bearer: owner.token });
       const woken: unknown[] = [];
       // The session's agent waits (its agent token): its wait consumes the answer (issue 9 §1c).
       const wait = fetch(`${t.baseUrl}/api/v1/clarification/${pendingId}/wait`, {

@@ -9,7 +9,7 @@ import request from 'supertest';
 import { EventBus, type ParleyEventName } from '#common';
 import { WaiterStore } from '#clarification';
 import { startApp, type TestApp } from './support/app.js';
-import { createRunningSession, type SessionFixture, TWO_QUESTIONS } from './support/fixtures.js';
+import { createRunningSession, freshBundle, type SessionFixture, TWO_QUESTIONS } from './support/fixtures.js';
 import { eventually } from './support/eventually.js';
 
 type Json = Record<string, unknown>;
@@ -82,11 +82,6 @@ describe('POST /api/v1/clarification/:id/respond (spec R1–R12, N3a–N8d, L16)
     return (res.body as { pending_id: string }).pending_id;
   }
 
-  async function freshBundle(questions: unknown = TWO_QUESTIONS, options: { resumeUrl?: string } = {}) {
-    const fixture = await createRunningSession(t, options);
-    return { fixture, pendingId: await ask(fixture.sessionId, questions) };
-  }
-
   /** The bundle's rows in D2 order (question_index, created_at, id). */
   async function bundleRows(pendingId: string, db = t.db): Promise<RowSnapshot[]> {
     const { rows } = await db.query<RowSnapshot>(
@@ -151,7 +146,7 @@ describe('POST /api/v1/clarification/:id/respond (spec R1–R12, N3a–N8d, L16)
   });
 
   it('fixture sanity: TWO_QUESTIONS has question ids db, q2 and option ids pg, sqlite / q2_opt1, q2_opt2', async () => {
-    const { pendingId } = await freshBundle();
+    const { pendingId } = await freshBundle(t);
     const res = await api().get(`/api/v1/clarification/${pendingId}`).expect(200);
     const questions = (res.body as { questions: { id: string; options: { option_id: string }[] }[] }).questions;
     expect(questions.map((q) => [q.id, q.options.map((o) => o.option_id)])).toEqual([
@@ -162,7 +157,7 @@ describe('POST /api/v1/clarification/:id/respond (spec R1–R12, N3a–N8d, L16)
 
   describe('R1/R2/R2b/R2c: winner and losers', () => {
     it('R1: the first answer to an active bundle wins: 200 claimed:true, rows answered, exactly one resume', async () => {
-      const { fixture, pendingId } = await freshBundle();
+      const { fixture, pendingId } = await freshBundle(t);
       const res = await respond(pendingId, { answers: ANSWERS, rejected: false });
       expect(res.status).toBe(200);
       expect(rawJson(res)).toEqual({
@@ -183,7 +178,7 @@ describe('POST /api/v1/clarification/:id/respond (spec R1–R12, N3a–N8d, L16)
     });
 
     it('R2 (winner branch): a duplicate after a winner ⇒ 200 claimed:false + winner payload, and NOTHING is modified or published', async () => {
-      const { fixture, pendingId } = await freshBundle();
+      const { fixture, pendingId } = await freshBundle(t);
       const winner = await respond(pendingId, { answers: ANSWERS });
       expect(winner.status).toBe(200);
       expect(winner.body.claimed).toBe(true);
@@ -214,7 +209,7 @@ describe('POST /api/v1/clarification/:id/respond (spec R1–R12, N3a–N8d, L16)
     });
 
     it('R2 (no-winner branch): a superseded bundle (a newer turn started) ⇒ 409 and the rows stay untouched', async () => {
-      const { fixture, pendingId } = await freshBundle();
+      const { fixture, pendingId } = await freshBundle(t);
       await api().post(`/api/v1/sessions/${fixture.sessionId}/turns`).expect(201);
       const before = await bundleRows(pendingId);
       expect(before.map((row) => row.metadata.status)).toEqual(['pending', 'pending']);
@@ -228,7 +223,7 @@ describe('POST /api/v1/clarification/:id/respond (spec R1–R12, N3a–N8d, L16)
     });
 
     it('R2 (no-winner branch): a terminal session (PATCH COMPLETED expires the bundle) ⇒ 409', async () => {
-      const { fixture, pendingId } = await freshBundle();
+      const { fixture, pendingId } = await freshBundle(t);
       await api().patch(`/api/v1/sessions/${fixture.sessionId}`).send({ state: 'COMPLETED' }).expect(200);
       const before = await bundleRows(pendingId);
       expect(before.map((row) => row.metadata.status)).toEqual(['expired', 'expired']);
@@ -239,7 +234,7 @@ describe('POST /api/v1/clarification/:id/respond (spec R1–R12, N3a–N8d, L16)
     });
 
     it('R2 (no-winner branch): a terminal session whose rows are still pending ⇒ 409 (the session predicate alone decides)', async () => {
-      const { fixture, pendingId } = await freshBundle();
+      const { fixture, pendingId } = await freshBundle(t);
       await t.db.query(`UPDATE task_sessions SET state = 'FAILED' WHERE id = $1`, [fixture.sessionId]);
       const before = await bundleRows(pendingId);
       expect(before.map((row) => row.metadata.status)).toEqual(['pending', 'pending']);
@@ -250,7 +245,7 @@ describe('POST /api/v1/clarification/:id/respond (spec R1–R12, N3a–N8d, L16)
     });
 
     it('R2 (no-winner branch): an expired bundle on a live session ⇒ 409', async () => {
-      const { pendingId } = await freshBundle();
+      const { pendingId } = await freshBundle(t);
       await t.db.query(
         `UPDATE task_session_messages SET metadata = metadata || '{"status": "expired"}'::jsonb WHERE metadata->>'pending_id' = $1`,
         [pendingId],
@@ -263,7 +258,7 @@ describe('POST /api/v1/clarification/:id/respond (spec R1–R12, N3a–N8d, L16)
     });
 
     it('R2 (no-winner branch): a cancelled bundle ⇒ 409, not a winner', async () => {
-      const { pendingId } = await freshBundle();
+      const { pendingId } = await freshBundle(t);
       await api().post(`/api/v1/clarification/${pendingId}/cancel`).expect(200, { success: true });
       const res = await respond(pendingId, { answers: ANSWERS });
       expect(res.status).toBe(409);
@@ -272,7 +267,7 @@ describe('POST /api/v1/clarification/:id/respond (spec R1–R12, N3a–N8d, L16)
     });
 
     it('R2b: a replayed rejection carries answers [] and reject_reason "" even though the winner gave a reason', async () => {
-      const { pendingId } = await freshBundle();
+      const { pendingId } = await freshBundle(t);
       const winner = await respond(pendingId, { rejected: true, reject_reason: 'not now, sorry' });
       expect(winner.status).toBe(200);
       expect(rawJson(winner)).toEqual({
@@ -297,7 +292,7 @@ describe('POST /api/v1/clarification/:id/respond (spec R1–R12, N3a–N8d, L16)
     });
 
     it("R2b: a replayed answer is the winner's (not the loser's), in D2 order although the winner sent it reversed", async () => {
-      const { pendingId } = await freshBundle();
+      const { pendingId } = await freshBundle(t);
       const winnerAnswers = [
         { question_id: 'q2', selected_options: ['q2_opt2'], custom_text: 'winner two' },
         { question_id: 'db', selected_options: ['sqlite'], custom_text: 'winner one' },
@@ -319,7 +314,7 @@ describe('POST /api/v1/clarification/:id/respond (spec R1–R12, N3a–N8d, L16)
     });
 
     it('R2b/D2: question order is question_index, not creation order — for the winner and for the replay', async () => {
-      const { pendingId } = await freshBundle();
+      const { pendingId } = await freshBundle(t);
       // Swap the stored indexes: D2 order becomes q2, db although db was written first.
       await t.db.query(
         `UPDATE task_session_messages
@@ -343,7 +338,7 @@ describe('POST /api/v1/clarification/:id/respond (spec R1–R12, N3a–N8d, L16)
       ['a missing entry (N6.1)', { answers: [ANSWERS[0]] }, /answers/],
       ['an over-long reject_reason (N8b)', { rejected: true, reject_reason: RUNES_2001 }, /reject_reason/],
     ])('R2c: %s against an already-resolved bundle ⇒ 400, not the winner payload', async (_name, body, field) => {
-      const { fixture, pendingId } = await freshBundle();
+      const { fixture, pendingId } = await freshBundle(t);
       expect((await respond(pendingId, { answers: ANSWERS })).body.claimed).toBe(true);
       const before = await sessionSnapshot(fixture.sessionId);
       const res = await respond(pendingId, body);
@@ -421,7 +416,7 @@ describe('POST /api/v1/clarification/:id/respond (spec R1–R12, N3a–N8d, L16)
     }
 
     it('winner answer and replayed answer: rejected:false, reject_reason "", empty selected_options [] and custom_text "" all present', async () => {
-      const { pendingId } = await freshBundle();
+      const { pendingId } = await freshBundle(t);
       // Each entry has one empty field: db no custom_text, q2 no selected_options (both keys omitted on input).
       const body = { answers: [{ question_id: 'db', selected_options: ['pg'] }, { question_id: 'q2', custom_text: 'later' }] };
       const winner = expectAllKeys(await respond(pendingId, body), true, 'answered', 2);
@@ -431,7 +426,7 @@ describe('POST /api/v1/clarification/:id/respond (spec R1–R12, N3a–N8d, L16)
     });
 
     it('an entry with neither field (N7) keeps all three keys on the winner and on the replay', async () => {
-      const { pendingId } = await freshBundle(ONE_QUESTION);
+      const { pendingId } = await freshBundle(t, { questions: ONE_QUESTION });
       const winner = expectAllKeys(await respond(pendingId, { answers: [{ question_id: 'only' }] }), true, 'answered', 1);
       expect(winner.answers).toEqual([{ question_id: 'only', selected_options: [], custom_text: '' }]);
       const replay = expectAllKeys(await respond(pendingId, { answers: [{ question_id: 'only' }] }), false, 'answered', 1);
@@ -439,7 +434,7 @@ describe('POST /api/v1/clarification/:id/respond (spec R1–R12, N3a–N8d, L16)
     });
 
     it('winner rejection without a reason and replayed rejection: answers [] and reject_reason "" present', async () => {
-      const { pendingId } = await freshBundle();
+      const { pendingId } = await freshBundle(t);
       const winner = expectAllKeys(await respond(pendingId, { rejected: true }), true, 'rejected', 0);
       expect(winner).toEqual({ answers: [], rejected: true, reject_reason: '' });
       const replay = expectAllKeys(await respond(pendingId, { rejected: true, reject_reason: 'x' }), false, 'rejected', 0);
@@ -482,7 +477,7 @@ describe('POST /api/v1/clarification/:id/respond (spec R1–R12, N3a–N8d, L16)
     });
 
     it('N3a rule 3: custom_text and reject_reason are trimmed; nothing else is transformed', async () => {
-      const { pendingId } = await freshBundle();
+      const { pendingId } = await freshBundle(t);
       const res = await respond(pendingId, {
         answers: [
           { question_id: 'db', custom_text: '  Mixed CASE  inner  spaces\u00e9  ' },
@@ -497,13 +492,13 @@ describe('POST /api/v1/clarification/:id/respond (spec R1–R12, N3a–N8d, L16)
         rejected: false,
         reject_reason: '',
       });
-      const other = await freshBundle();
+      const other = await freshBundle(t);
       const rejected = await respond(other.pendingId, { rejected: true, reject_reason: '   busy  today ' });
       expect(rawJson(rejected).response).toEqual({ answers: [], rejected: true, reject_reason: 'busy  today' });
     });
 
     it('N3a rule 3 ordering: a custom_text of 2000 runes plus a trailing space (2001 raw) ⇒ 400, not trimmed and accepted', async () => {
-      const { pendingId } = await freshBundle();
+      const { pendingId } = await freshBundle(t);
       const text = `${RUNES_2000} `;
       expect([...text]).toHaveLength(2001);
       const before = await bundleRows(pendingId);
@@ -525,7 +520,7 @@ describe('POST /api/v1/clarification/:id/respond (spec R1–R12, N3a–N8d, L16)
     });
 
     it('custom_text: 2000 runes accepted verbatim', async () => {
-      const { pendingId } = await freshBundle();
+      const { pendingId } = await freshBundle(t);
       const res = await respond(pendingId, { answers: [{ question_id: 'db', custom_text: RUNES_2000 }, { question_id: 'q2' }] });
       expect(res.status).toBe(200);
       expect(res.body.claimed).toBe(true);
@@ -534,7 +529,7 @@ describe('POST /api/v1/clarification/:id/respond (spec R1–R12, N3a–N8d, L16)
     });
 
     it('custom_text: 2001 runes rejected (on the second entry too — the cap is per entry)', async () => {
-      const { pendingId } = await freshBundle();
+      const { pendingId } = await freshBundle(t);
       const before = await bundleRows(pendingId);
       expect400Naming(
         await respond(pendingId, { answers: [{ question_id: 'db', custom_text: RUNES_2001 }, { question_id: 'q2' }] }),
@@ -548,14 +543,14 @@ describe('POST /api/v1/clarification/:id/respond (spec R1–R12, N3a–N8d, L16)
     });
 
     it('reject_reason: 2000 runes accepted verbatim', async () => {
-      const { pendingId } = await freshBundle();
+      const { pendingId } = await freshBundle(t);
       const res = await respond(pendingId, { rejected: true, reject_reason: RUNES_2000 });
       expect(res.status).toBe(200);
       expect(rawJson(res)).toMatchObject({ claimed: true, status: 'rejected', response: { reject_reason: RUNES_2000 } });
     });
 
     it('reject_reason: 2001 runes rejected', async () => {
-      const { pendingId } = await freshBundle();
+      const { pendingId } = await freshBundle(t);
       const before = await bundleRows(pendingId);
       expect400Naming(await respond(pendingId, { rejected: true, reject_reason: RUNES_2001 }), /reject_reason/);
       expect(await bundleRows(pendingId)).toEqual(before);
@@ -569,7 +564,7 @@ describe('POST /api/v1/clarification/:id/respond (spec R1–R12, N3a–N8d, L16)
     let before: Awaited<ReturnType<typeof sessionSnapshot>>;
 
     beforeAll(async () => {
-      ({ fixture, pendingId } = await freshBundle());
+      ({ fixture, pendingId } = await freshBundle(t));
       single = await ask(fixture.sessionId, ONE_QUESTION);
       before = await sessionSnapshot(fixture.sessionId);
     });
@@ -614,7 +609,7 @@ describe('POST /api/v1/clarification/:id/respond (spec R1–R12, N3a–N8d, L16)
     });
 
     it('N8c: a single-question bundle rejected by validation is still answerable afterwards', async () => {
-      const other = await freshBundle(ONE_QUESTION);
+      const other = await freshBundle(t, { questions: ONE_QUESTION });
       expect400Naming(await respond(other.pendingId, { rejected: false, answers: [] }), /answers/);
       const res = await respond(other.pendingId, { answers: [{ question_id: 'only', selected_options: ['y'] }] });
       expect(res.status).toBe(200);
@@ -624,7 +619,7 @@ describe('POST /api/v1/clarification/:id/respond (spec R1–R12, N3a–N8d, L16)
 
   describe('N7/N8: accepted shapes', () => {
     it('N7: an entry with neither selected_options nor custom_text is accepted and resumes as "(no answer)"', async () => {
-      const { pendingId } = await freshBundle();
+      const { pendingId } = await freshBundle(t);
       const res = await respond(pendingId, { answers: [{ question_id: 'db' }, { question_id: 'q2', selected_options: [], custom_text: '' }] });
       expect(res.status).toBe(200);
       expect(rawJson(res)).toEqual({
@@ -652,7 +647,7 @@ describe('POST /api/v1/clarification/:id/respond (spec R1–R12, N3a–N8d, L16)
     });
 
     it('N8: several valid option ids on one question are accepted (membership only, no cardinality rule)', async () => {
-      const { pendingId } = await freshBundle();
+      const { pendingId } = await freshBundle(t);
       const res = await respond(pendingId, {
         answers: [
           { question_id: 'db', selected_options: ['pg', 'sqlite'] },
@@ -676,7 +671,7 @@ describe('POST /api/v1/clarification/:id/respond (spec R1–R12, N3a–N8d, L16)
       ['an empty question_id', `jsonb_set(metadata, '{question_id}', '""')`],
       ['an absent question_id', `metadata - 'question_id'`],
     ])('%s ⇒ 400 naming question_id (not 500) for an answer and for a rejection; nothing written', async (_name, patch) => {
-      const { fixture, pendingId } = await freshBundle();
+      const { fixture, pendingId } = await freshBundle(t);
       await t.db.query(
         `UPDATE task_session_messages SET metadata = ${patch}
           WHERE metadata->>'pending_id' = $1 AND metadata->>'question_id' = 'q2'`,
@@ -700,7 +695,7 @@ describe('POST /api/v1/clarification/:id/respond (spec R1–R12, N3a–N8d, L16)
 
   describe('R4a: the claim itself fails', () => {
     it('a database failure inside the claim ⇒ 500, attempted once (no retry), rolled back, answerable afterwards', async () => {
-      const { pendingId } = await freshBundle();
+      const { pendingId } = await freshBundle(t);
       // A real PostgreSQL failure of the claim's terminal write for this one bundle. The sequence is
       // non-transactional, so it counts claim attempts even though each one rolls back.
       await t.db.query(`CREATE SEQUENCE r4a_attempts`);
@@ -792,7 +787,7 @@ describe('POST /api/v1/clarification/:id/respond (spec R1–R12, N3a–N8d, L16)
       await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
       try {
         const port = (server.address() as AddressInfo).port;
-        const { fixture, pendingId } = await freshBundle(TWO_QUESTIONS, { resumeUrl: `http://127.0.0.1:${port}/resume` });
+        const { fixture, pendingId } = await freshBundle(t, { resumeUrl: `http://127.0.0.1:${port}/resume` });
         const before = await bundleRows(pendingId);
         const turnsBefore = await t.db.query(`SELECT id FROM task_session_turns WHERE task_session_id = $1 ORDER BY id`, [fixture.sessionId]);
 
@@ -839,7 +834,7 @@ describe('POST /api/v1/clarification/:id/respond (spec R1–R12, N3a–N8d, L16)
     }
 
     it('R9: a rejection with a live waiter (GET /:id/wait) hands the waiter rejected:true and the reason; no resume', async () => {
-      const { fixture, pendingId } = await freshBundle();
+      const { fixture, pendingId } = await freshBundle(t);
       const { waiting } = await startWaiting(pendingId);
       const res = await respond(pendingId, { rejected: true, reject_reason: '  not relevant any more ' });
       expect(res.status).toBe(200);
@@ -863,7 +858,7 @@ describe('POST /api/v1/clarification/:id/respond (spec R1–R12, N3a–N8d, L16)
     });
 
     it('R9: a rejection with no live waiter is persisted rejected without resuming the agent', async () => {
-      const { pendingId } = await freshBundle();
+      const { pendingId } = await freshBundle(t);
       const res = await respond(pendingId, { rejected: true, reject_reason: 'User skipped' });
       expect(res.status).toBe(200);
       expect(rawJson(res)).toMatchObject({ claimed: true, status: 'rejected' });
@@ -875,7 +870,7 @@ describe('POST /api/v1/clarification/:id/respond (spec R1–R12, N3a–N8d, L16)
     });
 
     it('R7: an answer with a live waiter is delivered in the same turn (the waiter gets the normalized answers; no resume)', async () => {
-      const { pendingId } = await freshBundle();
+      const { pendingId } = await freshBundle(t);
       const { waiting } = await startWaiting(pendingId);
       const res = await respond(pendingId, { answers: [ANSWERS[1], { ...ANSWERS[0], custom_text: '  ' }] });
       expect(res.status).toBe(200);

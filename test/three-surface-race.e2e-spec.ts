@@ -12,7 +12,7 @@ import request from 'supertest';
 import { QuestionEventService, WaiterStore } from '#clarification';
 import { startApp, TEST_ADMIN_TOKEN, type TestApp } from './support/app.js';
 import { eventually } from './support/eventually.js';
-import { createRunningSession, TWO_QUESTIONS } from './support/fixtures.js';
+import { freshBundle } from './support/fixtures.js';
 import { connectMcp, type McpConnection } from './support/mcp.js';
 import { ANSWERS, type Envelope, type Submission, submit as submitThrough, type Surface } from './support/surfaces.js';
 
@@ -54,16 +54,6 @@ describe('R3 across GraphQL, REST and MCP: one winner per bundle', () => {
     await mcp.close();
     await t.close();
   });
-
-  async function freshBundle(): Promise<{ sessionId: string; pendingId: string; agentToken: string }> {
-    const fixture = await createRunningSession(t, { bearer: token });
-    const res = await request(t.baseUrl)
-      .post('/api/v1/clarification/request')
-      .set('authorization', `Bearer ${token}`)
-      .send({ session_id: fixture.sessionId, questions: TWO_QUESTIONS })
-      .expect(200);
-    return { sessionId: fixture.sessionId, pendingId: res.body.pending_id as string, agentToken: fixture.agentToken };
-  }
 
   /** Submits through one surface and returns its envelope (a non-success is a test failure). */
   async function submit(surface: Surface, pendingId: string, submission: Submission): Promise<Envelope> {
@@ -107,7 +97,7 @@ describe('R3 across GraphQL, REST and MCP: one winner per bundle', () => {
    * two; `rejecter`, when set, declines instead of answering; `waiter` adds a live long-poll waiter.
    */
   async function round(options: { round: number; lead: Surface; headStartMs: number; rejecter?: Surface; waiter: boolean }): Promise<void> {
-    const { pendingId, agentToken } = await freshBundle();
+    const { pendingId, agentToken } = await freshBundle(t, { bearer: token });
     const submissions = Object.fromEntries(
       SURFACES.map((surface) => [
         surface,

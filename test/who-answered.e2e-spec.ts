@@ -2,7 +2,7 @@ import request from 'supertest';
 import { startApp, TEST_ADMIN_TOKEN, type TestApp } from './support/app.js';
 import { QUIET_LEASE } from './support/claim.js';
 import { answerRequest, command, decisionRefOf } from './support/decisions.js';
-import { browserHeaders, createRunningSession, createUser, signIn, TWO_QUESTIONS } from './support/fixtures.js';
+import { browserHeaders, createRunningSession, createUser, freshBundle, signIn, TWO_QUESTIONS } from './support/fixtures.js';
 import { gql, gqlData, subscribe } from './support/graphql.js';
 import { eventually } from './support/eventually.js';
 import { connectMcp } from './support/mcp.js';
@@ -40,16 +40,6 @@ describe('who answered (issue 15)', () => {
     await t.close();
   });
 
-  async function freshBundle(questions: unknown[] = TWO_QUESTIONS): Promise<{ pendingId: string; sessionId: string }> {
-    const fixture = await createRunningSession(t, { bearer: alice.token });
-    const asked = await request(t.baseUrl)
-      .post('/api/v1/clarification/request')
-      .set('authorization', `Bearer ${alice.token}`)
-      .send({ session_id: fixture.sessionId, questions })
-      .expect(200);
-    return { pendingId: asked.body.pending_id as string, sessionId: fixture.sessionId };
-  }
-
   /** Who won, as GET, GraphQL question and the stored event each report it — they must agree. */
   async function reportedWinner(pendingId: string): Promise<ResolvedBy> {
     const got = await request(t.baseUrl).get(`/api/v1/clarification/${pendingId}`).set('authorization', `Bearer ${alice.token}`).expect(200);
@@ -83,7 +73,7 @@ describe('who answered (issue 15)', () => {
   }
 
   it('nobody while pending: resolved_by is null in GET and GraphQL', async () => {
-    const { pendingId } = await freshBundle();
+    const { pendingId } = await freshBundle(t, { bearer: alice.token });
     const got = await request(t.baseUrl).get(`/api/v1/clarification/${pendingId}`).set('authorization', `Bearer ${alice.token}`).expect(200);
     expect(got.body).toMatchObject({ status: 'pending', response: null, resolved_by: null, expires_at: null });
     const data = await gqlData<{ question: { resolvedBy: unknown } }>(t, `query ($id: String!) { question(pendingId: $id) { resolvedBy { kind } } }`, { id: pendingId }, alice.token);
@@ -91,7 +81,7 @@ describe('who answered (issue 15)', () => {
   });
 
   it('rest: a user answering over REST is reported by id and name', async () => {
-    const { pendingId } = await freshBundle();
+    const { pendingId } = await freshBundle(t, { bearer: alice.token });
     const before = Date.now();
     await request(t.baseUrl)
       .post(`/api/v1/clarification/${pendingId}/respond`)
@@ -104,7 +94,7 @@ describe('who answered (issue 15)', () => {
   });
 
   it('web: the inbox page (browser session + X-Parley-Surface: web) is recorded as web', async () => {
-    const { pendingId } = await freshBundle();
+    const { pendingId } = await freshBundle(t, { bearer: alice.token });
     const cookie = await signIn(t, alice.token);
     await request(t.baseUrl)
       .post(`/api/v1/clarification/${pendingId}/respond`)
@@ -116,7 +106,7 @@ describe('who answered (issue 15)', () => {
   });
 
   it('an X-Parley-Surface other than web or rest is a 400 naming the header, and answers nothing', async () => {
-    const { pendingId } = await freshBundle();
+    const { pendingId } = await freshBundle(t, { bearer: alice.token });
     const res = await request(t.baseUrl)
       .post(`/api/v1/clarification/${pendingId}/respond`)
       .set('authorization', `Bearer ${alice.token}`)
@@ -129,7 +119,7 @@ describe('who answered (issue 15)', () => {
   });
 
   it('mcp: the admin answering through answer_question_kandev is reported as admin (no user)', async () => {
-    const { pendingId } = await freshBundle();
+    const { pendingId } = await freshBundle(t, { bearer: alice.token });
     const client = await connectMcp(t.baseUrl, { bearer: TEST_ADMIN_TOKEN });
     try {
       const result = await client.call('answer_question_kandev', { pending_id: pendingId, answers: ANSWERS });
@@ -141,7 +131,7 @@ describe('who answered (issue 15)', () => {
   });
 
   it('graphql: a rejection through rejectQuestion is reported with its REJECTED event', async () => {
-    const { pendingId } = await freshBundle();
+    const { pendingId } = await freshBundle(t, { bearer: alice.token });
     const data = await gqlData<{ rejectQuestion: { claimed: boolean } }>(
       t,
       `mutation ($id: String!) { rejectQuestion(pendingId: $id, reason: "not now") { claimed } }`,
@@ -153,7 +143,7 @@ describe('who answered (issue 15)', () => {
   });
 
   it('command: a connector command (answer_decision) is reported as the command surface', async () => {
-    const { pendingId, sessionId } = await freshBundle(ONE_QUESTION);
+    const { pendingId, sessionId } = await freshBundle(t, { bearer: alice.token, questions: ONE_QUESTION });
     const decisionRef = await decisionRefOf(t, sessionId, alice.token);
     const result = await command(t, answerRequest(sessionId, decisionRef, { requestId: 'who-answered-1' }), alice.token);
     expect(result.body.status).toBe('accepted');
@@ -161,7 +151,7 @@ describe('who answered (issue 15)', () => {
   });
 
   it('a loser does not change who won: the first answer stays reported after a replay from another surface', async () => {
-    const { pendingId } = await freshBundle();
+    const { pendingId } = await freshBundle(t, { bearer: alice.token });
     await request(t.baseUrl).post(`/api/v1/clarification/${pendingId}/respond`).set('authorization', `Bearer ${alice.token}`).send({ answers: ANSWERS }).expect(200);
     const first = await reportedWinner(pendingId);
     const replay = await request(t.baseUrl).post(`/api/v1/clarification/${pendingId}/respond`).set('authorization', admin).send({ rejected: true }).expect(200);
@@ -170,7 +160,7 @@ describe('who answered (issue 15)', () => {
   });
 
   it('the GraphQL subscription carries resolvedBy on ANSWERED', async () => {
-    const { pendingId } = await freshBundle();
+    const { pendingId } = await freshBundle(t, { bearer: alice.token });
     const feed = subscribe<{ questionEvents: { type: string; pendingId: string; resolvedBy: Record<string, unknown> | null } }>(
       t,
       `subscription { questionEvents { type pendingId resolvedBy { kind userId name surface } } }`,

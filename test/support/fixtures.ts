@@ -46,6 +46,18 @@ export const TWO_QUESTIONS = [
   { prompt: 'Deploy now?', options: [{ label: 'Yes' }, { label: 'No' }] },
 ];
 
+/** A bundle asked on a new running session through REST (TWO_QUESTIONS unless told), as `bearer` when given. */
+export async function freshBundle(
+  t: Pick<TestApp, 'baseUrl'>,
+  options: { bearer?: string; questions?: unknown; resumeUrl?: string } = {},
+): Promise<{ fixture: SessionFixture; pendingId: string; sessionId: string; agentToken: string }> {
+  const fixture = await createRunningSession(t, { ...(options.bearer ? { bearer: options.bearer } : {}), ...(options.resumeUrl ? { resumeUrl: options.resumeUrl } : {}) });
+  const asking = request(t.baseUrl).post('/api/v1/clarification/request');
+  if (options.bearer) asking.set('authorization', `Bearer ${options.bearer}`);
+  const asked = await asking.send({ session_id: fixture.sessionId, questions: options.questions ?? TWO_QUESTIONS }).expect(200);
+  return { fixture, pendingId: asked.body.pending_id as string, sessionId: fixture.sessionId, agentToken: fixture.agentToken };
+}
+
 /** A user and a personal access token of theirs, made through the admin API. */
 export async function createUser(t: Pick<TestApp, 'baseUrl'>, name: string): Promise<{ id: string; token: string }> {
   const admin = `Bearer ${TEST_ADMIN_TOKEN}`;
