@@ -1,23 +1,9 @@
 import type pg from 'pg';
 import { DataSource } from 'typeorm';
 import type { BenchApp } from './app.js';
+import { isBackground } from '../../test/support/background-statements.js';
 import type { Statement } from './captured-sql.js';
 
-/** Statements the process sends on its own (feed polls, lease heartbeats, sweeps, audit batches, webhook outbox), as in test/support/statements.ts. */
-const BACKGROUND = [
-  /^\s*WITH horizon AS \(SELECT pg_snapshot_xmin/,
-  /^\s*SELECT COALESCE\(\(SELECT MAX\(id\) FROM question_events/,
-  /^\s*WITH gone AS \(DELETE FROM question_events/,
-  /^\s*INSERT INTO parley_processes/,
-  /^\s*DELETE FROM clarification_waiters w WHERE NOT/,
-  /^\s*SELECT DISTINCT m\.metadata->>'pending_id' AS pending_id, m\.task_session_id AS session_id/,
-  /command_receipts|decision_claims/,
-  /^\s*SELECT EXISTS \(SELECT 1 FROM clarification_deadlines WHERE due_at/,
-  /^\s*INSERT INTO clarification_audit \(attempt_id[^]*jsonb_to_recordset/,
-  /^\s*WITH gone AS \(DELETE FROM clarification_audit/,
-  /^\s*WITH picked AS \(\s*SELECT d\.id FROM webhook_deliveries/,
-  /^\s*DELETE FROM webhook_deliveries WHERE finished_at/,
-];
 
 /**
  * Records every statement (text and parameters) the app sends on its pooled connections while
@@ -37,7 +23,7 @@ export async function captureWithParameters<T>(bench: BenchApp, action: () => Pr
       const sql = typeof first === 'string' ? first : ((first as { text?: string } | undefined)?.text ?? '');
       const parameters = Array.isArray(args[1]) ? (args[1] as unknown[]) : ((first as { values?: unknown[] } | undefined)?.values ?? []);
       const name = typeof first === 'string' ? undefined : (first as { name?: string } | undefined)?.name;
-      if (!BACKGROUND.some((pattern) => pattern.test(sql))) statements.push({ sql, parameters: [...parameters], ...(name ? { name } : {}) });
+      if (!isBackground(sql)) statements.push({ sql, parameters: [...parameters], ...(name ? { name } : {}) });
       return (original as (...a: unknown[]) => unknown).apply(client, args);
     };
   };
