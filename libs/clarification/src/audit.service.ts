@@ -1,14 +1,12 @@
 import { Injectable } from '@nestjs/common';
 import type { Caller } from '#authorization';
-import { LIST_PAGE, pageOf, type PageRequest, readPageRequest } from '#common';
+import { pageOf, type PageRequest, readPageRequest } from '#common';
 import { AuditRecorder } from './audit.recorder.js';
 import { AuditRepository, type AuditRow } from './audit.repository.js';
 import type { AuditAttemptView, AuditPage } from './audit.types.js';
 import { ClarificationError } from './clarification.errors.js';
 import { ClarificationService } from './clarification.service.js';
 
-export const DEFAULT_AUDIT_LIMIT = LIST_PAGE.defaultLimit;
-export const MAX_AUDIT_LIMIT = LIST_PAGE.maxLimit;
 
 export interface AuditQuery {
   cursor?: string;

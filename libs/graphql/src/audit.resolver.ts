@@ -1,7 +1,8 @@
 import { UseInterceptors } from '@nestjs/common';
 import { Args, Int, Query, Resolver } from '@nestjs/graphql';
 import type { Caller } from '#authorization';
-import { type AuditAttemptView, AuditService, DEFAULT_AUDIT_LIMIT, MAX_AUDIT_LIMIT } from '#clarification';
+import { type AuditAttemptView, AuditService } from '#clarification';
+import { LIST_PAGE } from '#common';
 import { GqlCaller } from './graphql-caller.js';
 import { pageInfo } from './graphql.mappers.js';
 import { GraphqlErrorsInterceptor } from './graphql-errors.interceptor.js';
@@ -30,13 +31,13 @@ export class AuditResolver {
 
   @Query(() => ResolutionAttemptConnectionModel, {
     description: 'Every attempt to answer or reject a bundle, in the order they ended',
-    complexity: pageCost(DEFAULT_AUDIT_LIMIT, MAX_AUDIT_LIMIT),
+    complexity: pageCost(LIST_PAGE.defaultLimit, LIST_PAGE.maxLimit),
   })
   async questionAudit(
     @GqlCaller() caller: Caller,
     @Args('pendingId') pendingId: string,
     @Args('after', { nullable: true, description: 'pageInfo.endCursor of the previous page' }) after?: string,
-    @Args('first', { type: () => Int, nullable: true, description: `default ${DEFAULT_AUDIT_LIMIT}, at most ${MAX_AUDIT_LIMIT}` }) first?: number,
+    @Args('first', { type: () => Int, nullable: true, description: `default ${LIST_PAGE.defaultLimit}, at most ${LIST_PAGE.maxLimit}` }) first?: number,
   ): Promise<ResolutionAttemptConnectionModel> {
     const page = await this.audit.list(caller, pendingId, { cursor: after, limit: first });
     return { nodes: page.attempts.map(attemptModel), pageInfo: pageInfo(page.next_cursor) };

@@ -1,10 +1,9 @@
 import { UseInterceptors } from '@nestjs/common';
 import { Args, Int, Mutation, Query, Resolver } from '@nestjs/graphql';
 import type { Caller } from '#authorization';
+import { LIST_PAGE } from '#common';
 import {
-  DEFAULT_DELIVERY_PAGE,
   type DeliveryView,
-  MAX_DELIVERY_PAGE,
   MAX_SUBSCRIPTIONS_PER_WORKSPACE,
   type SubscriptionView,
   WebhookSubscriptionService,
@@ -60,13 +59,13 @@ export class WebhooksResolver {
 
   @Query(() => WebhookDeliveryConnectionModel, {
     description: "A webhook's delivery log, newest first",
-    complexity: pageCost(DEFAULT_DELIVERY_PAGE, MAX_DELIVERY_PAGE),
+    complexity: pageCost(LIST_PAGE.defaultLimit, LIST_PAGE.maxLimit),
   })
   async webhookDeliveries(
     @GqlCaller() caller: Caller,
     @Args('webhookId') webhookId: string,
     @Args('after', { nullable: true }) after?: string,
-    @Args('first', { type: () => Int, nullable: true, description: `default ${DEFAULT_DELIVERY_PAGE}, at most ${MAX_DELIVERY_PAGE}` }) first?: number,
+    @Args('first', { type: () => Int, nullable: true, description: `default ${LIST_PAGE.defaultLimit}, at most ${LIST_PAGE.maxLimit}` }) first?: number,
   ): Promise<WebhookDeliveryConnectionModel> {
     const page = await this.subscriptions.deliveryLog(caller, webhookId, { cursor: after, limit: first });
     return { nodes: page.deliveries.map(deliveryModel), pageInfo: pageInfo(page.next_cursor) };

@@ -1,7 +1,7 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { Inject, Injectable } from '@nestjs/common';
 import { type Caller, callerReach } from '#authorization';
-import { LIST_PAGE, pageOf, readPageRequest, unstorableTextReason } from '#common';
+import { pageOf, readPageRequest, unstorableTextReason } from '#common';
 import { APP_CONFIG, type AppConfig } from '#config';
 import { WebhookDeliveryRepository } from './webhook-delivery.repository.js';
 import { type SubscriptionChange, WebhookSubscriptionRepository } from './webhook-subscription.repository.js';
@@ -13,8 +13,6 @@ import { WebhookError, WebhookErrorCode } from './webhooks.errors.js';
 export const MAX_SUBSCRIPTIONS_PER_WORKSPACE = 20;
 const MIN_SECRET_LENGTH = 16;
 const MAX_SECRET_LENGTH = 200;
-export const DEFAULT_DELIVERY_PAGE = LIST_PAGE.defaultLimit;
-export const MAX_DELIVERY_PAGE = LIST_PAGE.maxLimit;
 
 export interface SubscriptionInput {
   url?: unknown;
