@@ -8,6 +8,7 @@ import {
   HttpErrorFilter,
   jsonOnlyHook,
   parseJsonBody,
+  securityHeadersHook,
   StorableTextPipe,
   storableUrlHook,
   UniformErrorsFastifyAdapter,
@@ -18,7 +19,6 @@ import { Logger } from 'nestjs-pino';
 import { registerApiDocs } from './api-docs.js';
 import { AppModule } from './app.module.js';
 import { corsOptions } from './cors-options.js';
-import { registerSecurityHeaders } from './security-headers.js';
 import { registerWebAssets } from './web-assets.js';
 
 /** The one body parser: JSON, bounded while it is parsed (every other media type is refused with 415). */
@@ -56,7 +56,8 @@ export async function createApp(config: AppConfig): Promise<NestFastifyApplicati
   });
   app.useLogger(app.get(Logger));
   const fastify = app.getHttpAdapter().getInstance();
-  await registerSecurityHeaders(fastify);
+  // Before any route is added: every route's reply gets them.
+  fastify.addHook('onSend', securityHeadersHook);
   if (config.corsOrigins.length > 0) app.enableCors(corsOptions(config.corsOrigins));
   await fastify.register(fastifyCookie);
   await registerWebAssets(fastify);

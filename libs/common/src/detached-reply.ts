@@ -1,6 +1,7 @@
 import type { OutgoingHttpHeaders } from 'node:http';
 import type { FastifyReply } from 'fastify';
 import { HttpErrorFilter } from './http-error.filter.js';
+import { securityHeadersOf } from './security-headers.js';
 
 const errors = new HttpErrorFilter();
 
@@ -28,6 +29,7 @@ function writeJson(reply: FastifyReply, status: number, headers: Record<string, 
   if (raw.headersSent || raw.destroyed) return;
   const payload = JSON.stringify(body);
   const sent: OutgoingHttpHeaders = {
+    ...Object.fromEntries(securityHeadersOf(reply.request)),
     ...(reply.getHeaders() as OutgoingHttpHeaders),
     ...headers,
     'content-type': 'application/json; charset=utf-8',

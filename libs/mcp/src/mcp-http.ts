@@ -1,6 +1,7 @@
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import { securityHeadersOf } from '#common';
 import type { InFlightMcpRequests } from './mcp-in-flight.js';
 
 /**
@@ -28,6 +29,8 @@ export async function serveMcpRequest(
   const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: mode === 'json' });
   const forget = inFlight?.requests.track(inFlight.caller, request.body, transport);
   reply.hijack();
+  // The transport writes the raw response: it carries the security headers every response does.
+  for (const [name, value] of securityHeadersOf(request)) reply.raw.setHeader(name, value);
   reply.raw.on('close', () => {
     forget?.();
     void transport.close();
