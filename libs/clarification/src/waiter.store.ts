@@ -46,45 +46,51 @@ export interface WaitOptions {
   signal?: AbortSignal;
 }
 
-/** A parked wait: its outcome, and how to end it early (the caller went away, its credential was revoked). */
+/** Told, once, how a parked wait ended: the bundle's answer reached it, or the wait ended for `reason`. */
+export interface WaitListener {
+  answered(response: ClarificationResponse): void;
+  ended(reason: WaitFailure): void;
+}
+
+/** A parked wait: how to end it early (the caller went away, its credential was revoked). */
 export interface ParkedWait {
-  readonly outcome: Promise<ClarificationResponse>;
   abort(): void;
 }
 
 /**
- * One blocked caller, as small as it can be: its bundle, role, settle functions, deadline slot and
- * confirmation flags. It is its own abort listener (`handleEvent`) and wheel entry, so waiting
- * allocates no closures and no timer of its own.
+ * One blocked caller, as small as it can be: its bundle, role, listener, deadline slot and
+ * confirmation flags. It is its own abort listener (`handleEvent`) and wheel entry, and tells its
+ * listener directly — waiting allocates no promise, closure or timer of its own.
  */
 class Waiter implements Expiring, ParkedWait {
   confirming = false;
   overdue = false;
   slot = 0;
   signal: AbortSignal | undefined;
-  private resolve!: (response: ClarificationResponse) => void;
-  private reject!: (error: WaitError) => void;
-  readonly outcome: Promise<ClarificationResponse>;
 
   constructor(
     readonly pendingId: string,
     readonly role: WaiterRole,
     private readonly store: WaiterStore,
-  ) {
-    this.outcome = new Promise<ClarificationResponse>((resolve, reject) => {
-      this.resolve = resolve;
-      this.reject = reject;
-    });
-  }
+    private listener: WaitListener | undefined,
+  ) {}
 
   succeed(response: ClarificationResponse): void {
-    this.store.release(this, true);
-    this.resolve(response);
+    const listener = this.end(true);
+    listener?.answered(response);
   }
 
   fail(reason: WaitFailure): void {
-    this.store.release(this, false);
-    this.reject(new WaitError(reason));
+    const listener = this.end(false);
+    listener?.ended(reason);
+  }
+
+  /** Leaves the store; the listener, the first time only (a wait ends once). */
+  private end(answered: boolean): WaitListener | undefined {
+    const listener = this.listener;
+    this.listener = undefined;
+    this.store.release(this, answered);
+    return listener;
   }
 
   abort(): void {
@@ -121,12 +127,14 @@ export class WaiterStore implements BeforeApplicationShutdown {
 
   /** Blocks until the bundle's answer reaches this waiter (resolves) or the wait ends (rejects with WaitError). */
   wait(pendingId: string, options: WaitOptions): Promise<ClarificationResponse> {
-    return this.park(pendingId, options).outcome;
+    return new Promise((resolve, reject) => {
+      this.park(pendingId, options, { answered: resolve, ended: (reason) => reject(new WaitError(reason)) });
+    });
   }
 
-  /** Like `wait`, with a handle to end the wait early instead of an abort signal. */
-  park(pendingId: string, options: WaitOptions): ParkedWait {
-    const waiter = new Waiter(pendingId, options.role, this);
+  /** Like `wait`, telling `listener` how it ended instead; the handle ends the wait early. */
+  park(pendingId: string, options: WaitOptions, listener: WaitListener): ParkedWait {
+    const waiter = new Waiter(pendingId, options.role, this, listener);
     if (options.signal?.aborted) {
       waiter.abort();
       return waiter;
