@@ -65,8 +65,12 @@ export async function createApp(config: AppConfig): Promise<NestFastifyApplicati
   const metrics = app.get(ParleyMetrics);
   fastify.addHook('onRequest', async (request, reply) => {
     void reply.header('x-request-id', request.id);
-    // On the raw response: hijacked replies (MCP streams) count too, once they end.
-    reply.raw.once('close', () => metrics.httpRequest(request.method, request.routeOptions.url ?? 'unmatched', reply.raw.statusCode));
+  });
+  // Once the response is written — hijacked replies (MCP streams, a parked /wait) too; Fastify's own
+  // listener, so a request holds no listener of ours while it waits (issue 11 target 3).
+  fastify.addHook('onResponse', (request, reply, done) => {
+    metrics.httpRequest(request.method, request.routeOptions.url ?? 'unmatched', reply.statusCode);
+    done();
   });
   fastify.addHook('onRequest', sameOriginHook(config.publicUrl));
   fastify.addHook('onRequest', jsonOnlyHook);

@@ -31,7 +31,8 @@ export class DetachedReply {
   }
 
   failed(error: unknown): void {
-    const { status, headers, body } = errors.errorReply(error, this.reply.request);
+    // Told by whoever ended the wait (another request, a timer): log through this request's own logger.
+    const { status, headers, body } = errors.errorReply(error, this.reply.request, this.reply.log.child({ context: 'HttpError' }));
     writeJson(this.reply, status, headers, body);
   }
 
@@ -57,7 +58,8 @@ export class DetachedReply {
 export function replyWhenSettled(reply: FastifyReply, start: (answer: DetachedReply) => Promise<Withdrawable | undefined>): void {
   reply.hijack();
   const answer = new DetachedReply(reply);
-  reply.raw.once('close', () => answer.closed());
+  // `on`, not `once`: 'close' comes once anyway, and `once` would add a wrapper and its state per request.
+  reply.raw.on('close', () => answer.closed());
   start(answer).then(
     (parked) => answer.waitsOn(parked),
     (error: unknown) => answer.failed(error),
