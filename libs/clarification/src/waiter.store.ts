@@ -117,7 +117,8 @@ class Waiter implements Expiring, ParkedWait {
  */
 @Injectable()
 export class WaiterStore implements BeforeApplicationShutdown {
-  private readonly waiting = new Map<string, Set<Waiter>>();
+  /** A bundle's one waiter itself (the usual case: a set would cost more than the waiter), else a set of them. */
+  private readonly waiting = new Map<string, Waiter | Set<Waiter>>();
   private readonly deadlines = new DeadlineWheel();
   private presence: WaiterPresence | undefined;
 
@@ -149,11 +150,13 @@ export class WaiterStore implements BeforeApplicationShutdown {
   }
 
   hasAgent(pendingId: string): boolean {
-    return [...(this.waiting.get(pendingId) ?? [])].some((waiter) => waiter.role === WaiterRole.Agent);
+    return this.waitersOf(pendingId).some((waiter) => waiter.role === WaiterRole.Agent);
   }
 
   waiterCount(pendingId: string): number {
-    return this.waiting.get(pendingId)?.size ?? 0;
+    const waiting = this.waiting.get(pendingId);
+    if (waiting === undefined) return 0;
+    return waiting instanceof Set ? waiting.size : 1;
   }
 
   /** The bundles someone waits on here (re-checked after the database connection came back). */
@@ -167,7 +170,7 @@ export class WaiterStore implements BeforeApplicationShutdown {
    * bundle is pending again and a later answer reaches them), unless their bound passed meanwhile.
    */
   async offer(pendingId: string, response: ClarificationResponse, confirm: () => Promise<void>): Promise<DeliveryOutcome> {
-    const agents = [...(this.waiting.get(pendingId) ?? [])].filter((waiter) => waiter.role === WaiterRole.Agent);
+    const agents = this.waitersOf(pendingId).filter((waiter) => waiter.role === WaiterRole.Agent);
     if (agents.length === 0) return DeliveryOutcome.NoWaiter;
     agents.forEach((waiter) => (waiter.confirming = true));
     try {
@@ -185,12 +188,12 @@ export class WaiterStore implements BeforeApplicationShutdown {
 
   /** The answer is final: every remaining waiter of the bundle (observers, late agents) is told it. */
   settle(pendingId: string, response: ClarificationResponse): void {
-    for (const waiter of [...(this.waiting.get(pendingId) ?? [])]) if (!waiter.confirming) waiter.succeed(response);
+    for (const waiter of this.waitersOf(pendingId)) if (!waiter.confirming) waiter.succeed(response);
   }
 
   /** The bundle is no longer active: its waiters (or only its agents) end with `reason`. */
   close(pendingId: string, reason: WaitFailure, role?: WaiterRole): void {
-    for (const waiter of [...(this.waiting.get(pendingId) ?? [])]) {
+    for (const waiter of this.waitersOf(pendingId)) {
       if (!waiter.confirming && (role === undefined || waiter.role === role)) waiter.fail(reason);
     }
   }
@@ -212,22 +215,30 @@ export class WaiterStore implements BeforeApplicationShutdown {
     this.remove(waiter.pendingId, waiter, answered);
   }
 
+  /** The bundle's waiters, as a copy: ending a wait changes the registry. */
+  private waitersOf(pendingId: string): Waiter[] {
+    const waiting = this.waiting.get(pendingId);
+    if (waiting === undefined) return [];
+    return waiting instanceof Set ? [...waiting] : [waiting];
+  }
+
   private add(pendingId: string, waiter: Waiter): void {
-    let waiters = this.waiting.get(pendingId);
-    if (!waiters) {
-      waiters = new Set();
-      this.waiting.set(pendingId, waiters);
-    }
     const firstAgent = waiter.role === WaiterRole.Agent && !this.hasAgent(pendingId);
-    waiters.add(waiter);
+    const waiting = this.waiting.get(pendingId);
+    if (waiting === undefined) this.waiting.set(pendingId, waiter);
+    else if (waiting instanceof Set) waiting.add(waiter);
+    else this.waiting.set(pendingId, new Set([waiting, waiter]));
     if (firstAgent) this.presence?.occupied(pendingId);
   }
 
   /** An answered agent's presence went with the transaction that made the answer final; any other leaves it here. */
   private remove(pendingId: string, waiter: Waiter, answered: boolean): void {
-    const waiters = this.waiting.get(pendingId);
-    if (!waiters?.delete(waiter)) return;
-    if (waiters.size === 0) this.waiting.delete(pendingId);
+    const waiting = this.waiting.get(pendingId);
+    if (waiting === waiter) this.waiting.delete(pendingId);
+    else if (waiting instanceof Set && waiting.delete(waiter)) {
+      const [only, ...others] = waiting;
+      if (only && others.length === 0) this.waiting.set(pendingId, only);
+    } else return;
     if (!answered && waiter.role === WaiterRole.Agent && !this.hasAgent(pendingId)) this.presence?.vacated(pendingId);
   }
 }
