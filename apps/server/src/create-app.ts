@@ -59,7 +59,9 @@ export async function createApp(config: AppConfig): Promise<NestFastifyApplicati
   // Before any route is added: every route's reply gets them.
   fastify.addHook('onSend', securityHeadersHook);
   if (config.corsOrigins.length > 0) app.enableCors(corsOptions(config.corsOrigins));
-  await fastify.register(fastifyCookie);
+  // Set-Cookie only: the one cookie read (the session) is read from the header where it is needed, so a
+  // request — a parked /wait for minutes — holds no parsed-cookie object or set-cookie map (issue 11 target 3).
+  await fastify.register(fastifyCookie, { hook: false });
   await registerWebAssets(fastify);
   installJsonBodyParser(fastify);
   const metrics = app.get(ParleyMetrics);
