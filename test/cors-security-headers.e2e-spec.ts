@@ -1,15 +1,29 @@
 /**
  * Issue 14, CORS and security headers: CORS (@fastify/cors) is off unless CORS_ORIGINS names origins —
  * then only those get `Access-Control-Allow-Origin`, never with credentials; every response carries
- * @fastify/helmet's headers with one Content-Security-Policy, and the browser inbox, GraphiQL and
- * Swagger UI load under it in a real Chromium with no CSP violation.
+ * helmet's headers with one Content-Security-Policy — a parked long poll's answer, written raw, the
+ * same ones (issue 11 target 3: they are added as a response is sent) — and the browser inbox,
+ * GraphiQL and Swagger UI load under it in a real Chromium with no CSP violation.
  */
 import request from 'supertest';
+import { WaiterStore } from '#clarification';
 import { startApp, type TestApp } from './support/app.js';
 import { type BrowserSession, describeInChromium, openBrowser } from './support/browser.js';
+import { eventually } from './support/eventually.js';
+import { createRunningSession, TWO_QUESTIONS } from './support/fixtures.js';
 import { loadConfig } from '#config';
 
+/** Every header but those that differ from one response to the next. */
+function stableHeaders(headers: Record<string, string>): Record<string, string> {
+  const varying = new Set(['date', 'x-request-id', 'content-length', 'etag', 'ratelimit', 'ratelimit-policy']);
+  return Object.fromEntries(Object.entries(headers).filter(([name]) => !varying.has(name)));
+}
+
 const ALLOWED = 'https://app.example.com';
+const ANSWERS = [
+  { question_id: 'db', selected_options: ['pg'], custom_text: '' },
+  { question_id: 'q2', selected_options: ['q2_opt1'], custom_text: '' },
+];
 const OTHER = 'https://evil.example.com';
 
 function preflight(t: TestApp, origin: string) {
@@ -48,6 +62,35 @@ describe('CORS off (the default)', () => {
       expect(res.headers['referrer-policy']).toBe('no-referrer');
       expect(res.headers['x-powered-by']).toBeUndefined();
     }
+  });
+
+  it('a parked /wait answers — 200, or a 504 once cancelled — with exactly the headers of a normal GET', async () => {
+    const fixture = await createRunningSession(t);
+    const parkedAnswer = async (pendingId: string, end: () => Promise<unknown>) => {
+      const waiting = request(t.baseUrl).get(`/api/v1/clarification/${pendingId}/wait`).then((res) => res);
+      await eventually(() => (t.app.get(WaiterStore).waiterCount(pendingId) === 1 ? true : undefined), 5000, 'the wait parked');
+      await end();
+      return waiting;
+    };
+    const ask = async () =>
+      (await request(t.baseUrl).post('/api/v1/clarification/request').send({ session_id: fixture.sessionId, questions: TWO_QUESTIONS }).expect(200)).body
+        .pending_id as string;
+
+    const answeredId = await ask();
+    const answered = await parkedAnswer(answeredId, () =>
+      request(t.baseUrl)
+        .post(`/api/v1/clarification/${answeredId}/respond`)
+        .send({ answers: ANSWERS })
+        .expect(200),
+    );
+    const cancelledId = await ask();
+    const cancelled = await parkedAnswer(cancelledId, () => request(t.baseUrl).post(`/api/v1/clarification/${cancelledId}/cancel`).expect(200));
+    const normal = await request(t.baseUrl).get(`/api/v1/clarification/${answeredId}`).expect(200);
+    expect(normal.headers['content-security-policy']).toContain("frame-ancestors 'none'");
+
+    expect({ status: answered.status, headers: stableHeaders(answered.headers) }).toEqual({ status: 200, headers: stableHeaders(normal.headers) });
+    expect({ status: cancelled.status, headers: stableHeaders(cancelled.headers) }).toEqual({ status: 504, headers: stableHeaders(normal.headers) });
+    expect(answered.headers['x-request-id']).toEqual(expect.any(String));
   });
 });
 

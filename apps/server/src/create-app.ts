@@ -8,6 +8,7 @@ import {
   HttpErrorFilter,
   jsonOnlyHook,
   parseJsonBody,
+  securityHeadersHook,
   StorableTextPipe,
   storableUrlHook,
   UniformErrorsFastifyAdapter,
@@ -18,7 +19,6 @@ import { Logger } from 'nestjs-pino';
 import { registerApiDocs } from './api-docs.js';
 import { AppModule } from './app.module.js';
 import { corsOptions } from './cors-options.js';
-import { registerSecurityHeaders } from './security-headers.js';
 import { registerWebAssets } from './web-assets.js';
 
 /** The one body parser: JSON, bounded while it is parsed (every other media type is refused with 415). */
@@ -56,16 +56,23 @@ export async function createApp(config: AppConfig): Promise<NestFastifyApplicati
   });
   app.useLogger(app.get(Logger));
   const fastify = app.getHttpAdapter().getInstance();
-  await registerSecurityHeaders(fastify);
+  // Before any route is added: every route's reply gets them.
+  fastify.addHook('onSend', securityHeadersHook);
   if (config.corsOrigins.length > 0) app.enableCors(corsOptions(config.corsOrigins));
-  await fastify.register(fastifyCookie);
+  // Set-Cookie only: the one cookie read (the session) is read from the header where it is needed, so a
+  // request — a parked /wait for minutes — holds no parsed-cookie object or set-cookie map (issue 11 target 3).
+  await fastify.register(fastifyCookie, { hook: false });
   await registerWebAssets(fastify);
   installJsonBodyParser(fastify);
   const metrics = app.get(ParleyMetrics);
   fastify.addHook('onRequest', async (request, reply) => {
     void reply.header('x-request-id', request.id);
-    // On the raw response: hijacked replies (MCP streams) count too, once they end.
-    reply.raw.once('close', () => metrics.httpRequest(request.method, request.routeOptions.url ?? 'unmatched', reply.raw.statusCode));
+  });
+  // Once the response is written — hijacked replies (MCP streams, a parked /wait) too; Fastify's own
+  // listener, so a request holds no listener of ours while it waits (issue 11 target 3).
+  fastify.addHook('onResponse', (request, reply, done) => {
+    metrics.httpRequest(request.method, request.routeOptions.url ?? 'unmatched', reply.statusCode);
+    done();
   });
   fastify.addHook('onRequest', sameOriginHook(config.publicUrl));
   fastify.addHook('onRequest', jsonOnlyHook);

@@ -5,6 +5,9 @@ import type { Caller } from './caller.js';
 /** The NOTIFY channel a revocation (token revoked, browser session ended) is announced on, in its transaction. */
 export const REVOCATION_CHANNEL = 'parley_revoked';
 
+/** What `watch` returns for a caller no revocation can reach (shared: a parked long poll holds it). */
+const UNWATCHED = (): void => undefined;
+
 interface Revocation {
   token_id?: string;
   browser_session_id?: string;
@@ -37,7 +40,7 @@ export class CallerRevocations implements OnModuleInit {
 
   /** Calls `onRevoked` (once) when the caller's credential is revoked; the returned function stops watching. */
   watch(caller: Caller, onRevoked: () => void): () => void {
-    if (caller.kind !== 'user' || !caller.grant) return () => undefined;
+    if (caller.kind !== 'user' || !caller.grant) return UNWATCHED;
     const watcher = {
       caller,
       onRevoked: () => {

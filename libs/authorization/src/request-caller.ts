@@ -23,7 +23,6 @@ export const CurrentCaller = createParamDecorator((_data: unknown, context: Exec
 
 interface CredentialSource {
   headers: { authorization?: string; cookie?: string };
-  cookies?: Record<string, string | undefined>;
 }
 
 /** What a request authenticates with: a bearer token (header) or a browser session id (cookie). */
@@ -50,7 +49,7 @@ export function bearerToken(request: Pick<CredentialSource, 'headers'>): string 
 
 /** The session id of a request's `parley_session` cookie (HTTP request or WebSocket upgrade). */
 export function sessionCookie(request: CredentialSource): string | undefined {
-  return (request.cookies?.[SESSION_COOKIE] ?? cookieValue(request.headers.cookie, SESSION_COOKIE)) || undefined;
+  return cookieValue(request.headers.cookie, SESSION_COOKIE) || undefined;
 }
 
 /** A request's credential: its Authorization header when present (whatever it holds), else its session cookie. */

@@ -1,6 +1,6 @@
 import type { FastifyReply, FastifyRequest, HookHandlerDoneFunction } from 'fastify';
 import { RequestBoundaryError, RequestBoundaryErrorCode, STATE_CHANGING_METHODS } from '#common';
-import { SESSION_COOKIE } from './request-caller.js';
+import { sessionCookie } from './request-caller.js';
 
 type Provenance = 'same-origin' | 'cross-origin' | 'unknown';
 
@@ -45,7 +45,7 @@ export function sameOriginHook(publicUrl: string | undefined) {
     if (provenance === 'cross-origin') {
       return done(new RequestBoundaryError(RequestBoundaryErrorCode.CrossOrigin, 'cross-origin request refused: its Origin is not this server'));
     }
-    if (provenance === 'unknown' && request.cookies?.[SESSION_COOKIE]) {
+    if (provenance === 'unknown' && sessionCookie(request) !== undefined) {
       return done(
         new RequestBoundaryError(
           RequestBoundaryErrorCode.CrossOrigin,

@@ -12,15 +12,6 @@ import { SURFACE_HEADER, surfaceOfRequest } from './resolution-surface.js';
 import { ApiCaller, ApiErrors, ApiJsonBody, replyWhenSettled } from '#common';
 import { BundleDoc, ClarificationResponseDoc, PendingIdDoc, PendingPageDoc, RespondResultDoc, SuccessDoc } from './clarification.openapi.js';
 
-/** Aborts when the client goes away before the response was sent (the response's socket closed). */
-function disconnectSignal(reply: FastifyReply): AbortSignal {
-  const controller = new AbortController();
-  reply.raw.once('close', () => {
-    if (!reply.raw.writableFinished) controller.abort();
-  });
-  return controller.signal;
-}
-
 @ApiTags('clarification')
 @ApiCaller()
 @Controller('api/v1/clarification')
@@ -72,7 +63,7 @@ export class ClarificationController {
   @ApiErrors(404, 409, 504)
   @AcceptsSessionAgent()
   wait(@CurrentCaller() caller: Caller, @Param('id') pendingId: string, @Res() reply: FastifyReply): void {
-    replyWhenSettled(reply, this.clarifications.wait(caller, pendingId, disconnectSignal(reply)));
+    replyWhenSettled(reply, (answer) => this.clarifications.wait(caller, pendingId, answer));
   }
 
   /**

@@ -23,7 +23,8 @@ import type { ResolutionResponse } from './resolution.envelope.js';
 import { finalResolvedBy, type ResolvedBy } from './resolved-by.js';
 import { Settlement, settlementOf, winnerStatus } from './settlement.js';
 import { WaiterPresenceRepository } from './waiter-presence.repository.js';
-import { WaitError, WaitFailure, WaiterRole, WaiterStore } from './waiter.store.js';
+import { type LongPollEndings, type LongPollListener, ParkedLongPoll } from './long-poll.js';
+import { type ParkedWait, WaitFailure, WaiterRole, WaiterStore } from './waiter.store.js';
 
 export interface AskInput {
   sessionId: string;
@@ -93,7 +94,7 @@ function closedReason(status: BundleStatus): WaitFailure {
 
 /** Asking, reading, waiting on and cancelling clarification bundles — all from the durable rows. */
 @Injectable()
-export class ClarificationService implements OnModuleInit {
+export class ClarificationService implements OnModuleInit, LongPollEndings {
   constructor(
     private readonly dataSource: DataSource,
     private readonly bundles: BundleRepository,
@@ -201,8 +202,10 @@ export class ClarificationService implements OnModuleInit {
    * Long poll: the winner's response — at once when it is already final, else once it is. A bundle no
    * longer active without a winner is a 409; the bound passing, a cancel or a drain a 504 saying which.
    * The session's agent (its agent token; anyone while auth is disabled) consumes the answer; others observe.
+   * The outcome goes to `listener`; resolves with the parked wait (to withdraw it when the caller goes
+   * away), or undefined when nothing was parked; rejects when the wait cannot start (not found, not active).
    */
-  async wait(caller: Caller, pendingId: string, signal?: AbortSignal): Promise<ClarificationResponse> {
+  async wait(caller: Caller, pendingId: string, listener: LongPollListener): Promise<ParkedWait | undefined> {
     // Watch for a change before reading, so one between the read and the attach is not missed.
     const change = this.signals.nextChange(pendingId, this.config.waitTimeoutMs);
     const { rows, active } = await this.authorizeBundle(caller, pendingId).catch((error: unknown) => {
@@ -211,42 +214,39 @@ export class ClarificationService implements OnModuleInit {
     });
     const before = stateOf(rows, active);
     if (before.status !== 'pending' && before.status !== 'delivering') change.cancel();
-    if (before.status === 'answered' || before.status === 'rejected') return recordedResponse(rows);
+    if (before.status === 'answered' || before.status === 'rejected') {
+      listener.answered(recordedResponse(rows));
+      return undefined;
+    }
     if (before.status !== 'pending' && before.status !== 'delivering') throw deadlinePassed(rows) ?? ClarificationError.notActive();
+    if (listener.gone) {
+      change.cancel();
+      return undefined;
+    }
     const role = caller.kind === 'agent' || caller.kind === 'synthetic' ? WaiterRole.Agent : WaiterRole.Observer;
     // Returned, not awaited: once parked, nothing of this call (its rows, its caller) stays referenced.
-    return this.park(caller, pendingId, role, change, signal);
+    return this.park(caller, pendingId, role, change, listener);
   }
 
   /**
-   * Parks a long poll: one compact waiter, no timer or signal of its own. Revocation bites an open wait
-   * (the answer never reaches a credential revoked meanwhile): it ends the wait with a 401.
+   * Parks a long poll: one compact waiter telling the caller's listener, no timer, signal or promise of
+   * its own. Revocation bites an open wait (the answer never reaches a credential revoked meanwhile).
    */
-  private park(caller: Caller, pendingId: string, role: WaiterRole, change: PendingChange, signal?: AbortSignal): Promise<ClarificationResponse> {
-    const parked = this.waiters.park(pendingId, { role, timeoutMs: this.config.waitTimeoutMs, signal });
-    let revoked = false;
-    const stopWatching = this.revocations.watch(caller, () => {
-      revoked = true;
-      parked.abort();
-    });
+  private park(caller: Caller, pendingId: string, role: WaiterRole, change: PendingChange, listener: LongPollListener): ParkedWait {
+    const poll = new ParkedLongPoll(pendingId, listener, this);
+    poll.parked = this.waiters.park(pendingId, { role, timeoutMs: this.config.waitTimeoutMs }, poll);
+    poll.stopWatching = this.revocations.watch(caller, () => poll.revoke());
     // Attached: a change from now on reaches the waiter; one that came in between is read again.
     if (change.fired()) void this.recheck(pendingId);
     change.cancel();
-    return parked.outcome.then(
-      (response) => {
-        stopWatching();
-        return response;
-      },
-      async (error: unknown) => {
-        stopWatching();
-        if (revoked) throw AuthorizationError.unauthenticated('the credential was revoked');
-        if (error instanceof WaitError && error.reason === WaitFailure.Expired) {
-          throw deadlinePassed(await this.bundles.findBundle(pendingId)) ?? waitEnded(error.reason);
-        }
-        if (error instanceof WaitError) throw waitEnded(error.reason);
-        throw error;
-      },
-    );
+    return poll.parked;
+  }
+
+  /** What a parked long poll that ended is answered with: 401 once revoked, the deadline's 409, else a 504 saying why. */
+  async endedError(pendingId: string, reason: WaitFailure, revoked: boolean): Promise<unknown> {
+    if (revoked) return AuthorizationError.unauthenticated('the credential was revoked');
+    if (reason === WaitFailure.Expired) return deadlinePassed(await this.bundles.findBundle(pendingId)) ?? waitEnded(reason);
+    return waitEnded(reason);
   }
 
   /**

@@ -174,6 +174,57 @@ describe('WaiterStore', () => {
     });
   });
 
+  describe('park: a listener instead of a promise (the REST long poll, issue 11 target 3)', () => {
+    function recorder() {
+      const told: string[] = [];
+      return {
+        told,
+        listener: {
+          answered: (answer: ClarificationResponse) => told.push(`answered ${answer.pending_id}`),
+          ended: (reason: WaitFailure) => told.push(`ended ${reason}`),
+        },
+      };
+    }
+
+    it('tells its listener once, however many things end it', () => {
+      const { told, listener } = recorder();
+      const parked = store.park('p1', { role: Agent, timeoutMs: LONG }, listener);
+      expect(store.waiterCount('p1')).toBe(1);
+      store.settle('p1', response('p1'));
+      parked.abort();
+      store.close('p1', WaitFailure.Cancelled);
+      expect(told).toEqual(['answered p1']);
+      expect(store.waiterCount('p1')).toBe(0);
+    });
+
+    it('aborting the handle withdraws the wait and its presence', () => {
+      const { told, listener } = recorder();
+      store.park('p1', { role: Agent, timeoutMs: LONG }, listener).abort();
+      expect(told).toEqual([`ended ${WaitFailure.Aborted}`]);
+      expect(store.waiterCount('p1')).toBe(0);
+      expect(store.pendingIds()).toEqual([]);
+      expect(presence.log).toEqual(['+p1', '-p1']);
+    });
+
+    it('a lone waiter, then two, then one again: each counted, found and woken', async () => {
+      const { told, listener } = recorder();
+      const agent = store.wait('p1', { role: Agent, timeoutMs: LONG });
+      expect(store.waiterCount('p1')).toBe(1);
+      store.park('p1', { role: Observer, timeoutMs: LONG }, listener);
+      expect(store.waiterCount('p1')).toBe(2);
+      store.close('p1', WaitFailure.Detached, Agent);
+      expect((await waitErrorOf(agent)).reason).toBe(WaitFailure.Detached);
+      expect({ count: store.waiterCount('p1'), agent: store.hasAgent('p1'), ids: store.pendingIds() }).toEqual({ count: 1, agent: false, ids: ['p1'] });
+      const again = store.wait('p1', { role: Agent, timeoutMs: LONG });
+      expect(store.hasAgent('p1')).toBe(true);
+      store.settle('p1', response('p1'));
+      await expect(again).resolves.toEqual(response('p1'));
+      expect(told).toEqual(['answered p1']);
+      expect({ count: store.waiterCount('p1'), ids: store.pendingIds() }).toEqual({ count: 0, ids: [] });
+      expect(presence.log).toEqual(['+p1', '-p1', '+p1']);
+    });
+  });
+
   describe('presence (the agent waits here)', () => {
     it('is announced with the first agent waiter and withdrawn with the last; observers do not count', async () => {
       const observer = store.wait('p1', { role: Observer, timeoutMs: LONG });

@@ -46,45 +46,51 @@ export interface WaitOptions {
   signal?: AbortSignal;
 }
 
-/** A parked wait: its outcome, and how to end it early (the caller went away, its credential was revoked). */
+/** Told, once, how a parked wait ended: the bundle's answer reached it, or the wait ended for `reason`. */
+export interface WaitListener {
+  answered(response: ClarificationResponse): void;
+  ended(reason: WaitFailure): void;
+}
+
+/** A parked wait: how to end it early (the caller went away, its credential was revoked). */
 export interface ParkedWait {
-  readonly outcome: Promise<ClarificationResponse>;
   abort(): void;
 }
 
 /**
- * One blocked caller, as small as it can be: its bundle, role, settle functions, deadline slot and
- * confirmation flags. It is its own abort listener (`handleEvent`) and wheel entry, so waiting
- * allocates no closures and no timer of its own.
+ * One blocked caller, as small as it can be: its bundle, role, listener, deadline slot and
+ * confirmation flags. It is its own abort listener (`handleEvent`) and wheel entry, and tells its
+ * listener directly — waiting allocates no promise, closure or timer of its own.
  */
 class Waiter implements Expiring, ParkedWait {
   confirming = false;
   overdue = false;
   slot = 0;
   signal: AbortSignal | undefined;
-  private resolve!: (response: ClarificationResponse) => void;
-  private reject!: (error: WaitError) => void;
-  readonly outcome: Promise<ClarificationResponse>;
 
   constructor(
     readonly pendingId: string,
     readonly role: WaiterRole,
     private readonly store: WaiterStore,
-  ) {
-    this.outcome = new Promise<ClarificationResponse>((resolve, reject) => {
-      this.resolve = resolve;
-      this.reject = reject;
-    });
-  }
+    private listener: WaitListener | undefined,
+  ) {}
 
   succeed(response: ClarificationResponse): void {
-    this.store.release(this, true);
-    this.resolve(response);
+    const listener = this.end(true);
+    listener?.answered(response);
   }
 
   fail(reason: WaitFailure): void {
-    this.store.release(this, false);
-    this.reject(new WaitError(reason));
+    const listener = this.end(false);
+    listener?.ended(reason);
+  }
+
+  /** Leaves the store; the listener, the first time only (a wait ends once). */
+  private end(answered: boolean): WaitListener | undefined {
+    const listener = this.listener;
+    this.listener = undefined;
+    this.store.release(this, answered);
+    return listener;
   }
 
   abort(): void {
@@ -111,7 +117,8 @@ class Waiter implements Expiring, ParkedWait {
  */
 @Injectable()
 export class WaiterStore implements BeforeApplicationShutdown {
-  private readonly waiting = new Map<string, Set<Waiter>>();
+  /** A bundle's one waiter itself (the usual case: a set would cost more than the waiter), else a set of them. */
+  private readonly waiting = new Map<string, Waiter | Set<Waiter>>();
   private readonly deadlines = new DeadlineWheel();
   private presence: WaiterPresence | undefined;
 
@@ -121,12 +128,14 @@ export class WaiterStore implements BeforeApplicationShutdown {
 
   /** Blocks until the bundle's answer reaches this waiter (resolves) or the wait ends (rejects with WaitError). */
   wait(pendingId: string, options: WaitOptions): Promise<ClarificationResponse> {
-    return this.park(pendingId, options).outcome;
+    return new Promise((resolve, reject) => {
+      this.park(pendingId, options, { answered: resolve, ended: (reason) => reject(new WaitError(reason)) });
+    });
   }
 
-  /** Like `wait`, with a handle to end the wait early instead of an abort signal. */
-  park(pendingId: string, options: WaitOptions): ParkedWait {
-    const waiter = new Waiter(pendingId, options.role, this);
+  /** Like `wait`, telling `listener` how it ended instead; the handle ends the wait early. */
+  park(pendingId: string, options: WaitOptions, listener: WaitListener): ParkedWait {
+    const waiter = new Waiter(pendingId, options.role, this, listener);
     if (options.signal?.aborted) {
       waiter.abort();
       return waiter;
@@ -141,11 +150,13 @@ export class WaiterStore implements BeforeApplicationShutdown {
   }
 
   hasAgent(pendingId: string): boolean {
-    return [...(this.waiting.get(pendingId) ?? [])].some((waiter) => waiter.role === WaiterRole.Agent);
+    return this.waitersOf(pendingId).some((waiter) => waiter.role === WaiterRole.Agent);
   }
 
   waiterCount(pendingId: string): number {
-    return this.waiting.get(pendingId)?.size ?? 0;
+    const waiting = this.waiting.get(pendingId);
+    if (waiting === undefined) return 0;
+    return waiting instanceof Set ? waiting.size : 1;
   }
 
   /** The bundles someone waits on here (re-checked after the database connection came back). */
@@ -159,7 +170,7 @@ export class WaiterStore implements BeforeApplicationShutdown {
    * bundle is pending again and a later answer reaches them), unless their bound passed meanwhile.
    */
   async offer(pendingId: string, response: ClarificationResponse, confirm: () => Promise<void>): Promise<DeliveryOutcome> {
-    const agents = [...(this.waiting.get(pendingId) ?? [])].filter((waiter) => waiter.role === WaiterRole.Agent);
+    const agents = this.waitersOf(pendingId).filter((waiter) => waiter.role === WaiterRole.Agent);
     if (agents.length === 0) return DeliveryOutcome.NoWaiter;
     agents.forEach((waiter) => (waiter.confirming = true));
     try {
@@ -177,12 +188,12 @@ export class WaiterStore implements BeforeApplicationShutdown {
 
   /** The answer is final: every remaining waiter of the bundle (observers, late agents) is told it. */
   settle(pendingId: string, response: ClarificationResponse): void {
-    for (const waiter of [...(this.waiting.get(pendingId) ?? [])]) if (!waiter.confirming) waiter.succeed(response);
+    for (const waiter of this.waitersOf(pendingId)) if (!waiter.confirming) waiter.succeed(response);
   }
 
   /** The bundle is no longer active: its waiters (or only its agents) end with `reason`. */
   close(pendingId: string, reason: WaitFailure, role?: WaiterRole): void {
-    for (const waiter of [...(this.waiting.get(pendingId) ?? [])]) {
+    for (const waiter of this.waitersOf(pendingId)) {
       if (!waiter.confirming && (role === undefined || waiter.role === role)) waiter.fail(reason);
     }
   }
@@ -204,22 +215,30 @@ export class WaiterStore implements BeforeApplicationShutdown {
     this.remove(waiter.pendingId, waiter, answered);
   }
 
+  /** The bundle's waiters, as a copy: ending a wait changes the registry. */
+  private waitersOf(pendingId: string): Waiter[] {
+    const waiting = this.waiting.get(pendingId);
+    if (waiting === undefined) return [];
+    return waiting instanceof Set ? [...waiting] : [waiting];
+  }
+
   private add(pendingId: string, waiter: Waiter): void {
-    let waiters = this.waiting.get(pendingId);
-    if (!waiters) {
-      waiters = new Set();
-      this.waiting.set(pendingId, waiters);
-    }
     const firstAgent = waiter.role === WaiterRole.Agent && !this.hasAgent(pendingId);
-    waiters.add(waiter);
+    const waiting = this.waiting.get(pendingId);
+    if (waiting === undefined) this.waiting.set(pendingId, waiter);
+    else if (waiting instanceof Set) waiting.add(waiter);
+    else this.waiting.set(pendingId, new Set([waiting, waiter]));
     if (firstAgent) this.presence?.occupied(pendingId);
   }
 
   /** An answered agent's presence went with the transaction that made the answer final; any other leaves it here. */
   private remove(pendingId: string, waiter: Waiter, answered: boolean): void {
-    const waiters = this.waiting.get(pendingId);
-    if (!waiters?.delete(waiter)) return;
-    if (waiters.size === 0) this.waiting.delete(pendingId);
+    const waiting = this.waiting.get(pendingId);
+    if (waiting === waiter) this.waiting.delete(pendingId);
+    else if (waiting instanceof Set && waiting.delete(waiter)) {
+      const [only, ...others] = waiting;
+      if (only && others.length === 0) this.waiting.set(pendingId, only);
+    } else return;
     if (!answered && waiter.role === WaiterRole.Agent && !this.hasAgent(pendingId)) this.presence?.vacated(pendingId);
   }
 }

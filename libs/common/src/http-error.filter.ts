@@ -38,11 +38,17 @@ function byStatus(status: number, error: string): { status: number; body: ErrorB
   return { status, body: { error, code: errorCodeForStatus(status) } };
 }
 
+/** Where an error's log line goes (Nest's logger, or a request's own pino logger). */
+export interface ErrorLog {
+  warn(entry: object): void;
+  error(entry: object): void;
+}
+
 /**
  * The one mapping of every error onto a REST `{error, code}` body: typed errors carry their module's
  * status and public code, framework errors are coded by status; internal errors are logged, never leaked.
  */
-export function toErrorResponse(exception: unknown, requestId: string, logger: Logger): { status: number; body: ErrorBody } {
+export function toErrorResponse(exception: unknown, requestId: string, logger: ErrorLog): { status: number; body: ErrorBody } {
   if (exception instanceof DomainError) {
     return { status: exception.httpStatus, body: { error: exception.message, code: exception.publicCode } };
   }
@@ -82,12 +88,19 @@ export class HttpErrorFilter implements ExceptionFilter {
     void reply.headers(headers).status(status).send(body);
   }
 
-  /** Status, headers and body of the error's response — for a reply Fastify sends, or one written raw (a parked long poll). */
-  errorReply(exception: unknown, request: Pick<FastifyRequest, 'id' | 'url'>): { status: number; headers: Record<string, string>; body: unknown } {
+  /**
+   * Status, headers and body of the error's response — for a reply Fastify sends, or one written raw
+   * (a parked long poll: it ends outside its request's async context, so it passes that request's logger).
+   */
+  errorReply(
+    exception: unknown,
+    request: Pick<FastifyRequest, 'id' | 'url'>,
+    log: ErrorLog = this.logger,
+  ): { status: number; headers: Record<string, string>; body: unknown } {
     if (exception instanceof RequestBoundaryError) {
       return { status: exception.httpStatus, headers: {}, body: exception.bodyFor(surfaceOf(request.url)) };
     }
-    const { status, body } = toErrorResponse(exception, String(request.id), this.logger);
+    const { status, body } = toErrorResponse(exception, String(request.id), log);
     const headers: Record<string, string> = {};
     // RFC 9110 §15.5.2: a 401 names the scheme the client should authenticate with.
     if (status === 401) headers['www-authenticate'] = BEARER_CHALLENGE;

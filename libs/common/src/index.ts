@@ -20,3 +20,4 @@ export * from './json-body.parser.js';
 export * from './storable-text.pipe.js';
 export * from './detached-reply.js';
 export * from './api-docs.js';
+export * from './security-headers.js';

@@ -1,5 +1,6 @@
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import { securityHeadersOf } from '#common';
 import { FastifyMcpTransport, type McpResponseMode } from './fastify-mcp.transport.js';
 import { readMcpPost } from './mcp-http-checks.js';
 import type { InFlightMcpRequests } from './mcp-in-flight.js';
@@ -26,6 +27,8 @@ export async function serveMcpRequest(
   const transport = new FastifyMcpTransport(reply.raw, mode);
   const forget = inFlight?.requests.track(inFlight.caller, read.messages, transport);
   reply.hijack();
+  // The transport writes the raw response: it carries the security headers every response does.
+  for (const [name, value] of securityHeadersOf(request)) reply.raw.setHeader(name, value);
   reply.raw.on('close', () => {
     forget?.();
     void transport.close();
