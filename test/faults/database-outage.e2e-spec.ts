@@ -1,4 +1,6 @@
 import { FaultDatabase } from '../support/fault-database.js';
+import { eventually } from '../support/eventually.js';
+import { subscribe } from '../support/graphql.js';
 import {
   backgroundLogLines,
   expectProbesDuringFault,
@@ -17,9 +19,12 @@ import { type Exit, killAllServers, logLines, type ServerProcess, withinLifetime
  * is away every request fails fast with a 503 and a JSON error on every surface (never a 401, never a
  * hang), /readyz is 503 and /healthz stays 200; once PostgreSQL is back the same process serves again
  * with exactly one LISTEN connection, a bounded pool and bounded logs and memory, and the agents that
- * were blocked before the outage get the answer given after it. A server told to stop during the
- * outage exits within the shutdown bound.
+ * were blocked before the outage get the answer given after it, and a subscriber that stayed connected
+ * through it gets the events of those answers (the feed's reader reads on the LISTEN connection, which
+ * the outage cut). A server told to stop during the outage exits within the shutdown bound.
  */
+
+const ANSWERED_EVENTS = `subscription { questionEvents { type pendingId } }`;
 
 /** "Fails fast": a refused connection is immediate; DB_CONNECT_TIMEOUT_MS (1 s) plus slack for a busy machine. */
 const FAIL_FAST_MS = 3_000;
@@ -46,6 +51,11 @@ describe('database stopped under load (issue 9 §5)', () => {
     const [server] = scenario.servers as [ServerProcess];
     await loadServedAgain(scenario.load, 0);
     const rssBefore = rssKib(server);
+    const feed = subscribe<{ questionEvents: { type: string; pendingId: string } }>(server, ANSWERED_EVENTS, {
+      connectionParams: { authorization: `Bearer ${scenario.bearer}` },
+    });
+    // Live once it has delivered an event of the load (opening it reads the feed's head).
+    await feed.waitFor(1, 15_000);
 
     await db.stop();
     const stoppedAt = Date.now();
@@ -57,6 +67,10 @@ describe('database stopped under load (issue 9 §5)', () => {
     expectProbesDuringFault(probes, FAIL_FAST_MS, FAIL_FAST_MS);
     const outcomes = await expectRecovered(db, scenario, restartedAt);
     expectUnavailableDuring(outcomes, stoppedAt, restartAt, FAIL_FAST_MS);
+    const blocked = [scenario.agents.wait.pendingId, scenario.agents.ask.pendingId];
+    const answered = () => new Set(feed.events.filter((event) => event.questionEvents.type === 'ANSWERED').map((event) => event.questionEvents.pendingId));
+    await eventually(() => (blocked.every((pendingId) => answered().has(pendingId)) ? true : undefined), 15_000, 'the ANSWERED events of the two answers given after the outage');
+    await feed.close();
     expect(backgroundLogLines(server, stoppedAt, restartedAt).length).toBeLessThanOrEqual(3 * BACKGROUND_LINES_PER_SECOND + 20);
     expect(rssKib(server)).toBeLessThan(rssBefore * 2);
     await stopScenario(scenario);
