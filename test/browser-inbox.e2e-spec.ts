@@ -306,6 +306,52 @@ describeInChromium('browser inbox (AUTH_MODE=disabled)', () => {
     expect(documents).toBe(1);
   });
 
+  it('live, no gap: a question asked after the page listed but before its subscription reached the server still appears (the feed subscribes from a position read before the list)', async () => {
+    const held: Array<() => void> = [];
+    let holding = true;
+    await page.routeWebSocket(/\/graphql$/, (ws) => {
+      const server = ws.connectToServer();
+      ws.onMessage((message) => {
+        const forward = () => server.send(message);
+        if (holding && String(message).includes('"subscribe"')) held.push(forward);
+        else forward();
+      });
+      server.onMessage((message) => ws.send(message));
+    });
+    const listed = page.waitForResponse((response) => response.url().endsWith('/graphql') && (response.request().postData() ?? '').includes('pendingQuestions'));
+    const session = await createRunningSession(t);
+    await page.goto(`${t.baseUrl}/`);
+    await page.locator('.feed', { hasText: 'Live' }).waitFor();
+    await eventually(() => (held.length > 0 ? true : undefined), 10_000, 'the subscribe frame');
+    await listed;
+
+    await ask(t, session, 'the-gap-one');
+    holding = false;
+    held.splice(0).forEach((forward) => forward());
+    await card(page, 'the-gap-one').waitFor();
+  });
+
+  it('live, no gap: a question the feed brings while the list is being read stays when that (older) list arrives', async () => {
+    const heldLists: Array<() => Promise<void>> = [];
+    await page.route(/\/graphql$/, async (route) => {
+      if (!(route.request().postData() ?? '').includes('pendingQuestions')) return route.continue();
+      const response = await route.fetch();
+      heldLists.push(() => route.fulfill({ response }));
+    });
+    const session = await createRunningSession(t);
+    await page.goto(`${t.baseUrl}/`);
+    await page.locator('.feed', { hasText: 'Live' }).waitFor();
+    // Both reads of the list (the page's own and the feed's re-list) were answered by the server, and are held.
+    await eventually(() => (heldLists.length === 2 ? true : undefined), 10_000, 'both list reads');
+
+    const fetched = page.waitForResponse((response) => (response.request().postData() ?? '').includes('question(pendingId'));
+    await ask(t, session, 'the-arrival');
+    await fetched;
+    await Promise.all(heldLists.splice(0).map((release) => release()));
+    await page.getByRole('heading', { name: 'Waiting for you' }).waitFor();
+    await card(page, 'the-arrival').waitFor();
+  });
+
   it('outcomes: a 500 (resume refused, bundle pending again) and a network error offer "Try again" and keep what was typed; a 400 is shown next to its question; an unknown id is "Not found"', async () => {
     const webhook = await refusingWebhook();
     try {

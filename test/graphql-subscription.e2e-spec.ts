@@ -8,7 +8,7 @@ import request from 'supertest';
 import { QUESTION_EVENT_RETENTION_MS, QuestionEventRepository, QuestionEventService } from '#clarification';
 import { startApp, TEST_ADMIN_TOKEN, type TestApp } from './support/app.js';
 import { createUser, signIn, TWO_QUESTIONS } from './support/fixtures.js';
-import { gqlData, graphqlErrorsOf, openStreams, subscribe, type Subscription, type SubscribeOptions } from './support/graphql.js';
+import { gqlData, gqlError, graphqlErrorsOf, openStreams, subscribe, type Subscription, type SubscribeOptions } from './support/graphql.js';
 
 const EVENTS = `subscription Events($workspaceId: String, $after: String) {
   questionEvents(workspaceId: $workspaceId, after: $after) {
@@ -301,6 +301,26 @@ describe('questionEvents (AUTH_MODE=enabled)', () => {
     // A replay applies the same rule: Alice reconnecting from the same cursor gets only her own events again.
     const replay = watch({ connectionParams: { authorization: `Bearer ${alice.token}` }, variables: { after } });
     expect(summary(await untilSentinel(replay))).toEqual(summary(seenByAlice));
+  });
+
+  it('questionEventsCursor: the feed\'s position now; a subscription from it gets every event after it, even ones before the subscription was opened; no identity ⇒ UNAUTHENTICATED', async () => {
+    const workspaceId = await createWorkspace(t, TEST_ADMIN_TOKEN);
+    await ask(t, await createSession(t, workspaceId, TEST_ADMIN_TOKEN), TEST_ADMIN_TOKEN);
+    await t.app.get(QuestionEventService).flushed();
+    const { questionEventsCursor: cursor } = await gqlData<{ questionEventsCursor: string }>(t, `{ questionEventsCursor }`, {}, TEST_ADMIN_TOKEN);
+    expect(cursor).toBe(await latestEventId(t));
+
+    // Between reading the position and subscribing, a question is asked: the subscription still gets it.
+    const between = await ask(t, await createSession(t, workspaceId, TEST_ADMIN_TOKEN), TEST_ADMIN_TOKEN);
+    await t.app.get(QuestionEventService).flushed();
+    const fromCursor = watch({ connectionParams: ADMIN, variables: { workspaceId, after: cursor } });
+    const sentinel = await ask(t, await createSession(t, workspaceId, TEST_ADMIN_TOKEN), TEST_ADMIN_TOKEN);
+    expect(summary(await throughSentinel(fromCursor, sentinel))).toEqual([
+      ['ASKED', between],
+      ['ASKED', sentinel],
+    ]);
+
+    expect((await gqlError(t, `{ questionEventsCursor }`)).extensions?.code).toBe('UNAUTHENTICATED');
   });
 
   it('no identity ⇒ UNAUTHENTICATED and no events; a bad token in connection_init is refused; a bad upgrade header is UNAUTHENTICATED', async () => {

@@ -6,6 +6,8 @@ export interface InboxState {
   workspaceId: string;
   /** Pending bundles, oldest first. */
   bundles: Bundle[];
+  /** Bundles the feed brought since the list was last re-read from its start: a first page read meanwhile keeps them. */
+  arrivals: Bundle[];
   nextCursor: string;
   loading: boolean;
   loadingMore: boolean;
@@ -30,6 +32,7 @@ export type InboxAction =
 export const initialInbox: InboxState = {
   workspaceId: '',
   bundles: [],
+  arrivals: [],
   nextCursor: '',
   loading: true,
   loadingMore: false,
@@ -54,16 +57,16 @@ function merge(existing: Bundle[], incoming: Bundle[], settled: Record<string, S
 export function reduceInbox(state: InboxState, action: InboxAction): InboxState {
   switch (action.type) {
     case 'filter':
-      return { ...state, workspaceId: action.workspaceId, bundles: [], nextCursor: '', loading: true, error: '', generation: action.generation };
+      return { ...state, workspaceId: action.workspaceId, bundles: [], arrivals: [], nextCursor: '', loading: true, error: '', generation: action.generation };
     case 'relist':
-      return { ...state, loading: true, error: '', generation: action.generation };
+      return { ...state, arrivals: [], loading: true, error: '', generation: action.generation };
     case 'loading-more':
       return { ...state, loadingMore: true, error: '' };
     case 'listed':
       if (action.generation !== state.generation) return state;
       return {
         ...state,
-        bundles: merge(action.append ? state.bundles : [], action.bundles, state.settled),
+        bundles: merge(action.append ? state.bundles : state.arrivals, action.bundles, state.settled),
         nextCursor: action.nextCursor,
         loading: false,
         loadingMore: false,
@@ -73,7 +76,11 @@ export function reduceInbox(state: InboxState, action: InboxAction): InboxState 
       if (action.generation !== state.generation) return state;
       return { ...state, loading: false, loadingMore: false, error: action.message };
     case 'asked':
-      return { ...state, bundles: merge(state.bundles, [action.bundle], state.settled) };
+      return {
+        ...state,
+        bundles: merge(state.bundles, [action.bundle], state.settled),
+        arrivals: merge(state.arrivals, [action.bundle], state.settled),
+      };
     case 'settled': {
       // This page's own respond result is authoritative; the feed only reports what nobody here saw yet.
       if (action.source === 'feed' && state.settled[action.pendingId]) return state;

@@ -1,10 +1,13 @@
 import { type Client, createClient } from 'graphql-ws/client';
+import { graphql, SignedOutError } from './http.js';
 import type { QuestionEvent } from './inbox.types.js';
 
 const EVENTS = `subscription Feed($after: String) { questionEvents(after: $after) {
   id type pendingId taskId workspaceId
   response { answers { questionId selectedOptions customText } rejected rejectReason }
   resolvedBy { kind userId name surface at } } }`;
+
+const CURSOR = `query FeedCursor { questionEventsCursor }`;
 
 const FIRST_RETRY_MS = 250;
 const LONGEST_RETRY_MS = 5000;
@@ -14,7 +17,7 @@ export type FeedState = 'connecting' | 'live' | 'reconnecting';
 export interface FeedListener {
   event(event: QuestionEvent): void;
   state(state: FeedState): void;
-  /** The page must (re)read the pending list: a first connection, or one that could not resume. */
+  /** The page must (re)read the pending list: the feed starts over from a position read just now. */
   resync(): void;
   signedOut(): void;
 }
@@ -48,8 +51,10 @@ function feedUrl(): string {
 /**
  * The live question feed over graphql-ws. One connection at a time; when it drops, the next one
  * resumes with `after` = the last event id received (an opaque string), so nothing is missed.
- * Without such an id — the first connection, or a cursor the server refused — it subscribes live
- * and asks the page to re-list. Returns a function that stops the feed.
+ * Without such an id — the first connection, or a cursor the server refused — it first reads where
+ * the feed stands, then asks the page to re-list, then subscribes from that position: whatever
+ * happens after the position reaches the feed, whatever happened before it is in the list.
+ * Returns a function that stops the feed.
  */
 export function startQuestionFeed(listener: FeedListener): () => void {
   let lastEventId: string | undefined;
@@ -64,6 +69,12 @@ export function startQuestionFeed(listener: FeedListener): () => void {
     void previous?.dispose();
   };
 
+  const signOut = () => {
+    stopped = true;
+    close();
+    listener.signedOut();
+  };
+
   const retry = () => {
     close();
     if (stopped) return;
@@ -73,8 +84,7 @@ export function startQuestionFeed(listener: FeedListener): () => void {
     retryTimer = setTimeout(connect, delay * (0.75 + Math.random() / 2));
   };
 
-  const connect = () => {
-    const resumeFrom = lastEventId;
+  const subscribe = (after: string) => {
     const current = createClient({
       url: feedUrl(),
       lazy: false,
@@ -83,14 +93,12 @@ export function startQuestionFeed(listener: FeedListener): () => void {
         connected: () => {
           failures = 0;
           listener.state('live');
-          if (resumeFrom === undefined) listener.resync();
         },
       },
     });
     client = current;
     current.subscribe<{ questionEvents: WireEvent }>(
-      // `after` is left out, not null, when there is nothing to resume: the server reads null as a bad cursor.
-      { query: EVENTS, variables: resumeFrom === undefined ? {} : { after: resumeFrom } },
+      { query: EVENTS, variables: { after } },
       {
         next: (result) => {
           const event = result.data?.questionEvents;
@@ -101,18 +109,35 @@ export function startQuestionFeed(listener: FeedListener): () => void {
         error: (error) => {
           const codes = graphqlErrorCodes(error);
           if (codes.includes('UNAUTHENTICATED')) {
-            stopped = true;
-            close();
-            listener.signedOut();
+            signOut();
             return;
           }
-          // The server refused the cursor (too old, or of a format it no longer reads): start over live.
+          // The server refused the cursor (too old, or of a format it no longer reads): start over.
           if (codes.length > 0) lastEventId = undefined;
           if (client === current) retry();
         },
         complete: () => {
           if (client === current) retry();
         },
+      },
+    );
+  };
+
+  const connect = () => {
+    if (lastEventId !== undefined) {
+      subscribe(lastEventId);
+      return;
+    }
+    graphql<{ questionEventsCursor: string }>(CURSOR).then(
+      ({ questionEventsCursor }) => {
+        if (stopped) return;
+        lastEventId = questionEventsCursor;
+        listener.resync();
+        subscribe(questionEventsCursor);
+      },
+      (error: unknown) => {
+        if (error instanceof SignedOutError) signOut();
+        else retry();
       },
     );
   };

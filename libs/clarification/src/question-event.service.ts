@@ -129,6 +129,14 @@ export class QuestionEventService implements OnModuleInit, OnApplicationShutdown
   }
 
   /**
+   * Where the feed stands now, as a cursor: a subscription with `after` = it gets every event from here
+   * on. Read before listing, it closes the gap between a list and a subscription opened after it.
+   */
+  position(): Promise<string> {
+    return this.events.settledHead();
+  }
+
+  /**
    * Every event after `after` the caller may see, then live ones (only live ones without a cursor).
    * A cursor older than the retention watermark is refused: the caller must re-list.
    */

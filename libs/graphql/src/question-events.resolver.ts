@@ -1,5 +1,5 @@
 import { UseInterceptors } from '@nestjs/common';
-import { Args, Resolver, Subscription } from '@nestjs/graphql';
+import { Args, Query, Resolver, Subscription } from '@nestjs/graphql';
 import type { Caller } from '#authorization';
 import { type QuestionEventRow, QuestionEventService } from '#clarification';
 import { GqlCaller } from './graphql-caller.js';
@@ -11,6 +11,14 @@ import { QuestionEventModel } from './models/question-event.model.js';
 @UseInterceptors(GraphqlErrorsInterceptor)
 export class QuestionEventsResolver {
   constructor(private readonly events: QuestionEventService) {}
+
+  @Query(() => String, {
+    description:
+      'Where the question-event feed stands now. Read it before listing pending questions, then subscribe with `after` = it: every event after the list reaches the subscription.',
+  })
+  questionEventsCursor(@GqlCaller() _caller: Caller): Promise<string> {
+    return this.events.position();
+  }
 
   @Subscription(() => QuestionEventModel, {
     description: 'Question events you may see. Pass the last id you received as `after` to get every missed event first.',
