@@ -2,7 +2,8 @@
  * Issue 11 target 6 (event lag): the process's one feed reader reads on the LISTEN connection, so an
  * event reaches the open streams even while every pooled connection is taken by requests — it never
  * queues behind them; and a stream that falls behind takes every queued batch at once, with one access
- * check, instead of one check per small batch (which fell further behind the faster it was fed).
+ * check, instead of one check per small batch (which fell further behind the faster it was fed); an
+ * access check that fails is tried again rather than ending the stream.
  */
 import { jest } from '@jest/globals';
 import type pg from 'pg';
@@ -90,6 +91,28 @@ describe('the event feed reader does not queue for the pool (issue 11 §6)', () 
       expect(checks).toHaveBeenCalledTimes(2);
     } finally {
       release();
+      await stream.return?.();
+    }
+  });
+
+  it('an access check that fails (the database away for a moment) is tried again: the stream goes on and misses nothing', async () => {
+    const fixture = await createRunningSession(t);
+    const feed = t.app.get(QuestionEventService);
+    const access = t.app.get(AccessService);
+    const checks = jest.spyOn(access, 'accessibleTaskIds').mockRejectedValueOnce(new Error('Connection terminated unexpectedly'));
+    await feed.flushed();
+    const stream = await feed.open(userCaller('feed-reader-user'), {});
+    try {
+      const arriving = stream.next();
+      const id = await writeEvent(fixture, 'feed-reader-retried');
+      const next = await arriving;
+      expect(next.done).toBe(false);
+      expect(next.value).toMatchObject({ id, pending_id: 'feed-reader-retried' });
+      expect(checks).toHaveBeenCalledTimes(2);
+
+      const later = await writeEvent(fixture, 'feed-reader-after-retry');
+      expect((await stream.next()).value).toMatchObject({ id: later });
+    } finally {
       await stream.return?.();
     }
   });

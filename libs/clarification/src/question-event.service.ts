@@ -25,6 +25,10 @@ const POLL_EVERY_MS = 1_000;
 /** How soon to look again when committed events wait behind a transaction still in progress. */
 const UNSETTLED_RETRY_MS = 15;
 const BATCH = 100;
+/** An access check that failed (the database away for a moment) is tried again, backing off, this long. */
+const CHECK_RETRY_FIRST_MS = 100;
+const CHECK_RETRY_LONGEST_MS = 2_000;
+const CHECK_GIVE_UP_MS = 30_000;
 
 /**
  * The durable question-event feed. Events are written by the transactions that make the changes they
@@ -33,7 +37,7 @@ const BATCH = 100;
  * a fallback poll, reading on the LISTEN connection itself while it is up (so the one reader never
  * queues behind requests for a pooled connection) — and hands each batch to the open subscriber
  * streams, which replay from their own cursor until they catch up, then take live batches. Access is
- * checked once per batch per stream.
+ * checked once per batch per stream; a check that fails is tried again, so a short outage only delays.
  */
 @Injectable()
 export class QuestionEventService implements OnModuleInit, OnApplicationShutdown {
@@ -162,8 +166,13 @@ export class QuestionEventService implements OnModuleInit, OnApplicationShutdown
 
   /** The events of a batch the caller may see: one set-based access check per batch. */
   private async visibleTo(caller: Caller, batch: QuestionEventRow[]): Promise<QuestionEventRow[]> {
-    const allowed = await this.access.accessibleTaskIds(caller, [...new Set(batch.map((event) => event.task_id))]);
-    return batch.filter((event) => allowed.has(event.task_id));
+    try {
+      const allowed = await this.access.accessibleTaskIds(caller, [...new Set(batch.map((event) => event.task_id))]);
+      return batch.filter((event) => allowed.has(event.task_id));
+    } catch (error) {
+      this.logger.warn({ msg: 'subscriber access check failed; trying again', err: String(error) });
+      throw error;
+    }
   }
 
   private async startingPoint(after: string | undefined): Promise<string> {
@@ -249,8 +258,38 @@ class QuestionEventStream implements AsyncIterableIterator<QuestionEventRow> {
   /** Takes the events after the cursor (live batches may overlap what replay already read). */
   private async accept(batch: QuestionEventRow[], filterScope = true): Promise<void> {
     const fresh = batch.filter((event) => BigInt(event.id) > BigInt(this.last) && (!filterScope || this.source.inScope(event)));
+    const visible = fresh.length > 0 ? await this.checked(fresh) : [];
     const newest = batch[batch.length - 1];
     if (newest && BigInt(newest.id) > BigInt(this.last)) this.last = newest.id;
-    if (fresh.length > 0) this.buffered.push(...(await this.source.visible(fresh)));
+    this.buffered.push(...visible);
+  }
+
+  /**
+   * The access check, tried again while it fails for up to CHECK_GIVE_UP_MS: a database away for a
+   * moment delays the stream instead of ending it. Past that the stream ends with the error, its
+   * cursor still before these events, so a client resuming from its last id misses none of them.
+   */
+  private async checked(events: QuestionEventRow[]): Promise<QuestionEventRow[]> {
+    const giveUpAt = Date.now() + CHECK_GIVE_UP_MS;
+    for (let attempt = 0; ; attempt += 1) {
+      try {
+        return await this.source.visible(events);
+      } catch (error) {
+        if (this.closed) return [];
+        if (Date.now() >= giveUpAt) throw error;
+        await this.pause(Math.min(CHECK_RETRY_LONGEST_MS, CHECK_RETRY_FIRST_MS * 2 ** attempt));
+      }
+    }
+  }
+
+  /** Waits `ms`, or less when the stream is woken (a new batch, or closed). */
+  private pause(ms: number): Promise<void> {
+    return new Promise((resolve) => {
+      const timer = setTimeout(resolve, ms);
+      this.wake = () => {
+        clearTimeout(timer);
+        resolve();
+      };
+    });
   }
 }
