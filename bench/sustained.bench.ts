@@ -5,7 +5,10 @@
  * vs at the end, errors, and the event feed's lag (answer → ANSWERED event at the subscriber).
  *
  * Environment: BENCH_SUSTAINED_S (600: the issue's 10 minutes), BENCH_SUSTAINED_AGENTS (32 sessions
- * cycling ask → wait → answer), BENCH_SUSTAINED_LISTERS (2 clients listing back to back).
+ * cycling ask → wait → answer), BENCH_SUSTAINED_RATE (answers per second over all agents, 55 by
+ * default: with one ASKED and one ANSWERED per cycle that is the ~110 events/s the issue's workload
+ * produced; 0 = every agent as fast as it can, which saturates this machine), BENCH_SUSTAINED_LISTERS
+ * (2 clients listing back to back).
  */
 import { createClient } from 'graphql-ws';
 import pg from 'pg';
@@ -22,6 +25,9 @@ import { BenchServerProcess } from './support/server-process.js';
 const DURATION_S = envInt('BENCH_SUSTAINED_S', 600);
 const AGENTS = envInt('BENCH_SUSTAINED_AGENTS', 32);
 const LISTERS = envInt('BENCH_SUSTAINED_LISTERS', 2);
+const RATE = envInt('BENCH_SUSTAINED_RATE', 55);
+/** How often one agent may start a cycle, so that all of them together answer RATE times a second. */
+const CYCLE_MS = RATE > 0 ? (AGENTS * 1000) / RATE : 0;
 const SAMPLE_EVERY_S = 10;
 const QUESTIONS = [{ id: 'q1', prompt: 'Proceed?', options: [{ option_id: 'q1_yes', label: 'Yes' }, { option_id: 'q1_no', label: 'No' }] }];
 const EVENTS = `subscription { questionEvents { id type pendingId } }`;
@@ -133,7 +139,12 @@ export async function run(report: Report): Promise<void> {
     const agent = async (index: number) => {
       let pendingId = seededIds(index).pendingId;
       const { sessionId } = seededIds(index);
+      // Paced agents start spread over one cycle, so the answers arrive evenly rather than in waves.
+      let nextCycle = performance.now() + (CYCLE_MS * index) / AGENTS;
       while (performance.now() < deadline) {
+        await new Promise((resolve) => setTimeout(resolve, Math.max(0, nextCycle - performance.now())));
+        nextCycle += CYCLE_MS;
+        if (performance.now() >= deadline) break;
         const waited = send('GET', `/api/v1/clarification/${pendingId}/wait`, agentTokenOf(index));
         const sent = performance.now();
         let answered = await send('POST', `/api/v1/clarification/${pendingId}/respond`, user.token, { answers: ANSWERS });
@@ -180,7 +191,7 @@ export async function run(report: Report): Promise<void> {
       }
     };
 
-    progress(`sustained: ${DURATION_S} s with ${AGENTS} agents and ${LISTERS} listers`);
+    progress(`sustained: ${DURATION_S} s with ${AGENTS} agents (${RATE > 0 ? `${RATE} answers/s` : 'unpaced'}) and ${LISTERS} listers`);
     try {
       await Promise.all([...Array.from({ length: AGENTS }, (_, i) => agent(i)), ...Array.from({ length: LISTERS }, () => lister()), sampler()]);
       // The last answers' events are still on their way.
@@ -198,7 +209,7 @@ export async function run(report: Report): Promise<void> {
     const minuteOne = samples.find((sample) => sample.atS >= 60) ?? samples[0];
     const last = samples.at(-1);
     const seconds = DURATION_S;
-    report.say(`Run: ${await machineLine(server.description)}. Duration ${seconds} s${seconds < 600 ? ` (**shorter than the issue's 10 min**: BENCH_SUSTAINED_S=${seconds})` : ''}; the built server in its own process (AUTH_MODE=enabled, rate limits raised), ${AGENTS} agent sessions each cycling \`GET …/wait\` (agent token) ∥ \`POST …/respond\` (a person's PAT) → \`POST /api/v1/clarification/request\` (ask again), ${LISTERS} clients listing (\`GET /api/v1/clarification?limit=20\`) back to back, one GraphQL \`questionEvents\` subscriber (graphql-ws). RSS and heap read every ${SAMPLE_EVERY_S} s after a full GC (heap probe).`);
+    report.say(`Run: ${await machineLine(server.description)}. Duration ${seconds} s${seconds < 600 ? ` (**shorter than the issue's 10 min**: BENCH_SUSTAINED_S=${seconds})` : ''}; the built server in its own process (AUTH_MODE=enabled, rate limits raised), ${AGENTS} agent sessions each cycling \`GET …/wait\` (agent token) ∥ \`POST …/respond\` (a person's PAT) → \`POST /api/v1/clarification/request\` (ask again), ${RATE > 0 ? `paced to ${RATE} answers/s together (BENCH_SUSTAINED_RATE; one ASKED and one ANSWERED event each: ${RATE * 2} events/s, the issue's workload produced ~110/s)` : 'each as fast as it can (BENCH_SUSTAINED_RATE=0: the machine is saturated)'}, ${LISTERS} clients listing (\`GET /api/v1/clarification?limit=20\`) back to back, one GraphQL \`questionEvents\` subscriber (graphql-ws). RSS and heap read every ${SAMPLE_EVERY_S} s after a full GC (heap probe).`);
     report.say();
     report.table(
       ['kind', 'count', 'per second'],

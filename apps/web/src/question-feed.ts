@@ -113,7 +113,8 @@ export function startQuestionFeed(listener: FeedListener): () => void {
             return;
           }
           // The server refused the cursor (too old, or of a format it no longer reads): start over.
-          if (codes.length > 0) lastEventId = undefined;
+          // Anything else (the database away: UNAVAILABLE) resumes from the same cursor.
+          if (codes.includes('VALIDATION_ERROR')) lastEventId = undefined;
           if (client === current) retry();
         },
         complete: () => {
