@@ -231,6 +231,7 @@ const GRAPHQL_FIELDS = [
   'Query.pendingQuestions — caller',
   'Query.question — caller',
   'Query.questionAudit — caller',
+  'Query.questionEventsCursor — caller',
   'Query.taskConnection — caller',
   'Query.tasks — caller',
   'Query.webhookDeliveries — caller',
