@@ -33,4 +33,10 @@ export default {
   globalSetup: '<rootDir>/test/support/global-setup.mjs',
   globalTeardown: '<rootDir>/test/support/global-teardown.mjs',
   testTimeout: 60000,
+  // One file at a time (they share one PostgreSQL server and the machine's two cores), in a worker
+  // process that is replaced once it holds more than this after a file: every file loads the whole
+  // application into a fresh module registry and the main process kept ~65 MB of each, so a run in
+  // band reached the 4 GB heap limit and slowed to a crawl in garbage collection (a 2 s file took 50 s).
+  maxWorkers: 1,
+  workerIdleMemoryLimit: '1GB',
 };
