@@ -26,10 +26,16 @@ export interface PendingBundleHead {
 /** Up to this many visibility keys, the page merges one index walk per key; beyond, one walk filters. */
 const MAX_KEY_WALKS = 32;
 
-/** What the bundle index answers by itself: its partial-index predicate, the created_since bound, the keyset position. */
+/**
+ * What the bundle index answers by itself: its partial-index predicate, the created_since bound, the
+ * keyset position. The bounds are written without `$n IS NULL OR …`: the statements are named, and in
+ * the generic plan PostgreSQL settles on after five calls such a disjunction is a filter, not an index
+ * condition — a deep page then walked its keys from their start (10 ms instead of 2 ms on the last
+ * scoped page at 1M bundles, linear in the backlog). An absent bound is the lowest position instead.
+ */
 const INDEX_FILTERS = `b.active AND b.task_id <> ''
-      AND ($3::timestamptz IS NULL OR b.created_at >= $3)
-      AND ($4::timestamptz IS NULL OR (b.created_at, b.pending_id) > ($4::timestamptz, $5::text))`;
+      AND b.created_at >= COALESCE($3::timestamptz, '-infinity')
+      AND (b.created_at, b.pending_id) > (COALESCE($4::timestamptz, '-infinity'), COALESCE($5::text, ''))`;
 
 /** The '' key (visible to everyone) holds a named workspace's tasks only when that workspace does not exist. */
 const BLANK_KEY_FILTER = `(walk.key <> '' OR $2::text IS NULL OR NOT EXISTS (SELECT 1 FROM workspaces named_w WHERE named_w.id = $2))`;
