@@ -7,7 +7,6 @@ import type { AuditAttemptView, AuditPage } from './audit.types.js';
 import { ClarificationError } from './clarification.errors.js';
 import { ClarificationService } from './clarification.service.js';
 
-
 export interface AuditQuery {
   cursor?: string;
   limit?: number;

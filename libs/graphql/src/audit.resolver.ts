@@ -7,7 +7,7 @@ import { GqlCaller } from './graphql-caller.js';
 import { pageInfo } from './graphql.mappers.js';
 import { GraphqlErrorsInterceptor } from './graphql-errors.interceptor.js';
 import { ResolutionAttemptConnectionModel, type ResolutionAttemptModel } from './models/audit.model.js';
-import { pageCost } from './operation-cost.js';
+import { LIST_PAGE_COST } from './operation-cost.js';
 
 function attemptModel(attempt: AuditAttemptView): ResolutionAttemptModel {
   return {
@@ -31,7 +31,7 @@ export class AuditResolver {
 
   @Query(() => ResolutionAttemptConnectionModel, {
     description: 'Every attempt to answer or reject a bundle, in the order they ended',
-    complexity: pageCost(LIST_PAGE.defaultLimit, LIST_PAGE.maxLimit),
+    complexity: LIST_PAGE_COST,
   })
   async questionAudit(
     @GqlCaller() caller: Caller,

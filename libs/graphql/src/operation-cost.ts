@@ -13,6 +13,7 @@ import {
   type SelectionSetNode,
 } from 'graphql';
 import { fieldExtensionsEstimator, getComplexity, simpleEstimator } from 'graphql-query-complexity';
+import { LIST_PAGE } from '#common';
 import { documentRefusal } from './document-limits.js';
 
 /** The creation rules' maxima (baseline-semantics.md): what a bundle's nested lists can hold. */
@@ -42,6 +43,9 @@ export const pageCost =
     const size = typeof first === 'number' && first >= 1 ? Math.min(first, maxSize) : defaultSize;
     return size * (1 + childComplexity);
   };
+
+/** The cost of a page under the shared list bounds (LIST_PAGE): tasks, workspaces, audit, deliveries. */
+export const LIST_PAGE_COST = pageCost(LIST_PAGE.defaultLimit, LIST_PAGE.maxLimit);
 
 /** The root fields an operation selects, as executed: aliases, inline fragments and spreads expanded. */
 export function rootFields(schema: GraphQLSchema, document: DocumentNode, operation: OperationDefinitionNode): GraphQLField<unknown, unknown>[] {

@@ -6,10 +6,9 @@ import { TaskService, WorkspaceService } from '#tasks';
 import { GqlCaller } from './graphql-caller.js';
 import { GraphqlErrorsInterceptor } from './graphql-errors.interceptor.js';
 import { pageInfo, taskModel, workspaceModel } from './graphql.mappers.js';
-import { pageCost } from './operation-cost.js';
+import { LIST_PAGE_COST } from './operation-cost.js';
 import { TaskConnectionModel, TaskModel, WorkspaceConnectionModel, WorkspaceModel } from './models/task.model.js';
 
-const PAGE_COST = pageCost(LIST_PAGE.defaultLimit, LIST_PAGE.maxLimit);
 const FIRST = {
   type: () => Int,
   nullable: true,
@@ -30,7 +29,7 @@ export class TasksResolver {
 
   @Query(() => TaskConnectionModel, {
     description: 'Visible tasks, oldest first, with their pending-action projection (one SQL query per page)',
-    complexity: PAGE_COST,
+    complexity: LIST_PAGE_COST,
   })
   async taskConnection(
     @GqlCaller() caller: Caller,
@@ -42,7 +41,7 @@ export class TasksResolver {
     return { nodes: page.tasks.map(taskModel), count: page.tasks.length, pageInfo: pageInfo(page.next_cursor) };
   }
 
-  @Query(() => [TaskModel], { description: 'The first page of taskConnection', complexity: PAGE_COST, deprecationReason: ONE_PAGE })
+  @Query(() => [TaskModel], { description: 'The first page of taskConnection', complexity: LIST_PAGE_COST, deprecationReason: ONE_PAGE })
   async tasks(
     @GqlCaller() caller: Caller,
     @Args('workspaceId', { nullable: true }) workspaceId?: string,
@@ -52,7 +51,7 @@ export class TasksResolver {
     return (await this.taskService.list(caller, { workspaceId, cursor: after, limit: first })).tasks.map(taskModel);
   }
 
-  @Query(() => WorkspaceConnectionModel, { description: 'Visible workspaces, oldest first', complexity: PAGE_COST })
+  @Query(() => WorkspaceConnectionModel, { description: 'Visible workspaces, oldest first', complexity: LIST_PAGE_COST })
   async workspaceConnection(
     @GqlCaller() caller: Caller,
     @Args('after', AFTER) after?: string,
@@ -62,7 +61,7 @@ export class TasksResolver {
     return { nodes: page.workspaces.map(workspaceModel), count: page.workspaces.length, pageInfo: pageInfo(page.next_cursor) };
   }
 
-  @Query(() => [WorkspaceModel], { description: 'The first page of workspaceConnection', complexity: PAGE_COST, deprecationReason: ONE_PAGE })
+  @Query(() => [WorkspaceModel], { description: 'The first page of workspaceConnection', complexity: LIST_PAGE_COST, deprecationReason: ONE_PAGE })
   async workspaces(
     @GqlCaller() caller: Caller,
     @Args('after', AFTER) after?: string,

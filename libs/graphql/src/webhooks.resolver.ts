@@ -12,7 +12,7 @@ import { GqlCaller } from './graphql-caller.js';
 import { pageInfo } from './graphql.mappers.js';
 import { GraphqlErrorsInterceptor } from './graphql-errors.interceptor.js';
 import { CreatedWebhookModel, WebhookDeliveryConnectionModel, type WebhookDeliveryModel, WebhookModel } from './models/webhook.model.js';
-import { listCost, pageCost } from './operation-cost.js';
+import { LIST_PAGE_COST, listCost } from './operation-cost.js';
 
 function webhookModel(view: SubscriptionView): WebhookModel {
   return {
@@ -59,7 +59,7 @@ export class WebhooksResolver {
 
   @Query(() => WebhookDeliveryConnectionModel, {
     description: "A webhook's delivery log, newest first",
-    complexity: pageCost(LIST_PAGE.defaultLimit, LIST_PAGE.maxLimit),
+    complexity: LIST_PAGE_COST,
   })
   async webhookDeliveries(
     @GqlCaller() caller: Caller,
