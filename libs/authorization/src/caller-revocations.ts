@@ -5,8 +5,8 @@ import type { Caller } from './caller.js';
 /** The NOTIFY channel a revocation (token revoked, browser session ended) is announced on, in its transaction. */
 export const REVOCATION_CHANNEL = 'parley_revoked';
 
-/** What `watch` returns for a caller no revocation can reach (shared: a parked long poll holds it). */
-const UNWATCHED = (): void => undefined;
+/** What `watch` returns for a caller no revocation can reach, and a watch not started yet (shared: a parked long poll holds it). */
+export const UNWATCHED = (): void => undefined;
 
 interface Revocation {
   token_id?: string;

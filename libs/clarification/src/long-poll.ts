@@ -1,3 +1,4 @@
+import { UNWATCHED } from '#authorization';
 import type { ClarificationResponse } from './clarification.types.js';
 import type { ParkedWait, WaitFailure, WaitListener } from './waiter.store.js';
 
@@ -13,8 +14,6 @@ export interface LongPollListener {
 export interface LongPollEndings {
   endedError(pendingId: string, reason: WaitFailure, revoked: boolean): Promise<unknown>;
 }
-
-const UNWATCHED = (): void => undefined;
 
 /**
  * A parked long poll (issue 11, target 3): the waiter's listener, passing its outcome straight to

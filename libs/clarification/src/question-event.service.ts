@@ -170,7 +170,7 @@ export class QuestionEventService implements OnModuleInit, OnApplicationShutdown
       const allowed = await this.access.accessibleTaskIds(caller, [...new Set(batch.map((event) => event.task_id))]);
       return batch.filter((event) => allowed.has(event.task_id));
     } catch (error) {
-      this.logger.warn({ msg: 'subscriber access check failed; trying again', err: String(error) });
+      this.logger.warn({ msg: 'subscriber access check failed', err: String(error) });
       throw error;
     }
   }
