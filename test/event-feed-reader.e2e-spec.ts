@@ -12,6 +12,7 @@ import { AccessService, ADMIN_CALLER, userCaller } from '#authorization';
 import { BUNDLE_CHANNEL, QuestionEventService } from '#clarification';
 import { startApp, type TestApp } from './support/app.js';
 import { createRunningSession } from './support/fixtures.js';
+import { holdCalls } from './support/hold-calls.js';
 
 const POOL_SIZE = 2;
 
@@ -66,13 +67,7 @@ describe('the event feed reader does not queue for the pool (issue 11 §6)', () 
     const fixture = await createRunningSession(t);
     const feed = t.app.get(QuestionEventService);
     const access = t.app.get(AccessService);
-    const check = access.accessibleTaskIds.bind(access);
-    let release!: () => void;
-    const gate = new Promise<void>((resolve) => (release = resolve));
-    const checks = jest.spyOn(access, 'accessibleTaskIds').mockImplementation(async (...args) => {
-      await gate;
-      return check(...args);
-    });
+    const { calls: checks, release } = holdCalls(access, 'accessibleTaskIds');
     await feed.flushed();
     const stream = await feed.open(userCaller('feed-reader-user'), {});
     const arriving = stream.next();

@@ -10,6 +10,7 @@ import { BundleRepository, ClarificationService, DeliveryService, ResolveBundleS
 import { startApp, type TestApp } from './support/app.js';
 import { eventually } from './support/eventually.js';
 import { freshBundle } from './support/fixtures.js';
+import { holdCalls } from './support/hold-calls.js';
 
 /** Listed out of D2 order: what a loser is told is the normalized answer the rows record. */
 const ANSWER = (choice: string) => ({
@@ -63,13 +64,7 @@ describe('answers arriving during a claim wait for it (issue 11 §2, R2a, R3)', 
     const started = jest.spyOn(resolver, 'resolve');
     const claims = jest.spyOn(t.app.get(DeliveryService), 'claimAndDeliver');
     const rereads = jest.spyOn(bundles, 'findBundle');
-    const findAuthorized = bundles.findAuthorizedBundle.bind(bundles);
-    let release!: () => void;
-    const gate = new Promise<void>((resolve) => (release = resolve));
-    const authorizeReads = jest.spyOn(bundles, 'findAuthorizedBundle').mockImplementation(async (...args) => {
-      await gate;
-      return findAuthorized(...args);
-    });
+    const { calls: authorizeReads, release } = holdCalls(bundles, 'findAuthorizedBundle');
     const responses = Array.from({ length: 8 }, (_, i) =>
       request(t.baseUrl).post(`/api/v1/clarification/${pendingId}/respond`).send(ANSWER(CHOICES[i % 2])),
     ).map((pending) => pending.then((res) => res));

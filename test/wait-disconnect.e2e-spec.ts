@@ -11,6 +11,7 @@ import { DetachedReply } from '#common';
 import { startApp, type TestApp } from './support/app.js';
 import { eventually } from './support/eventually.js';
 import { freshBundle } from './support/fixtures.js';
+import { holdCalls } from './support/hold-calls.js';
 
 const ANSWERS = [
   { question_id: 'db', selected_options: ['pg'], custom_text: '' },
@@ -35,13 +36,7 @@ describe('a /wait abandoned before it was parked', () => {
   it('a client gone during the authorize read leaves no waiter and no presence; the answer then resumes the agent', async () => {
     const { pendingId, sessionId, agentToken } = await freshBundle(t);
     const clarifications = t.app.get(ClarificationService);
-    const authorize = clarifications.authorizeBundle.bind(clarifications);
-    let release!: () => void;
-    const gate = new Promise<void>((resolve) => (release = resolve));
-    const reads = jest.spyOn(clarifications, 'authorizeBundle').mockImplementation(async (...args) => {
-      await gate;
-      return authorize(...args);
-    });
+    const { calls: reads, release } = holdCalls(clarifications, 'authorizeBundle');
     const waits = jest.spyOn(clarifications, 'wait');
     const closed = jest.spyOn(DetachedReply.prototype, 'closed');
 
