@@ -59,11 +59,19 @@ describe('database stopped under load (issue 9 §5)', () => {
 
     await db.stop();
     const stoppedAt = Date.now();
+    // A subscription opened while the database is away is refused.
+    const refused = subscribe(server, ANSWERED_EVENTS, { connectionParams: { authorization: `Bearer ${scenario.bearer}` } });
+    const refusal = await refused.waitForError(FAIL_FAST_MS + 2_000);
+    await refused.close();
     const probes = await probeUntil(server, stoppedAt + 3_000);
     const restartAt = Date.now();
     await db.restart();
     const restartedAt = Date.now();
 
+    // Its connection_init credential cannot be looked up: Mercurius refuses the connection with a
+    // `connection_error` ("Forbidden"), a message graphql-ws clients report as a protocol error.
+    expect(String(refusal)).toMatch(/connection_error/);
+    expect(refused.events).toEqual([]);
     expectProbesDuringFault(probes, FAIL_FAST_MS, FAIL_FAST_MS);
     const outcomes = await expectRecovered(db, scenario, restartedAt);
     expectUnavailableDuring(outcomes, stoppedAt, restartAt, FAIL_FAST_MS);
