@@ -1,11 +1,13 @@
 /**
  * Issue 10, "CSRF": only application/json bodies are accepted on every route (415); a
  * cookie-authenticated state-changing request must come from this server's origin (Origin matching
- * PUBLIC_URL or the Host, or Sec-Fetch-Site: same-origin), else 403; bearer requests are unaffected;
+ * PUBLIC_URL or the Host, or Sec-Fetch-Site: same-origin), else 403;
+ * a foreign Origin is refused whatever the credential (a CORS origin only without the cookie);
  * a form-encoded sign-in is 415 and a cross-origin one 403 (login CSRF). Each of the probe's requests
  * is replayed with the victim's cookie and `Origin: https://evil.example`.
  */
 import request from 'supertest';
+import WebSocket from 'ws';
 import { startApp, type TestApp } from './support/app.js';
 import { createRunningSession, createUser, signIn, type SessionFixture, TWO_QUESTIONS } from './support/fixtures.js';
 import { gql } from './support/graphql.js';
@@ -137,10 +139,51 @@ describe('CSRF (issue 10)', () => {
     }
   });
 
-  describe('bearer requests are unaffected by Origin', () => {
-    it('a JSON write with a bearer token and a foreign Origin succeeds', async () => {
+  describe('a foreign Origin is refused whatever the credential', () => {
+    it('a JSON write with a bearer token and a foreign Origin ⇒ 403, nothing written', async () => {
+      const before = await snapshot();
       const res = await request(t.baseUrl).post('/api/v1/workspaces').set({ authorization: `Bearer ${victim.token}`, origin: EVIL }).send({ name: 'api' });
-      expect(res.status).toBe(201);
+      expect(res.status).toBe(403);
+      expect(res.body).toEqual(CROSS_ORIGIN);
+      expect(await snapshot()).toBe(before);
+    });
+
+    it('a bearer write without an Origin (no browser page sends it) succeeds', async () => {
+      await request(t.baseUrl).post('/api/v1/workspaces').set({ authorization: `Bearer ${victim.token}` }).send({ name: 'api' }).expect(201);
+    });
+
+    it('from a CORS origin, a bearer write succeeds and a cookie write is still refused (CORS carries no credentials)', async () => {
+      const app = await startApp({ config: { authMode: 'enabled', corsOrigins: [EVIL] } });
+      try {
+        const user = await createUser(app, 'dashboard');
+        const dashboardCookie = await signIn(app, user.token);
+        await request(app.baseUrl).post('/api/v1/workspaces').set({ authorization: `Bearer ${user.token}`, origin: EVIL }).send({ name: 'ok' }).expect(201);
+        await request(app.baseUrl).post('/api/v1/workspaces').set({ cookie: dashboardCookie, origin: EVIL }).send({ name: 'no' }).expect(403);
+      } finally {
+        await app.close();
+      }
+    });
+
+    it('a WebSocket upgrade with the cookie from a foreign Origin ⇒ 403 (no CORS preflight guards a WebSocket)', async () => {
+      const status = await new Promise<number>((resolve, reject) => {
+        const socket = new WebSocket(`${t.baseUrl.replace('http', 'ws')}/graphql`, 'graphql-transport-ws', { headers: { cookie, origin: EVIL } });
+        socket.once('unexpected-response', (_request, response) => {
+          resolve(response.statusCode ?? 0);
+          socket.terminate();
+        });
+        socket.once('upgrade', () => {
+          resolve(101);
+          socket.terminate();
+        });
+        socket.once('error', reject);
+      });
+      expect(status).toBe(403);
+    });
+
+    it('another loopback port is another origin', async () => {
+      const port = new URL(t.baseUrl).port;
+      const other = `http://127.0.0.1:${Number(port) === 5173 ? 5174 : 5173}`;
+      await request(t.baseUrl).post('/api/v1/workspaces').set({ cookie, origin: other }).send({ name: 'no' }).expect(403);
     });
   });
 

@@ -2,9 +2,10 @@ import fastifyCookie from '@fastify/cookie';
 import { NestFactory } from '@nestjs/core';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import type { FastifyInstance } from 'fastify';
-import { sameOriginHook } from '#authorization';
+import { hostCheckHook, RequestHosts, sameOriginHook } from '#authorization';
 import {
   createValidationPipe,
+  endRefusedUpgradeHook,
   HttpErrorFilter,
   jsonOnlyHook,
   parseJsonBody,
@@ -56,8 +57,12 @@ export async function createApp(config: AppConfig): Promise<NestFastifyApplicati
   });
   app.useLogger(app.get(Logger));
   const fastify = app.getHttpAdapter().getInstance();
-  // Before any route is added: every route's reply gets them.
+  const hosts = new RequestHosts(config);
+  // Before any route is added: every route's reply gets them, and a request for a Host this server
+  // does not serve (a rebound DNS name) does no work at all.
   fastify.addHook('onSend', securityHeadersHook);
+  fastify.addHook('onRequest', hostCheckHook(hosts));
+  fastify.addHook('onResponse', endRefusedUpgradeHook);
   if (config.corsOrigins.length > 0) app.enableCors(corsOptions(config.corsOrigins));
   // Set-Cookie only: the one cookie read (the session) is read from the header where it is needed, so a
   // request — a parked /wait for minutes — holds no parsed-cookie object or set-cookie map (issue 11 target 3).
@@ -74,7 +79,7 @@ export async function createApp(config: AppConfig): Promise<NestFastifyApplicati
     metrics.httpRequest(request.method, request.routeOptions.url ?? 'unmatched', reply.statusCode);
     done();
   });
-  fastify.addHook('onRequest', sameOriginHook(config.publicUrl));
+  fastify.addHook('onRequest', sameOriginHook(hosts));
   fastify.addHook('onRequest', jsonOnlyHook);
   fastify.addHook('onRequest', storableUrlHook);
   app.useGlobalPipes(new StorableTextPipe(), createValidationPipe());

@@ -6,6 +6,7 @@ export * from './authorization.module.js';
 export * from './caller.js';
 export * from './identity.service.js';
 export * from './request-caller.js';
+export * from './request-hosts.js';
 export * from './resource-access.guard.js';
 export * from './same-origin.hook.js';
 export * from './token.js';

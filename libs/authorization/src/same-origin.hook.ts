@@ -1,51 +1,51 @@
 import type { FastifyReply, FastifyRequest, HookHandlerDoneFunction } from 'fastify';
 import { RequestBoundaryError, RequestBoundaryErrorCode, STATE_CHANGING_METHODS } from '#common';
+import type { RequestHosts } from './request-hosts.js';
 import { sessionCookie } from './request-caller.js';
 
-type Provenance = 'same-origin' | 'cross-origin' | 'unknown';
-
-interface OriginHeaders {
-  origin?: string;
-  host?: string;
-  'sec-fetch-site'?: string | string[];
-}
-
-/**
- * Where a request comes from, by what a browser says: its Origin (matched against PUBLIC_URL's
- * origin or the request's Host), else `Sec-Fetch-Site`. A client that says nothing is not a browser
- * page of another site — unless it presents the browser's cookie.
- */
-export function provenanceOf(headers: OriginHeaders, publicOrigin: string | undefined): Provenance {
-  const origin = headers.origin;
-  if (origin !== undefined) {
-    if (origin === publicOrigin) return 'same-origin';
-    try {
-      return new URL(origin).host === headers.host ? 'same-origin' : 'cross-origin';
-    } catch {
-      return 'cross-origin'; // "null" (sandboxed, privacy-redirected) and garbage alike
-    }
-  }
-  const fetchSite = headers['sec-fetch-site'];
-  if (fetchSite === 'same-origin') return 'same-origin';
-  if (fetchSite === 'same-site' || fetchSite === 'cross-site') return 'cross-origin';
-  return 'unknown';
-}
-
-/**
- * CSRF: a state-changing request that is not bearer-authenticated is refused (403) when a browser
- * says it comes from another origin, and — when the session cookie would authenticate it — unless a
- * browser says it comes from this one. Bearer requests are never sent by a browser on its own.
- * This also covers sign-in (login CSRF): a cross-origin POST /api/v1/auth/session is refused.
- */
-export function sameOriginHook(publicUrl: string | undefined) {
-  const publicOrigin = publicUrl === undefined ? undefined : new URL(publicUrl).origin;
+/** A `Host` outside the served names: refused before any route, guard or body parser runs. */
+export function hostCheckHook(hosts: RequestHosts) {
   return (request: FastifyRequest, _reply: FastifyReply, done: HookHandlerDoneFunction): void => {
-    if (!STATE_CHANGING_METHODS.has(request.method) || request.headers.authorization !== undefined) return done();
-    const provenance = provenanceOf(request.headers, publicOrigin);
-    if (provenance === 'cross-origin') {
+    // Liveness probes reach a replica by whatever address the orchestrator uses; it reveals nothing.
+    if (hosts.isServed(request.headers.host) || request.url === '/healthz') return done();
+    const shown = JSON.stringify((request.headers.host ?? '').slice(0, 100));
+    done(
+      new RequestBoundaryError(
+        RequestBoundaryErrorCode.HostNotAllowed,
+        `Host ${shown} is not served here: use a loopback address, PUBLIC_URL's host, or a name listed in ALLOWED_HOSTS`,
+      ),
+    );
+  };
+}
+
+function isWebSocketUpgrade(request: FastifyRequest): boolean {
+  return request.headers.upgrade?.toLowerCase() === 'websocket';
+}
+
+/**
+ * CSRF and cross-site WebSocket hijacking: a state-changing request (or a WebSocket upgrade, which no
+ * CORS preflight guards) whose browser `Origin` is not an allowed origin is refused (403), whatever
+ * credential it carries. Without an Origin, `Sec-Fetch-Site` decides for a request the session cookie
+ * would authenticate, and one that says neither is refused: the cookie alone is not enough. A bearer
+ * request without an Origin is no browser page's doing. This covers sign-in too (login CSRF).
+ */
+export function sameOriginHook(hosts: RequestHosts) {
+  return (request: FastifyRequest, _reply: FastifyReply, done: HookHandlerDoneFunction): void => {
+    const upgrade = isWebSocketUpgrade(request);
+    if (!STATE_CHANGING_METHODS.has(request.method) && !upgrade) return done();
+    const { origin, host, authorization } = request.headers;
+    const cookieAuthenticated = authorization === undefined && sessionCookie(request) !== undefined;
+    if (origin !== undefined) {
+      if (hosts.isAllowedOrigin(origin, host, cookieAuthenticated)) return done();
       return done(new RequestBoundaryError(RequestBoundaryErrorCode.CrossOrigin, 'cross-origin request refused: its Origin is not this server'));
     }
-    if (provenance === 'unknown' && sessionCookie(request) !== undefined) {
+    // Every browser sends an Origin on a WebSocket upgrade: one without it is no page's doing.
+    if (authorization !== undefined || upgrade) return done();
+    const fetchSite = request.headers['sec-fetch-site'];
+    if (fetchSite === 'same-site' || fetchSite === 'cross-site') {
+      return done(new RequestBoundaryError(RequestBoundaryErrorCode.CrossOrigin, 'cross-origin request refused: its Origin is not this server'));
+    }
+    if (fetchSite !== 'same-origin' && cookieAuthenticated) {
       return done(
         new RequestBoundaryError(
           RequestBoundaryErrorCode.CrossOrigin,

@@ -11,6 +11,8 @@ export enum RequestBoundaryErrorCode {
   UnsupportedMediaType = 'UNSUPPORTED_MEDIA_TYPE',
   /** A cookie-authenticated (or cross-site) state-changing request from another origin. */
   CrossOrigin = 'CROSS_ORIGIN',
+  /** A `Host` header naming no host this server serves (DNS rebinding). */
+  HostNotAllowed = 'HOST_NOT_ALLOWED',
 }
 
 /** The surfaces that answer errors in their own shape. */
@@ -48,6 +50,7 @@ export class RequestBoundaryError extends DomainError<RequestBoundaryErrorCode> 
       case RequestBoundaryErrorCode.UnsupportedMediaType:
         return 415;
       case RequestBoundaryErrorCode.CrossOrigin:
+      case RequestBoundaryErrorCode.HostNotAllowed:
         return 403;
       default:
         return assertNever(this.code);
@@ -63,6 +66,7 @@ export class RequestBoundaryError extends DomainError<RequestBoundaryErrorCode> 
       case RequestBoundaryErrorCode.UnsupportedMediaType:
         return ErrorCode.UnsupportedMediaType;
       case RequestBoundaryErrorCode.CrossOrigin:
+      case RequestBoundaryErrorCode.HostNotAllowed:
         return ErrorCode.Forbidden;
       default:
         return assertNever(this.code);
@@ -86,6 +90,7 @@ export class RequestBoundaryError extends DomainError<RequestBoundaryErrorCode> 
         return JSON_RPC_INVALID_PARAMS;
       case RequestBoundaryErrorCode.UnsupportedMediaType:
       case RequestBoundaryErrorCode.CrossOrigin:
+      case RequestBoundaryErrorCode.HostNotAllowed:
         return JSON_RPC_SERVER_ERROR;
       default:
         return assertNever(this.code);

@@ -40,3 +40,12 @@ export const storableUrlHook: OnRequestHook = (request, _reply, done) => {
   const found = findUnstorableText(request.params, 'params') ?? findUnstorableText(request.query, 'query');
   done(found === undefined ? undefined : new RequestBoundaryError(RequestBoundaryErrorCode.UnstorableText, found));
 };
+
+/**
+ * A WebSocket upgrade refused before its route (a hook's 4xx) leaves the socket open once its answer
+ * is written — the WebSocket plugin only ends the upgrades its own hooks have seen — so it is ended here.
+ */
+export function endRefusedUpgradeHook(request: FastifyRequest, _reply: FastifyReply, done: HookHandlerDoneFunction): void {
+  if (request.headers.upgrade?.toLowerCase() === 'websocket') request.raw.socket.destroy();
+  done();
+}

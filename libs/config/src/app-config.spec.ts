@@ -12,6 +12,9 @@ function configError(env: Record<string, string>): ConfigError {
   throw new Error(`loadConfig(${JSON.stringify(env)}) did not throw`);
 }
 
+const ALLOWED_HOSTS_DETAIL = (host: string) =>
+  `must be a comma-separated list of host names like parley.example.com, parley.internal:8080 or .example.com (got "${host}")`;
+
 describe('loadConfig', () => {
   describe('defaults', () => {
     it('uses the documented defaults for an empty environment', () => {
@@ -133,6 +136,17 @@ describe('loadConfig', () => {
       'postgresql://localhost/parley?sslmode=disable',
     ])('DATABASE_URL=%s is kept as given', (value) => {
       expect(loadConfig({ DATABASE_URL: value }).databaseUrl).toBe(value);
+    });
+
+    it('ALLOWED_HOSTS is a lower-cased list of names, name:port, .domain, IPv4 and [IPv6] entries (none by default)', () => {
+      expect(loadConfig({}).allowedHosts).toEqual([]);
+      expect(loadConfig({ ALLOWED_HOSTS: ' Parley.Example.com, parley.internal:8080,,.corp.example, 10.0.0.5, [fd00::1]:3000 ' }).allowedHosts).toEqual([
+        'parley.example.com',
+        'parley.internal:8080',
+        '.corp.example',
+        '10.0.0.5',
+        '[fd00::1]:3000',
+      ]);
     });
 
     it('DATABASE_URL is trimmed', () => {
@@ -280,6 +294,10 @@ describe('loadConfig', () => {
       ['PUBLIC_URL', 'parley.example.com', 'must be an http:// or https:// URL'],
       ['ALLOW_UNAUTHENTICATED_NETWORK', 'yes', 'must be true or false (got "yes")'],
       ['REQUEST_TIMEOUT_MS', '0', 'must be an integer between 100 and 3600000 (got "0")'],
+      ['ALLOWED_HOSTS', 'http://parley.example.com', ALLOWED_HOSTS_DETAIL('http://parley.example.com')],
+      ['ALLOWED_HOSTS', 'parley.example.com/x', ALLOWED_HOSTS_DETAIL('parley.example.com/x')],
+      ['ALLOWED_HOSTS', 'ok.example, *', ALLOWED_HOSTS_DETAIL('*')],
+      ['ALLOWED_HOSTS', 'parley.example.com:99999', ALLOWED_HOSTS_DETAIL('parley.example.com:99999')],
     ])('%s=%j', (variable, value, detail) => {
       const error = configError({ [variable]: value });
       expect(error).toBeInstanceOf(Error);

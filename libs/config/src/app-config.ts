@@ -57,6 +57,12 @@ export interface AppConfig {
   keepAliveTimeoutMs: number;
   /** Origins allowed to call the API from a browser (CORS); empty ⇒ CORS is off (no cross-origin reads). */
   corsOrigins: string[];
+  /**
+   * `ALLOWED_HOSTS`: the `Host` names served besides the loopback names and PUBLIC_URL's host (a
+   * leading dot admits subdomains; no port admits any). Non-empty, or AUTH_MODE=disabled, ⇒ every
+   * other `Host` is refused (DNS rebinding).
+   */
+  allowedHosts: string[];
   graphql: GraphqlLimits;
   mcp: McpLimits;
   rateLimits: RateLimits;
@@ -249,6 +255,23 @@ function readCorsOrigins(env: Env): string[] {
   return origins;
 }
 
+/** A `Host` name pattern: `name`, `name:port`, `.domain` (and its subdomains), an IPv4 address or `[IPv6]`, with an optional port. */
+const HOST_PATTERN = /^(\.?[a-z0-9]([a-z0-9-]*[a-z0-9])?(\.[a-z0-9]([a-z0-9-]*[a-z0-9])?)*|\[[0-9a-f:.]+\])(:\d{1,5})?$/;
+
+/** `ALLOWED_HOSTS`: a comma-separated list of host names as a `Host` header carries them (lower-cased). */
+function readAllowedHosts(env: Env): string[] {
+  const raw = readString(env, 'ALLOWED_HOSTS');
+  if (raw === undefined) return [];
+  const hosts = raw.split(',').map((host) => host.trim().toLowerCase()).filter((host) => host !== '');
+  for (const host of hosts) {
+    const port = /:(\d+)$/.exec(host)?.[1];
+    if (!HOST_PATTERN.test(host) || (port !== undefined && Number(port) > 65535)) {
+      throw new ConfigError('ALLOWED_HOSTS', `must be a comma-separated list of host names like parley.example.com, parley.internal:8080 or .example.com (got "${host}")`);
+    }
+  }
+  return hosts;
+}
+
 function readAdminToken(env: Env): string | undefined {
   const raw = readString(env, 'ADMIN_TOKEN');
   if (raw !== undefined && raw.length < 24) {
@@ -336,6 +359,7 @@ export function loadConfig(env: Env = process.env): AppConfig {
     headersTimeoutMs: readInteger(env, 'HEADERS_TIMEOUT_MS', 10_000, 100, HOUR),
     keepAliveTimeoutMs: readInteger(env, 'KEEP_ALIVE_TIMEOUT_MS', 5_000, 100, HOUR),
     corsOrigins: readCorsOrigins(env),
+    allowedHosts: readAllowedHosts(env),
   };
   checkTimeouts(config);
   checkWebhookRetries(config);
