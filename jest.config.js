@@ -6,7 +6,6 @@ const subpathImports = Object.fromEntries(
   Object.entries(imports).map(([name, targets]) => [`^${name}$`, `<rootDir>/${targets.types.replace(/^\.\//, '')}`]),
 );
 
-/** @type {import('jest').Config} */
 const swc = [
   '@swc/jest',
   {
@@ -19,10 +18,9 @@ const swc = [
   },
 ];
 
-export default {
+/** What every project shares: the sources run as ESM through swc, with the subpath imports mapped. */
+const base = {
   testEnvironment: 'node',
-  roots: ['<rootDir>/test', '<rootDir>/libs', '<rootDir>/apps'],
-  testMatch: ['**/*.spec.ts', '**/*.e2e-spec.ts'],
   extensionsToTreatAsEsm: ['.ts'],
   transform: {
     '^.+\\.ts$': swc,
@@ -30,9 +28,32 @@ export default {
   },
   transformIgnorePatterns: ['^(?!.*/node_modules/(content-disposition|cookie)/).*/node_modules/'],
   moduleNameMapper: { ...subpathImports, '^(\\.{1,2}/.*)\\.js$': '$1' },
+};
+
+/** The tests that need the test PostgreSQL server (one for the whole run; each file makes its own database). */
+const withDatabase = {
+  ...base,
   globalSetup: '<rootDir>/test/support/global-setup.mjs',
   globalTeardown: '<rootDir>/test/support/global-teardown.mjs',
+};
+
+/** @type {import('jest').Config} */
+export default {
   testTimeout: 60000,
+  projects: [
+    // Pure modules, beside their code: no database, no application, seconds.
+    { ...base, displayName: 'unit', roots: ['<rootDir>/libs', '<rootDir>/apps'], testMatch: ['**/*.spec.ts'] },
+    // The real application on real PostgreSQL, by feature.
+    {
+      ...withDatabase,
+      displayName: 'e2e',
+      roots: ['<rootDir>/test'],
+      testMatch: ['**/*.spec.ts', '**/*.e2e-spec.ts'],
+      testPathIgnorePatterns: ['/test/faults/'],
+    },
+    // Spawned server processes killed, stopped and starved, and a database stopped, frozen or restarted.
+    { ...withDatabase, displayName: 'faults', roots: ['<rootDir>/test/faults'], testMatch: ['**/*.e2e-spec.ts'] },
+  ],
   // One file at a time (they share one PostgreSQL server and the machine's two cores), in a worker
   // process that is replaced once it holds more than this after a file: every file loads the whole
   // application into a fresh module registry and the main process kept ~65 MB of each, so a run in
