@@ -9,15 +9,18 @@
  * `npx -p node@…` (.ci/run fetches it before `npm test`; without that the first run downloads it
  * here, hence the long timeout).
  *
- * /mcp/session is not run: the suite's client connects with a bare StreamableHTTPClientTransport
- * (no request headers) and the CLI has no option or variable for a header, so it cannot present
- * the session agent's Bearer token. That surface's tools/list is checked by the MCP Inspector
- * (mcp-inspector.e2e-spec.ts) and its protocol by session-mcp.e2e-spec.ts.
+ * /mcp/session needs the session agent's Bearer token, and the suite's client connects with a bare
+ * StreamableHTTPClientTransport (the CLI has no option for a header): it runs there through a
+ * loopback proxy that adds the token and forwards everything else as sent (the Host included, so the
+ * rebinding scenario's foreign Host reaches Parley).
  */
 import { execFile } from 'node:child_process';
 import { readFileSync } from 'node:fs';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
+import request from 'supertest';
 import { parse } from 'yaml';
 import { createTestDatabase } from './support/database.js';
 import { type ServerProcess, startServerProcess, stopServer, tempDir } from './support/server-process.js';
@@ -78,17 +81,62 @@ function failing(run: SuiteRun, scenario: string): string[] {
     .map((check) => `${check.id} ${check.status}: ${check.errorMessage ?? check.description} ${JSON.stringify(check.details ?? {})}`);
 }
 
-describe('MCP conformance suite on /mcp', () => {
-  let server: ServerProcess;
+/** A loopback proxy to `target` that adds `Authorization: Bearer <token>` to every request. */
+async function bearerProxy(target: URL, token: string): Promise<{ url: string; close(): Promise<void> }> {
+  const proxy = http.createServer((incoming, outgoing) => {
+    const upstream = http.request(
+      { host: target.hostname, port: target.port, path: target.pathname, method: incoming.method, headers: { ...incoming.headers, authorization: `Bearer ${token}` } },
+      (answer) => {
+        outgoing.writeHead(answer.statusCode ?? 502, answer.headers);
+        answer.pipe(outgoing);
+      },
+    );
+    upstream.on('error', () => outgoing.destroy());
+    incoming.pipe(upstream);
+  });
+  await new Promise<void>((resolve) => proxy.listen(0, '127.0.0.1', resolve));
+  const { port } = proxy.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}/mcp/session`,
+    close: () =>
+      new Promise<void>((resolve) => {
+        proxy.closeAllConnections();
+        proxy.close(() => resolve());
+      }),
+  };
+}
+
+/** A RUNNING session's agent token, through the public REST API. */
+async function sessionToken(baseUrl: string): Promise<string> {
+  const workspace = await request(baseUrl).post('/api/v1/workspaces').send({ name: 'conformance' }).expect(201);
+  const task = await request(baseUrl).post('/api/v1/tasks').send({ title: 'conformance', workspace_id: workspace.body.id }).expect(201);
+  const session = await request(baseUrl).post(`/api/v1/tasks/${task.body.id}/sessions`).send({}).expect(201);
+  await request(baseUrl).patch(`/api/v1/sessions/${session.body.id}`).send({ state: 'RUNNING' }).expect(200);
+  return session.body.agent_token as string;
+}
+
+let server: ServerProcess;
+beforeAll(async () => {
+  server = await startServerProcess({ env: { DATABASE_URL: await createTestDatabase() } });
+});
+afterAll(async () => {
+  if (server) await stopServer(server);
+});
+
+describe.each([
+  ['/mcp', async () => ({ url: `${server.baseUrl}/mcp`, close: async () => undefined })],
+  ['/mcp/session (with the session agent\'s token)', async () => bearerProxy(new URL(`${server.baseUrl}/mcp/session`), await sessionToken(server.baseUrl))],
+])('MCP conformance suite on %s', (_surface, endpoint) => {
   let run: SuiteRun;
 
   beforeAll(async () => {
-    server = await startServerProcess({ env: { DATABASE_URL: await createTestDatabase() } });
-    run = await runSuite(`${server.baseUrl}/mcp`);
+    const target = await endpoint();
+    try {
+      run = await runSuite(target.url);
+    } finally {
+      await target.close();
+    }
   }, RUN_TIMEOUT_MS + 60_000);
-  afterAll(async () => {
-    if (server) await stopServer(server);
-  });
 
   it('runs every active server scenario, each either one that applies or in the baseline', () => {
     if (run.checks.size === 0) throw new Error(`the suite ran no scenario (exit ${run.exitCode}):\n${run.stderr}\n${run.stdout}`);
