@@ -124,7 +124,7 @@ afterAll(async () => {
 });
 
 describe.each([
-  ['/mcp', async () => ({ url: `${server.baseUrl}/mcp`, close: async () => undefined })],
+  ['/mcp', () => Promise.resolve({ url: `${server.baseUrl}/mcp`, close: () => Promise.resolve() })],
   ['/mcp/session (with the session agent\'s token)', async () => bearerProxy(new URL(`${server.baseUrl}/mcp/session`), await sessionToken(server.baseUrl))],
 ])('MCP conformance suite on %s', (_surface, endpoint) => {
   let run: SuiteRun;
