@@ -6,7 +6,7 @@
  */
 import { createHash } from 'node:crypto';
 import request from 'supertest';
-import { runCli } from '../apps/server/src/cli-runner.js';
+import { runCli } from '../apps/server/src/cli/cli-runner.js';
 import { startApp, TEST_ADMIN_TOKEN, type TestApp } from './support/app.js';
 import { signIn } from './support/fixtures.js';
 

@@ -16,7 +16,7 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import request from 'supertest';
 import { DEMO_QUESTIONS, runDemoAgent } from '../apps/demo/src/demo-agent.js';
-import { runCli } from '../apps/server/src/cli-runner.js';
+import { runCli } from '../apps/server/src/cli/cli-runner.js';
 import { startApp, TEST_ADMIN_TOKEN, type TestApp } from './support/app.js';
 import { eventually } from './support/eventually.js';
 

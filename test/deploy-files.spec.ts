@@ -13,7 +13,7 @@ import { Ajv2019 } from 'ajv/dist/2019.js';
 import { DockerfileParser } from 'dockerfile-ast';
 import { validate as lintDockerfile } from 'dockerfile-utils';
 import { parse } from 'yaml';
-import { COMMANDS } from '../apps/server/src/cli-commands.js';
+import { COMMANDS } from '../apps/server/src/cli/cli-commands.js';
 
 const require = createRequire(import.meta.url);
 

@@ -9,7 +9,7 @@ import { readdirSync } from 'node:fs';
 import path from 'node:path';
 import request from 'supertest';
 import WebSocket from 'ws';
-import { webAssetsRoot } from '../apps/server/src/web-assets.js';
+import { webAssetsRoot } from '../apps/server/src/http/web-assets.js';
 import { startApp, type TestApp } from './support/app.js';
 import { createRunningSession, createUser, TWO_QUESTIONS } from './support/fixtures.js';
 

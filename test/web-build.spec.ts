@@ -6,7 +6,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { gzipSync } from 'node:zlib';
-import { webAssetsRoot } from '../apps/server/src/web-assets.js';
+import { webAssetsRoot } from '../apps/server/src/http/web-assets.js';
 
 const BUDGET_BYTES = 80 * 1024;
 

@@ -4,7 +4,7 @@ import path from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
-import { createApp } from '../../apps/server/src/create-app.js';
+import { createApp } from '../../apps/server/src/http/create-app.js';
 import { type AppConfig, loadConfig } from '#config';
 
 export const BENCH_ADMIN_TOKEN = 'bench-admin-token-0123456789abcdef';

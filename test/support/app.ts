@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import type pg from 'pg';
-import { createApp } from '../../apps/server/src/create-app.js';
+import { createApp } from '../../apps/server/src/http/create-app.js';
 import { type AppConfig, loadConfig } from '#config';
 import { createTestDatabase, openPool } from './database.js';
 

@@ -12,7 +12,7 @@ import { PersistenceModule } from '#persistence';
 import { RateLimitModule } from '#rate-limit';
 import { TasksModule } from '#tasks';
 import { WebhooksModule } from '#webhooks';
-import { OperationsModule } from './operations.module.js';
+import { OperationsModule } from './operations/operations.module.js';
 
 @Module({})
 export class AppModule {

@@ -2,7 +2,7 @@ import 'reflect-metadata';
 import { type INestApplication, Logger } from '@nestjs/common';
 import { ConfigError, loadConfig } from '#config';
 import { createFatalLogger } from '#observability';
-import { createApp } from './create-app.js';
+import { createApp } from './http/create-app.js';
 
 const SHUTDOWN_DEADLINE_MS = 10_000;
 

@@ -1,14 +1,8 @@
 import type { INestApplicationContext } from '@nestjs/common';
 import { ADMIN_CALLER } from '#authorization';
 import { WebhookSubscriptionService } from '#webhooks';
-import { CliUsageError } from './cli-arguments.js';
-import type { CliCommand } from './cli-commands.js';
+import { type CliCommand, required } from './cli-command.js';
 import { recordOutput } from './cli-output.js';
-
-function required(value: string | undefined, flag: string, usage: string): string {
-  if (!value) throw new CliUsageError(`${flag} is required\nusage: ${usage}`);
-  return value;
-}
 
 function webhooks(app: INestApplicationContext | undefined): WebhookSubscriptionService {
   if (!app) throw new Error('this command needs the application');

@@ -1,32 +1,12 @@
 import type { INestApplicationContext } from '@nestjs/common';
 import { ADMIN_CALLER, IdentityService } from '#authorization';
 import { type WorkspaceRow, WorkspaceService, workspaceView } from '#tasks';
-import { type CliArguments, CliUsageError } from './cli-arguments.js';
+import { CliUsageError } from './cli-arguments.js';
+import { type CliCommand, required } from './cli-command.js';
 import { answersFrom } from './cli-answers.js';
-import { type CliOutput, listOutput, recordOutput } from './cli-output.js';
+import { listOutput, recordOutput } from './cli-output.js';
 import { callServer, serverTarget } from './cli-server-client.js';
 import { WEBHOOK_COMMANDS } from './webhook-commands.js';
-
-/** What a command works on: nothing, the database (identities and workspaces), or the running server's REST API. */
-export type CliContext = 'none' | 'identity' | 'server';
-
-export type CliEnv = Record<string, string | undefined>;
-
-export interface CliCommand {
-  name: string;
-  usage: string;
-  summary: string;
-  /** The lines `help COMMAND` prints under the usage. */
-  details: string[];
-  context: CliContext;
-  /** `env` is the run's environment (the process's, or a test's): server commands read PARLEY_URL / PARLEY_TOKEN there. */
-  run(app: INestApplicationContext | undefined, args: CliArguments, env: CliEnv): Promise<CliOutput>;
-}
-
-function required(value: string | undefined, flag: string, usage: string): string {
-  if (!value) throw new CliUsageError(`${flag} is required\nusage: ${usage}`);
-  return value;
-}
 
 function integer(value: string | undefined, flag: string): number | undefined {
   if (value === undefined) return undefined;

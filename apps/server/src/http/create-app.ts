@@ -18,7 +18,7 @@ import { type AppConfig, unauthenticatedNetworkWarning } from '#config';
 import { createRootLogger, fastifyLogging, ParleyMetrics } from '#observability';
 import { Logger } from 'nestjs-pino';
 import { registerApiDocs } from './api-docs.js';
-import { AppModule } from './app.module.js';
+import { AppModule } from '../app.module.js';
 import { corsOptions } from './cors-options.js';
 import { registerWebAssets } from './web-assets.js';
 
