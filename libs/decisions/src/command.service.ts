@@ -114,7 +114,7 @@ export class CommandService {
       let checked: CheckedDecision;
       try {
         checked = await this.checks.check(caller, request);
-        await this.assertUnclaimed(checked, request.requestId);
+        await this.assertNotHeld(checked, request.requestId);
       } catch (error) {
         // Without a receipt a typed failure goes back as no_receipt; an abandoned reservation is
         // terminalized by it — unless another request holds the decision: then it stays recoverable.
@@ -197,8 +197,12 @@ export class CommandService {
     return reply(command, DecisionError.inProgress(), Disposition.InProgress);
   }
 
-  /** Check 6, before reserving: a live claim of another request on this decision. */
-  private async assertUnclaimed(checked: CheckedDecision, requestId: string): Promise<void> {
+  /**
+   * Check 6, before reserving: another request holds this decision — a winner's claim of its bundle is
+   * being delivered (from any surface, on any replica), or another request's live claim of it.
+   */
+  private async assertNotHeld(checked: CheckedDecision, requestId: string): Promise<void> {
+    if (checked.held) throw DecisionError.answerInProgress();
     const claim = await this.receipts.findClaim(checked.workerId);
     if (!claim) return;
     const live = claim.expires_at > this.clock.now() && claim.request_id !== requestId && claim.decision_ref === checked.decisionRef;

@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { AccessService, type Caller } from '#authorization';
-import { type BundleRow, ClarificationError, type ResolutionInput, validateOutcome } from '#clarification';
+import { type BundleRow, ClarificationError, type ResolutionInput, Settlement, settlementOf, validateOutcome } from '#clarification';
+import { assertNever } from '#common';
 import type { AnswerDecisionRequest } from './command.request.js';
 import { answerFor, decisionOf } from './decision.mapper.js';
 import { DecisionRepository } from './decision.repository.js';
@@ -12,13 +13,19 @@ export interface CheckedDecision {
   pendingId: string;
   decisionRef: string;
   input: ResolutionInput;
+  /**
+   * A winner's claim on it is being delivered (Settlement.Delivering): the decision is held — another
+   * request is answering it (check 6) — until that delivery is final or rolled back.
+   */
+  held: boolean;
 }
 
 /**
  * Checks 1–5 of the contract, read-only, in its order: worker missing, closed or not the caller's
  * ⇒ unknown_worker (one answer for all three); decision unsupported (more than one question, more
  * than nine options, unknown kind) ⇒ unsupported_decision; not the current decision ⇒
- * decision_not_pending; selection invalid ⇒ invalid_selection.
+ * decision_not_pending; selection invalid ⇒ invalid_selection. A decision whose winner's delivery
+ * is still pending is checked like a pending one and comes back `held`, for check 6 to answer.
  */
 @Injectable()
 export class DecisionCheckService {
@@ -39,7 +46,23 @@ export class DecisionCheckService {
     if (shape.decision.view.decision_ref !== request.decisionRef) throw DecisionError.notPending();
     const input = answerFor(shape.decision, request.selection);
     assertResolvable(input, rows);
-    return { workerId: worker.id, pendingId: rows[0]?.metadata.pending_id ?? '', decisionRef: request.decisionRef, input };
+    return { workerId: worker.id, pendingId: rows[0]?.metadata.pending_id ?? '', decisionRef: request.decisionRef, input, held: isHeld(rows) };
+  }
+}
+
+/** Whether the decision's rows are held by a winner's pending delivery (they are active otherwise). */
+function isHeld(rows: readonly BundleRow[]): boolean {
+  const settlement = settlementOf(rows);
+  switch (settlement) {
+    case Settlement.Delivering:
+      return true;
+    case Settlement.Open:
+      return false;
+    case Settlement.Final:
+      // Not chosen as a decision; a final answer is never pending again.
+      throw DecisionError.notPending();
+    default:
+      return assertNever(settlement);
   }
 }
 

@@ -3,7 +3,7 @@ import { DataSource } from 'typeorm';
 import { taskVisibilityCondition, type WorkspaceVisibility } from '#authorization';
 import { type BundleRow, D2_ORDER } from '#clarification';
 import { queryRow, queryRows } from '#persistence';
-import { activeRow, CLARIFICATION_REQUEST, nonTerminalSession } from '#tasks';
+import { activeOrHeldRow, CLARIFICATION_REQUEST, nonTerminalSession } from '#tasks';
 
 export interface WorkerRow {
   id: string;
@@ -34,9 +34,10 @@ export class DecisionRepository {
   }
 
   /**
-   * Every row of the worker's current active bundle, in question order; none when it has no decision.
-   * A worker's decision is its session's newest bundle with an active row (the shared activeness
-   * rule), ties broken by pending_id — the same choice `listWorkerBundles` makes.
+   * Every row of the worker's current decision, in question order; none when it has no decision. A
+   * worker's decision is its session's newest bundle that is active or held by a winner's pending
+   * delivery (the shared rules), ties broken by pending_id — the same choice `listWorkerBundles` makes.
+   * The caller tells the two apart by the rows' settlement.
    */
   currentBundleRows(workerId: string): Promise<BundleRow[]> {
     return queryRows<BundleRow>(
@@ -46,14 +47,14 @@ export class DecisionRepository {
         WHERE m.type = '${CLARIFICATION_REQUEST}'
           AND m.metadata->>'pending_id' = (
             SELECT cm.metadata->>'pending_id' FROM task_session_messages cm
-             WHERE cm.task_session_id = $1 AND ${activeRow('cm')}
+             WHERE cm.task_session_id = $1 AND ${activeOrHeldRow('cm')}
              ORDER BY cm.created_at DESC, cm.metadata->>'pending_id' DESC LIMIT 1)
         ORDER BY ${D2_ORDER}`,
       [workerId],
     );
   }
 
-  /** One head per visible worker (session) that has a current active bundle, oldest bundle first. */
+  /** One head per visible worker (session) that has a current decision (see `currentBundleRows`), oldest bundle first. */
   listWorkerBundles(visibility: WorkspaceVisibility): Promise<WorkerBundleHead[]> {
     const visible = taskVisibilityCondition('t', visibility);
     return this.dataSource
@@ -71,7 +72,7 @@ export class DecisionRepository {
           .from('task_session_messages', 'cm')
           .innerJoin('task_sessions', 'cs', 'cs.id = cm.task_session_id')
           .innerJoin('tasks', 't', 't.id = cs.task_id')
-          .where(activeRow('cm'))
+          .where(activeOrHeldRow('cm'))
           .andWhere(visible.sql, visible.parameters)
           .orderBy('cm.task_session_id')
           .addOrderBy('cm.created_at', 'DESC')

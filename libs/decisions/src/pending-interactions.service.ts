@@ -41,7 +41,10 @@ function interactionOf(head: WorkerBundleHead, rows: BundleRow[]): PendingIntera
   };
 }
 
-/** GET /api/v1/pending-interactions: one item per visible worker whose current active bundle exists. */
+/**
+ * GET /api/v1/pending-interactions: one item per visible worker with a current decision — active, or
+ * held by a winner whose delivery is pending (being answered, not gone until that is final).
+ */
 @Injectable()
 export class PendingInteractionsService {
   constructor(

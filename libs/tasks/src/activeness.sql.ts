@@ -77,6 +77,24 @@ export function activeRow(messageAlias: string): string {
   return `(${currentPendingRow(messageAlias)} AND ${liveSessionOf(messageAlias)} AND ${wellFormedBundle(messageAlias)})`;
 }
 
+/**
+ * A row of a won claim whose delivery is not confirmed yet — the resolver's `Settlement.Delivering`,
+ * read from the same marker. Not active (no claim may take it), yet not settled either: the delivery
+ * may still be refused and the claim rolled back, making the bundle pending again.
+ */
+export function deliveryPendingRow(messageAlias: string): string {
+  return `(${messageAlias}.type = '${CLARIFICATION_REQUEST}' AND ${messageAlias}.metadata->>'response_delivery_pending' = 'true')`;
+}
+
+/**
+ * A row of a bundle that is its worker's decision until a resolution is final: active, or held by a
+ * winner whose delivery is pending in a live session (being answered, not gone). Only for showing and
+ * checking a decision — what may be claimed is `activeRow` alone.
+ */
+export function activeOrHeldRow(messageAlias: string): string {
+  return `(${activeRow(messageAlias)} OR (${deliveryPendingRow(messageAlias)} AND ${liveSessionOf(messageAlias)}))`;
+}
+
 /** The session has an active bundle (the workflow guard and the pending-action projection). */
 export function sessionHasActiveBundle(sessionIdExpression: string): string {
   return `EXISTS (SELECT 1 FROM task_session_messages guard_m
