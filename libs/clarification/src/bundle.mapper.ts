@@ -1,4 +1,5 @@
-import type { Answer, BundleRow, ClarificationRequest, ClarificationResponse, Question } from './clarification.types.js';
+import { type Answer, type BundleRow, type ClarificationRequest, type ClarificationResponse, ClarificationStatus, type Question } from './clarification.types.js';
+import { winnerStatus, winningRows } from './settlement.js';
 
 /** The bundle's task per spec M5: the message's task_id, else its session's; '' when neither. */
 export function bundleTaskId(rows: readonly BundleRow[]): string {
@@ -36,18 +37,18 @@ export function requestFromRows(rows: readonly BundleRow[]): ClarificationReques
   };
 }
 
-/** The answers recorded on a bundle's rows, in D2 order (rows without one contribute nothing). */
+/** The answers the winner recorded on a bundle's rows, in D2 order (rows without one contribute nothing). */
 export function recordedAnswers(rows: readonly BundleRow[]): Answer[] {
-  return rows.flatMap((row) => (row.metadata.response ? [row.metadata.response] : []));
+  return winningRows(rows).flatMap((row) => (row.metadata.response ? [row.metadata.response] : []));
 }
 
 /**
- * The winner's response as the rows record it (R2b): answers in D2 order, `rejected` from the first
- * terminal row, no reject reason (the rows do not store it), answered when the rows last changed.
+ * The winner's response as the rows record it (R2b): answers in D2 order, `rejected` from the winner's
+ * first row, no reject reason (the rows do not store it), answered when the rows last changed.
  */
 export function recordedResponse(rows: readonly BundleRow[]): ClarificationResponse {
   const first = rows[0];
-  const rejected = rows.find((row) => row.metadata.status === 'answered' || row.metadata.status === 'rejected')?.metadata.status === 'rejected';
+  const rejected = winnerStatus(rows) === ClarificationStatus.Rejected;
   const respondedAt = rows.reduce<Date | undefined>(
     (latest, row) => (row.updated_at && (!latest || row.updated_at > latest) ? row.updated_at : latest),
     undefined,

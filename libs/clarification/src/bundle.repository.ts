@@ -100,6 +100,19 @@ export class BundleRepository {
     );
   }
 
+  /** Every row of the bundle in D2 order and whether the activeness rule holds it active, read in one statement. */
+  async findBundleState(pendingId: string, executor: SqlExecutor = this.dataSource): Promise<{ rows: BundleRow[]; active: boolean }> {
+    const rows = await queryRows<BundleRow & { bundle_active: boolean }>(
+      executor,
+      `SELECT ${BUNDLE_COLUMNS}, ${bundleIsActive('$1')} AS bundle_active FROM task_session_messages m
+         LEFT JOIN task_sessions s ON s.id = m.task_session_id
+        WHERE m.metadata->>'pending_id' = $1 AND m.type = '${CLARIFICATION_REQUEST}'
+        ORDER BY ${D2_ORDER}`,
+      [pendingId],
+    );
+    return { rows: rows.map(({ bundle_active: _active, ...row }) => row), active: rows[0]?.bundle_active === true };
+  }
+
   /**
    * Spec M5 + A1–A5 in one statement: the bundle's rows in D2 order with its session, or nothing when
    * the bundle is missing or the caller may not reach its task — both cost the same single query, so

@@ -69,7 +69,7 @@ function openStatus(rows: readonly BundleRow[], active: boolean): BundleStatus {
 /** Where a bundle stands, from its rows and whether the activeness rule holds it active. */
 function stateOf(rows: BundleRow[], active: boolean): BundleState {
   const request = requestFromRows(rows);
-  switch (settlementOf(rows)) {
+  switch (settlementOf(rows, active)) {
     case Settlement.Final: {
       const response = recordedResponse(rows);
       return {
@@ -196,7 +196,7 @@ export class ClarificationService implements OnModuleInit, LongPollEndings {
   /** The bundle and where it stands (spec A7, read from the durable rows on any replica) — one query. */
   async getBundle(caller: Caller, pendingId: string): Promise<BundleReport> {
     const { rows, active } = await this.authorizeBundle(caller, pendingId);
-    return { ...stateOf(rows, active), resolved_by: finalResolvedBy(rows), expires_at: expiresAtOf(rows) };
+    return { ...stateOf(rows, active), resolved_by: finalResolvedBy(rows, active), expires_at: expiresAtOf(rows) };
   }
   /**
    * Long poll: the winner's response — at once when it is already final, else once it is. A bundle no

@@ -265,23 +265,23 @@ export class DeliveryService implements OnModuleInit {
   ): Promise<WinnerDelivery | undefined> {
     const pendingId = target.request.pending_id;
     const change = this.signals.nextChange(pendingId, this.config.deliveryConfirmTimeoutMs + REMOTE_GRACE_MS);
-    let rows = await this.bundles.findBundle(pendingId);
-    if (settlementOf(rows) === Settlement.Delivering) {
+    let state = await this.bundles.findBundleState(pendingId);
+    if (settlementOf(state.rows, state.active) === Settlement.Delivering) {
       await change.changed;
-      rows = await this.bundles.findBundle(pendingId);
+      state = await this.bundles.findBundleState(pendingId);
     } else {
       change.cancel();
     }
-    switch (settlementOf(rows)) {
+    switch (settlementOf(state.rows, state.active)) {
       case Settlement.Final:
         // Final, but possibly another answer's: this claim was rolled back and another won before this read.
-        return recordsResponse(rows, response) ? WinnerDelivery.LiveWaiter : undefined;
+        return recordsResponse(state.rows, response) ? WinnerDelivery.LiveWaiter : undefined;
       case Settlement.Delivering:
         if (!(await this.claims.takeOver(pendingId, remote, this.lease.id))) throw ClarificationError.inProgress();
         this.logger.warn({ msg: 'hand-off not taken in time; resuming the agent instead', pending_id: pendingId, replica: remote });
         return this.resumeInstead(target, response, session, webhook);
       case Settlement.Open:
-        if (await this.bundles.isBundleActive(pendingId)) {
+        if (state.active) {
           throw new ClarificationError(
             ClarificationErrorCode.DeliveryFailed,
             'the answer could not be delivered to the waiting agent; the clarification is pending again and the answer can be retried',

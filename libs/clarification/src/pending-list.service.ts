@@ -109,10 +109,10 @@ export class PendingListService {
 
   /** One bundle in the list's shape, whatever its state; a foreign id is the same not-found as a missing one. */
   async describe(caller: Caller, pendingId: string): Promise<DescribedBundle> {
-    const { rows } = await this.clarifications.authorizeBundle(caller, pendingId);
+    const { rows, active } = await this.clarifications.authorizeBundle(caller, pendingId);
     const first = rows[0];
     const view = bundleView(rows, { pending_id: pendingId, task_id: bundleTaskId(rows), session_id: first.task_session_id }, Date.now());
-    return { ...view, resolved_by: finalResolvedBy(rows), expires_at: expiresAtOf(rows) };
+    return { ...view, resolved_by: finalResolvedBy(rows, active), expires_at: expiresAtOf(rows) };
   }
 
   async list(caller: Caller, input: PendingListInput): Promise<PendingPage> {

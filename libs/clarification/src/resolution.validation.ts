@@ -2,6 +2,7 @@ import { INPUT_LIMITS } from '#common';
 import { ClarificationError } from './clarification.errors.js';
 import { type Answer, type BundleRow, ClarificationStatus, type Question, type TerminalStatus } from './clarification.types.js';
 import { requestFromRows } from './bundle.mapper.js';
+import { isPendingRow } from './settlement.js';
 
 /** N8b: reason and custom_text are capped at 2000 runes (code points, not bytes or UTF-16 units). */
 export const MAX_TEXT_RUNES = INPUT_LIMITS.answerText;
@@ -95,4 +96,15 @@ export function validateOutcome(input: ResolutionInput, rows: readonly BundleRow
     return { terminal: ClarificationStatus.Rejected, answers: [], rejectReason: cappedText(input.reject_reason, 'reject_reason') };
   }
   return { terminal: ClarificationStatus.Answered, answers: normalizeAnswers(input.answers ?? [], rows), rejectReason: '' };
+}
+
+/**
+ * What a claim on these rows records: the outcome's answers to the still-pending questions only. The
+ * claim moves the pending rows alone, so on a mixed legacy bundle the already-terminal rows keep their
+ * state and response, and the answers given for them (validated like the rest) are not recorded — the
+ * winner is told, as every loser later is, exactly what its claim wrote.
+ */
+export function claimedOutcome(outcome: NormalizedOutcome, rows: readonly BundleRow[]): NormalizedOutcome {
+  const pending = new Set(rows.filter(isPendingRow).map((row) => row.metadata.question_id));
+  return { ...outcome, answers: outcome.answers.filter((answer) => pending.has(answer.question_id)) };
 }

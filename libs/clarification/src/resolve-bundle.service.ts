@@ -13,7 +13,7 @@ import { ClarificationService } from './clarification.service.js';
 import { type Answer, type BundleRow, ClarificationStatus, type TerminalStatus } from './clarification.types.js';
 import { DeliveryService } from './delivery.service.js';
 import type { Resolution } from './resolution.envelope.js';
-import { type NormalizedOutcome, type ResolutionInput, validateOutcome } from './resolution.validation.js';
+import { claimedOutcome, type NormalizedOutcome, type ResolutionInput, validateOutcome } from './resolution.validation.js';
 import { winnerIdentity } from './resolved-by.js';
 import { Settlement, settlementOf, winnerStatus } from './settlement.js';
 
@@ -107,16 +107,16 @@ export class ResolveBundleService {
   private async resolveOnce(attempt: Attempt): Promise<Resolution> {
     const { caller, pendingId, input, surface } = attempt;
     const bundle = await this.authorizedShared(caller, pendingId);
-    const outcome = validateOutcome(input, bundle.rows);
-    let rows = bundle.rows;
+    const validated = validateOutcome(input, bundle.rows);
+    let { rows, active } = bundle;
     let waits = 0;
     for (let attempts = 0; ; ) {
-      switch (settlementOf(rows)) {
+      switch (settlementOf(rows, active)) {
         case Settlement.Final:
           return replay(rows);
         case Settlement.Delivering:
-          ({ rows } = await this.readSettled(pendingId));
-          if (settlementOf(rows) === Settlement.Delivering) throw ClarificationError.inProgress();
+          ({ rows, active } = await this.readSettled(pendingId));
+          if (settlementOf(rows, active) === Settlement.Delivering) throw ClarificationError.inProgress();
           break;
         case Settlement.Open: {
           const ahead = this.claiming.get(pendingId);
@@ -124,12 +124,13 @@ export class ResolveBundleService {
             waits += 1;
             const told = await ahead;
             if (told !== undefined) return told;
-            ({ rows } = await this.readSettled(pendingId));
-            if (settlementOf(rows) === Settlement.Delivering) throw ClarificationError.inProgress();
+            ({ rows, active } = await this.readSettled(pendingId));
+            if (settlementOf(rows, active) === Settlement.Delivering) throw ClarificationError.inProgress();
             break;
           }
           if (attempts === MAX_CLAIM_ATTEMPTS) throw ClarificationError.inProgress();
           attempts += 1;
+          const outcome = claimedOutcome(validated, rows);
           const won = await this.claimedAlone(pendingId, outcome, () =>
             this.delivery.claimAndDeliver({
               rows,
@@ -148,13 +149,13 @@ export class ResolveBundleService {
           }
           // R2a: the loser's one re-read — made once the winner's delivery outcome is known.
           const settled = await this.readSettled(pendingId);
-          rows = settled.rows;
-          if (settlementOf(rows) === Settlement.Delivering) throw ClarificationError.inProgress();
+          ({ rows, active } = settled);
+          if (settlementOf(rows, active) === Settlement.Delivering) throw ClarificationError.inProgress();
           // No winner now: active ⇒ a winner was rolled back meanwhile (seen or not), and this attempt proceeds;
           // not active ⇒ 409 — unless another claim won since the read, which the next round of the loop handles.
-          if (settlementOf(rows) === Settlement.Open && !settled.reopened && !(await this.bundles.isBundleActive(pendingId))) {
-            rows = await this.bundles.findBundle(pendingId);
-            if (settlementOf(rows) === Settlement.Open) throw ClarificationError.notActive();
+          if (settlementOf(rows, active) === Settlement.Open && !settled.reopened && !active) {
+            ({ rows, active } = await this.bundles.findBundleState(pendingId));
+            if (settlementOf(rows, active) === Settlement.Open && !active) throw ClarificationError.notActive();
           }
           break;
         }
@@ -200,19 +201,19 @@ export class ResolveBundleService {
   }
 
   /**
-   * Reads the bundle; while a winner's delivery is pending, waits (bounded) for its outcome and reads
-   * once more. `reopened`: a pending delivery was seen and then rolled back.
+   * Reads the bundle and its activeness; while a winner's delivery is pending, waits (bounded) for its
+   * outcome and reads once more. `reopened`: a pending delivery was seen and then rolled back.
    */
-  private async readSettled(pendingId: string): Promise<{ rows: BundleRow[]; reopened: boolean }> {
+  private async readSettled(pendingId: string): Promise<{ rows: BundleRow[]; active: boolean; reopened: boolean }> {
     const bound = Math.max(this.config.resumeTimeoutMs, this.config.deliveryConfirmTimeoutMs) + SETTLE_GRACE_MS;
     const change = this.signals.nextChange(pendingId, bound);
-    const rows = await this.bundles.findBundle(pendingId);
-    if (settlementOf(rows) !== Settlement.Delivering) {
+    const state = await this.bundles.findBundleState(pendingId);
+    if (settlementOf(state.rows, state.active) !== Settlement.Delivering) {
       change.cancel();
-      return { rows, reopened: false };
+      return { ...state, reopened: false };
     }
     await change.changed;
-    const settled = await this.bundles.findBundle(pendingId);
-    return { rows: settled, reopened: settlementOf(settled) === Settlement.Open };
+    const settled = await this.bundles.findBundleState(pendingId);
+    return { ...settled, reopened: settlementOf(settled.rows, settled.active) === Settlement.Open };
   }
 }

@@ -1,7 +1,7 @@
 import type { Caller } from '#authorization';
 import type { BundleRow } from './clarification.types.js';
 import type { ResolutionSurface } from './resolve-bundle.service.js';
-import { Settlement, settlementOf } from './settlement.js';
+import { Settlement, settlementOf, winningRows } from './settlement.js';
 
 /**
  * Who the claim records as the winner (issue 15): the caller's kind, the user behind it (users
@@ -57,9 +57,9 @@ export function parseResolvedBy(value: unknown): ResolvedBy | null {
   };
 }
 
-/** Who won a bundle, from its rows (the first one that records it, in D2 order); null when nobody did. */
+/** Who won a bundle, from the winner's rows (the first one that records it, in D2 order); null when nobody did. */
 export function resolvedByOf(rows: readonly BundleRow[]): ResolvedBy | null {
-  for (const row of rows) {
+  for (const row of winningRows(rows)) {
     const resolvedBy = parseResolvedBy(row.metadata.resolved_by);
     if (resolvedBy) return resolvedBy;
   }
@@ -67,6 +67,6 @@ export function resolvedByOf(rows: readonly BundleRow[]): ResolvedBy | null {
 }
 
 /** Who won, once the winner's answer is final (a claim still being delivered may yet be rolled back). */
-export function finalResolvedBy(rows: readonly BundleRow[]): ResolvedBy | null {
-  return settlementOf(rows) === Settlement.Final ? resolvedByOf(rows) : null;
+export function finalResolvedBy(rows: readonly BundleRow[], active: boolean): ResolvedBy | null {
+  return settlementOf(rows, active) === Settlement.Final ? resolvedByOf(rows) : null;
 }
