@@ -44,10 +44,17 @@ function sourceFiles(dir: string): string[] {
   });
 }
 
+/** Every markdown page under `dir`, its subfolders (docs/api/…) included. */
+function markdownPages(dir: string): string[] {
+  return readdirSync(dir).flatMap((name) => {
+    const full = path.join(dir, name);
+    if (statSync(full).isDirectory()) return markdownPages(full);
+    return name.endsWith('.md') ? [full] : [];
+  });
+}
+
 function citingFiles(): string[] {
-  const docs = readdirSync(path.join(ROOT, 'docs'))
-    .filter((name) => name.endsWith('.md') && name !== 'rules.md')
-    .map((name) => path.join(ROOT, 'docs', name));
+  const docs = markdownPages(path.join(ROOT, 'docs')).filter((file) => file !== RULES);
   const sources = SOURCE_DIRS.flatMap((dir) => sourceFiles(path.join(ROOT, dir))).filter((file) => file !== SELF);
   return [...sources, path.join(ROOT, 'README.md'), ...docs];
 }
