@@ -7,7 +7,8 @@ import { connectMcp, type McpConnection } from './mcp.js';
  * the service answered before, during and after a database fault.
  */
 
-export type Operation = 'ask' | 'answer' | 'graphql' | 'mcp';
+/** `command`: POST /api/v1/commands, which fault tests drive alongside the load. */
+export type Operation = 'ask' | 'answer' | 'graphql' | 'mcp' | 'command';
 
 /** `'ok'`: served; `'unavailable'`: the surface's "database unavailable" answer; any other text describes a defect. */
 export type Verdict = string;

@@ -15,6 +15,16 @@ const UNAVAILABLE_MESSAGES = [
   /database is unavailable/i,
 ];
 
+export const DATABASE_UNAVAILABLE_MESSAGE = 'the database is unavailable; retry shortly';
+
+/** Refused without trying: the process already knows the database cannot be reached. */
+export class DatabaseUnavailableError extends Error {
+  constructor() {
+    super(DATABASE_UNAVAILABLE_MESSAGE);
+    this.name = 'DatabaseUnavailableError';
+  }
+}
+
 interface ErrorLike {
   code?: unknown;
   message?: unknown;
@@ -28,6 +38,7 @@ interface ErrorLike {
  * 503 and can be retried.
  */
 export function isDatabaseUnavailable(error: unknown, depth = 0): boolean {
+  if (error instanceof DatabaseUnavailableError) return true;
   if (depth > 3 || typeof error !== 'object' || error === null) return false;
   const { code, message, driverError, cause } = error as ErrorLike;
   if (typeof code === 'string' && (CONNECTION_ERROR_CODES.has(code) || UNAVAILABLE_SQLSTATES.has(code) || code.startsWith('08'))) {
@@ -36,5 +47,3 @@ export function isDatabaseUnavailable(error: unknown, depth = 0): boolean {
   if (typeof message === 'string' && UNAVAILABLE_MESSAGES.some((pattern) => pattern.test(message))) return true;
   return isDatabaseUnavailable(driverError, depth + 1) || isDatabaseUnavailable(cause, depth + 1);
 }
-
-export const DATABASE_UNAVAILABLE_MESSAGE = 'the database is unavailable; retry shortly';

@@ -1,6 +1,8 @@
 import pg from 'pg';
 import { DataSource } from 'typeorm';
+import { DatabaseUnavailableError, isDatabaseUnavailable } from '#common';
 import { MIGRATIONS } from '../../../migrations/index.js';
+import type { DatabaseReachability } from './database-reachability.js';
 
 export interface PoolOptions {
   poolSize: number;
@@ -36,24 +38,101 @@ export function connectionSettings(options: PoolOptions) {
   };
 }
 
+/** "Too many connections": the server answered, so it is a burst, not an unreachable database. */
+const TOO_MANY_CONNECTIONS = '53300';
+
+type ConnectCallback = (error: Error | null) => void;
+type PoolConnectCallback = (error: Error | undefined, client: pg.PoolClient | undefined, done: (release?: unknown) => void) => void;
+
 /**
  * pg's pool has one `connectionTimeoutMillis` for two waits: for a free client when all are in use, and
  * for opening a new one. The pool gets the acquire bound, and each client it opens carries the connect
  * bound itself (pg's Client enforces its own `connectionTimeoutMillis`), so a burst may queue longer
- * than a dead database takes to be noticed.
+ * than a dead database takes to be noticed. A connection that cannot be opened because the database
+ * does not answer marks it unreachable at once, ahead of the listener's probe.
  */
-function clientConnectingWithin(connectTimeoutMs: number): typeof pg.Client {
+function clientConnectingWithin(connectTimeoutMs: number, reachability: DatabaseReachability | undefined): typeof pg.Client {
+  const failed = (error: unknown) => {
+    if (reachability && isDatabaseUnavailable(error) && (error as { code?: unknown }).code !== TOO_MANY_CONNECTIONS) reachability.markUnreachable(error);
+  };
   return class BoundedConnectClient extends pg.Client {
     constructor(config?: string | pg.ClientConfig) {
       super({ ...(typeof config === 'string' ? { connectionString: config } : config), connectionTimeoutMillis: connectTimeoutMs });
     }
+
+    override connect(): Promise<pg.Client>;
+    override connect(callback: ((err: Error) => void) | ((err: null, c: pg.Client) => void)): void;
+    override connect(callback?: ((err: Error) => void) | ((err: null, c: pg.Client) => void)): Promise<pg.Client> | undefined {
+      if (callback === undefined) {
+        return super.connect().catch((error: unknown) => {
+          failed(error);
+          throw error;
+        });
+      }
+      // pg-pool opens its clients with the callback form.
+      super.connect((error: Error | null) => {
+        if (error) failed(error);
+        (callback as ConnectCallback)(error);
+      });
+      return undefined;
+    }
   };
 }
 
-export function createDataSource(url: string, options: PoolOptions = DEFAULT_POOL_OPTIONS): DataSource {
+/** Closes the socket at once: ending a connection politely waits for a frozen server to acknowledge it. */
+function giveUp(client: pg.PoolClient): void {
+  (client as unknown as pg.Client).connection.stream.destroy();
+}
+
+/**
+ * The pool of a process that knows when its database is unreachable (DatabaseReachability). Meanwhile
+ * it refuses connections at once with DatabaseUnavailableError — before any statement, so nothing of
+ * a refused request has begun — instead of handing out idle connections that a hung server would
+ * leave waiting for the statement bound. Going unreachable closes the idle connections, and every
+ * connection released while unreachable; a statement running on a checked-out connection keeps its
+ * own bounds. Reachable again, the pool opens fresh connections (each within the connect bound).
+ */
+function poolGatedBy(reachability: DatabaseReachability): typeof pg.Pool {
+  return class GatedPool extends pg.Pool {
+    private readonly idle = new Set<pg.PoolClient>();
+
+    constructor(config?: pg.PoolConfig) {
+      super(config);
+      this.on('acquire', (client) => this.idle.delete(client));
+      this.on('remove', (client) => this.idle.delete(client));
+      this.on('release', (_error, client) => {
+        if (reachability.isReachable) this.idle.add(client);
+        else giveUp(client);
+      });
+      reachability.onUnreachable(() => {
+        for (const client of this.idle) giveUp(client);
+        this.idle.clear();
+      });
+    }
+
+    override connect(): Promise<pg.PoolClient>;
+    override connect(callback: PoolConnectCallback): void;
+    override connect(callback?: PoolConnectCallback): Promise<pg.PoolClient> | undefined {
+      if (!reachability.isReachable) {
+        const refused = new DatabaseUnavailableError();
+        if (callback === undefined) return Promise.reject(refused);
+        process.nextTick(() => callback(refused, undefined, () => undefined));
+        return undefined;
+      }
+      if (callback === undefined) return super.connect();
+      super.connect(callback);
+      return undefined;
+    }
+  };
+}
+
+/** With `reachability`, the pool fails fast while the database is known to be unreachable (poolGatedBy). */
+export function createDataSource(url: string, options: PoolOptions = DEFAULT_POOL_OPTIONS, reachability?: DatabaseReachability): DataSource {
   return new DataSource({
     type: 'postgres',
     url,
+    // TypeORM takes its pg module from `driver`: the same module, with the gated pool.
+    ...(reachability ? { driver: Object.create(pg, { Pool: { value: poolGatedBy(reachability) } }) as typeof pg } : {}),
     synchronize: false,
     migrations: MIGRATIONS,
     migrationsTransactionMode: 'each',
@@ -61,7 +140,7 @@ export function createDataSource(url: string, options: PoolOptions = DEFAULT_POO
       max: options.poolSize,
       ...connectionSettings(options),
       connectionTimeoutMillis: options.acquireTimeoutMs,
-      Client: clientConnectingWithin(options.connectTimeoutMs),
+      Client: clientConnectingWithin(options.connectTimeoutMs, reachability),
     },
     logging: false,
   });

@@ -27,17 +27,29 @@ export class DatabaseListener implements OnModuleInit, BeforeApplicationShutdown
   private readonly handlers = new Map<string, Set<Handler>>();
   private readonly reconnected = new Set<() => void>();
   private client: pg.Client | undefined;
-  private reachable = false;
+  /** The client the probe timer probes: connected and listening. */
+  private probed: pg.Client | undefined;
   private attempt = 0;
   private retryTimer: NodeJS.Timeout | undefined;
   private probeTimer: NodeJS.Timeout | undefined;
   private closing = false;
 
-  constructor(@Inject(Database) private readonly database: Database) {}
+  private readonly stopWatching: () => void;
 
-  /** False from a lost connection until it is back: requests that need the database fail fast meanwhile. */
+  constructor(@Inject(Database) private readonly database: Database) {
+    // Something else (a connection the pool could not open) saw the database go: probe now, so a
+    // false alarm is cleared in one round trip and a real outage is confirmed as soon as possible.
+    this.stopWatching = database.reachability.onUnreachable(() => {
+      if (this.client && this.client === this.probed && !this.closing) this.probe(this.client);
+    });
+  }
+
+  /**
+   * False from a detected loss until the database answers again (the process's DatabaseReachability):
+   * requests that need the database fail fast meanwhile — the pool refuses connections.
+   */
   get isReachable(): boolean {
-    return this.reachable;
+    return this.database.reachability.isReachable;
   }
 
   async onModuleInit(): Promise<void> {
@@ -46,6 +58,7 @@ export class DatabaseListener implements OnModuleInit, BeforeApplicationShutdown
 
   async beforeApplicationShutdown(): Promise<void> {
     this.closing = true;
+    this.stopWatching();
     clearTimeout(this.retryTimer);
     clearInterval(this.probeTimer);
     const client = this.client;
@@ -59,7 +72,7 @@ export class DatabaseListener implements OnModuleInit, BeforeApplicationShutdown
    * use; a read on it waits for the probe at most.
    */
   get connection(): pg.Client | undefined {
-    return this.reachable ? this.client : undefined;
+    return this.isReachable ? this.client : undefined;
   }
 
   /** Calls `handler` with each NOTIFY payload on `channel`; the returned function stops it. */
@@ -69,7 +82,8 @@ export class DatabaseListener implements OnModuleInit, BeforeApplicationShutdown
     if (!handlers) {
       handlers = new Set();
       this.handlers.set(channel, handlers);
-      if (this.client && this.reachable) this.client.query(`LISTEN ${channel}`).catch((error: unknown) => this.lost(this.client, error));
+      // Once connected (not only while reachable: a pool-side alarm must not lose a channel).
+      if (this.client && this.client === this.probed) this.client.query(`LISTEN ${channel}`).catch((error: unknown) => this.lost(this.client, error));
     }
     handlers.add(handler);
     return () => handlers.delete(handler);
@@ -91,8 +105,9 @@ export class DatabaseListener implements OnModuleInit, BeforeApplicationShutdown
     for (const channel of this.handlers.keys()) await client.query(`LISTEN ${channel}`);
     if (this.client !== client) return;
     const recovering = this.attempt > 0;
-    this.reachable = true;
+    this.database.reachability.markReachable();
     this.attempt = 0;
+    this.probed = client;
     clearInterval(this.probeTimer);
     this.probeTimer = setInterval(() => this.probe(client), PROBE_EVERY_MS);
     this.probeTimer.unref();
@@ -104,10 +119,15 @@ export class DatabaseListener implements OnModuleInit, BeforeApplicationShutdown
 
   /**
    * A probe that timed out is sent once more before the connection counts as lost: on a loaded
-   * machine a stalled event loop can fire the timeout although the answer already arrived.
+   * machine a stalled event loop can fire the timeout although the answer already arrived. An answer
+   * clears an unreachable mark made before the probe was sent (not one made while it was on its way).
    */
   private probe(client: pg.Client): void {
-    const once = () => client.query({ text: 'SELECT 1', query_timeout: PROBE_TIMEOUT_MS } as pg.QueryConfig);
+    const reachability = this.database.reachability;
+    const once = () => {
+      const mark = reachability.mark;
+      return client.query({ text: 'SELECT 1', query_timeout: PROBE_TIMEOUT_MS } as pg.QueryConfig).then(() => reachability.confirmedSince(mark));
+    };
     once()
       .catch(() => once())
       .catch((error: unknown) => this.lost(client, error));
@@ -121,8 +141,9 @@ export class DatabaseListener implements OnModuleInit, BeforeApplicationShutdown
   private lost(client: pg.Client | undefined, error: unknown): void {
     if (!client || client !== this.client || this.closing) return;
     this.client = undefined;
-    this.reachable = false;
+    this.probed = undefined;
     clearInterval(this.probeTimer);
+    this.database.reachability.markUnreachable(error);
     client.removeAllListeners('notification');
     client.on('error', () => undefined);
     void client.end().catch(() => undefined);

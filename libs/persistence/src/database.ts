@@ -2,6 +2,7 @@ import { Logger } from '@nestjs/common';
 import pg from 'pg';
 import type { DataSource } from 'typeorm';
 import { createDataSource, DEFAULT_POOL_OPTIONS, type PoolOptions } from './data-source.factory.js';
+import { DatabaseReachability } from './database-reachability.js';
 import { EmbeddedDatabase } from './embedded-database.js';
 
 export interface DatabaseOptions extends Partial<PoolOptions> {
@@ -38,6 +39,8 @@ export class Database {
     readonly dataSource: DataSource,
     readonly url: string,
     readonly poolOptions: PoolOptions,
+    /** Whether the database is known to be reachable: the pool of `dataSource` fails fast while it is not. */
+    readonly reachability: DatabaseReachability,
     private readonly embedded: EmbeddedDatabase | undefined,
   ) {}
 
@@ -54,7 +57,8 @@ export class Database {
       statementTimeoutMs: options.statementTimeoutMs ?? DEFAULT_POOL_OPTIONS.statementTimeoutMs,
       idleInTransactionTimeoutMs: options.idleInTransactionTimeoutMs ?? DEFAULT_POOL_OPTIONS.idleInTransactionTimeoutMs,
     };
-    const dataSource = createDataSource(url, poolOptions);
+    const reachability = new DatabaseReachability();
+    const dataSource = createDataSource(url, poolOptions, reachability);
     try {
       const applied = await migrateExclusively(url);
       if (applied.length > 0) logger.log(`applied migrations: ${applied.join(', ')}`);
@@ -65,7 +69,7 @@ export class Database {
       throw error;
     }
     logger.log(embedded ? `embedded PostgreSQL under ${options.dataDir}` : 'PostgreSQL at DATABASE_URL');
-    return new Database(dataSource, url, poolOptions, embedded);
+    return new Database(dataSource, url, poolOptions, reachability, embedded);
   }
 
   async close(): Promise<void> {

