@@ -3,7 +3,7 @@ import { DataSource } from 'typeorm';
 import { keysetInstantSql } from '#common';
 import { queryRows } from '#persistence';
 import type { AuditEntry, AuditOutcome } from './audit.types.js';
-import type { ResolutionSurface } from './resolve-bundle.service.js';
+import type { ResolutionSurface } from './resolution-surface.js';
 
 export interface AuditRow {
   id: string;

@@ -2,7 +2,7 @@ import type { Caller } from '#authorization';
 import { assertNever, INPUT_LIMITS } from '#common';
 import { ClarificationError, ClarificationErrorCode } from './clarification.errors.js';
 import type { ResolutionInput } from './resolution.validation.js';
-import type { ResolutionSurface } from './resolve-bundle.service.js';
+import type { ResolutionSurface } from './resolution-surface.js';
 
 /** How one resolution attempt ended (issue 15, "Audit trail"). */
 export enum AuditOutcome {

@@ -22,6 +22,7 @@ export * from './question.validation.js';
 export * from './resolution.envelope.js';
 export * from './resolution.validation.js';
 export * from './resolve-bundle.service.js';
+export type { ResolutionSurface } from './resolution-surface.js';
 export * from './resolved-by.js';
 export * from './settlement.js';
 export * from './waiter.store.js';

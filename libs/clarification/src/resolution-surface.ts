@@ -1,5 +1,7 @@
 import { ClarificationError } from './clarification.errors.js';
-import type { ResolutionSurface } from './resolve-bundle.service.js';
+
+/** Where a resolution came from: recorded on the winner's rows, in the audit trail and in metrics. */
+export type ResolutionSurface = 'rest' | 'mcp' | 'graphql' | 'command' | 'web';
 
 /** The header with which a REST client says which surface it is: the inbox page sends `web`. */
 export const SURFACE_HEADER = 'x-parley-surface';

@@ -13,11 +13,11 @@ import { ClarificationService } from './clarification.service.js';
 import { type Answer, type BundleRow, ClarificationStatus, type TerminalStatus } from './clarification.types.js';
 import { DeliveryService } from './delivery.service.js';
 import type { Resolution } from './resolution.envelope.js';
+import type { ResolutionSurface } from './resolution-surface.js';
 import { claimedOutcome, type NormalizedOutcome, type ResolutionInput, validateOutcome } from './resolution.validation.js';
 import { winnerIdentity } from './resolved-by.js';
 import { Settlement, settlementOf, winnerStatus } from './settlement.js';
 
-export type ResolutionSurface = 'rest' | 'mcp' | 'graphql' | 'command' | 'web';
 
 interface Attempt {
   id: string;

@@ -1,6 +1,6 @@
 import type { Caller } from '#authorization';
 import type { BundleRow } from './clarification.types.js';
-import type { ResolutionSurface } from './resolve-bundle.service.js';
+import type { ResolutionSurface } from './resolution-surface.js';
 import { Settlement, settlementOf, winningRows } from './settlement.js';
 
 /**

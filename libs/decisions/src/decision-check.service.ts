@@ -39,20 +39,20 @@ export class DecisionCheckService {
     if (!worker || !worker.open || !(await this.access.authorizeTaskAccess(caller, worker.task_id))) {
       throw DecisionError.unknownWorker();
     }
-    const rows = await this.decisions.currentBundleRows(worker.id);
+    const { rows, active } = await this.decisions.currentBundle(worker.id);
     if (rows.length === 0) throw DecisionError.notPending();
     const shape = decisionOf(rows);
     if (!shape.supported) throw DecisionError.unsupported(shape.reason);
     if (shape.decision.view.decision_ref !== request.decisionRef) throw DecisionError.notPending();
     const input = answerFor(shape.decision, request.selection);
     assertResolvable(input, rows);
-    return { workerId: worker.id, pendingId: rows[0]?.metadata.pending_id ?? '', decisionRef: request.decisionRef, input, held: isHeld(rows) };
+    return { workerId: worker.id, pendingId: rows[0]?.metadata.pending_id ?? '', decisionRef: request.decisionRef, input, held: isHeld(rows, active) };
   }
 }
 
 /** Whether the decision's rows are held by a winner's pending delivery (they are active otherwise). */
-function isHeld(rows: readonly BundleRow[]): boolean {
-  const settlement = settlementOf(rows);
+function isHeld(rows: readonly BundleRow[], active: boolean): boolean {
+  const settlement = settlementOf(rows, active);
   switch (settlement) {
     case Settlement.Delivering:
       return true;

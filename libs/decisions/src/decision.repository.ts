@@ -3,7 +3,7 @@ import { DataSource } from 'typeorm';
 import { taskVisibilityCondition, type WorkspaceVisibility } from '#authorization';
 import { type BundleRow, D2_ORDER } from '#clarification';
 import { queryRow, queryRows } from '#persistence';
-import { activeOrHeldRow, CLARIFICATION_REQUEST, nonTerminalSession } from '#tasks';
+import { activeOrHeldRow, activeRow, CLARIFICATION_REQUEST, nonTerminalSession } from '#tasks';
 
 export interface WorkerRow {
   id: string;
@@ -34,15 +34,16 @@ export class DecisionRepository {
   }
 
   /**
-   * Every row of the worker's current decision, in question order; none when it has no decision. A
+   * Every row of the worker's current decision, in question order, and whether the bundle is active;
+   * no rows when it has no decision. A
    * worker's decision is its session's newest bundle that is active or held by a winner's pending
    * delivery (the shared rules), ties broken by pending_id — the same choice `listWorkerBundles` makes.
-   * The caller tells the two apart by the rows' settlement.
+   * The caller tells the two apart by the bundle's settlement.
    */
-  currentBundleRows(workerId: string): Promise<BundleRow[]> {
-    return queryRows<BundleRow>(
+  async currentBundle(workerId: string): Promise<{ rows: BundleRow[]; active: boolean }> {
+    const rows = await queryRows<BundleRow & { row_active: boolean }>(
       this.dataSource,
-      `SELECT ${BUNDLE_COLUMNS} FROM task_session_messages m
+      `SELECT ${BUNDLE_COLUMNS}, ${activeRow('m')} AS row_active FROM task_session_messages m
          JOIN task_sessions s ON s.id = m.task_session_id
         WHERE m.type = '${CLARIFICATION_REQUEST}'
           AND m.metadata->>'pending_id' = (
@@ -52,6 +53,7 @@ export class DecisionRepository {
         ORDER BY ${D2_ORDER}`,
       [workerId],
     );
+    return { rows: rows.map(({ row_active: _active, ...row }) => row), active: rows.some((row) => row.row_active) };
   }
 
   /** One head per visible worker (session) that has a current decision (see `currentBundleRows`), oldest bundle first. */
