@@ -17,6 +17,7 @@ import { ModulesContainer } from '@nestjs/core';
 import { GraphQLSchemaHost } from '@nestjs/graphql';
 import { AcceptsSessionAgent, AdminOnly, RequireAccess } from '#authorization';
 import { Public } from '#common';
+import { RATE_LIMITED } from '#rate-limit';
 import { GqlCaller } from '../libs/graphql/src/graphql-caller.js';
 import { startApp, TEST_ADMIN_TOKEN, type TestApp } from './support/app.js';
 import { createRunningSession } from './support/fixtures.js';
@@ -89,6 +90,23 @@ function restRoutes(t: TestApp): string[] {
   );
 }
 
+/**
+ * Every REST route with the rate-limit budget it spends (@RateLimited), or `none`. Address budgets
+ * (sign-in, refused credentials) are hooks outside the routes and GraphQL and MCP spend theirs per
+ * field and per tool: this is the REST half, so a new route shows its budget, or its lack of one, here.
+ */
+function restBudgets(t: TestApp): string[] {
+  return classesOf(t, 'controllers').flatMap((controller) =>
+    methodsOf(controller).flatMap(([, handler]) => {
+      const method = Reflect.getMetadata(METHOD_METADATA, handler) as RequestMethod | undefined;
+      if (method === undefined) return [];
+      const budget = (Reflect.getMetadata(RATE_LIMITED, handler) ?? Reflect.getMetadata(RATE_LIMITED, controller) ?? 'none') as string;
+      const paths = [Reflect.getMetadata(PATH_METADATA, handler) as string | string[]].flat();
+      return paths.map((route) => `${RequestMethod[method]} ${joinPath(Reflect.getMetadata(PATH_METADATA, controller) as string, route)} — ${budget}`);
+    }),
+  );
+}
+
 function graphqlFields(t: TestApp): { resolved: string[]; schema: string[] } {
   const callerFactory = gqlCallerFactory();
   const resolved = classesOf(t, 'providers').flatMap((resolver) =>
@@ -139,6 +157,10 @@ describe('access snapshot: every entry point and what it requires (issue 16)', (
 
   it('REST routes', () => {
     expect(restRoutes(t).sort()).toEqual(REST_ROUTES);
+  });
+
+  it('REST routes and the budget each spends: every answer, list and ask route spends its own', () => {
+    expect(restBudgets(t).sort()).toEqual(REST_BUDGETS);
   });
 
   it('GraphQL fields (and the schema has no field without a resolver method here)', () => {
@@ -244,3 +266,51 @@ const MCP_TOOLS = {
   '/mcp': ['answer_question_kandev', 'list_pending_questions_kandev', 'list_tasks_kandev'],
   '/mcp/session': ['ask_user_question_kandev'],
 };
+/** `none` on /mcp: MCP spends per tool call, inside the endpoint (one unit per call in the request). */
+const REST_BUDGETS = [
+  "DELETE /api/v1/auth/session — none",
+  "DELETE /api/v1/webhooks/:id — lists",
+  "DELETE /mcp — none",
+  "DELETE /mcp/session — none",
+  "GET /api/v1/auth/session — none",
+  "GET /api/v1/clarification — lists",
+  "GET /api/v1/clarification/:id — none",
+  "GET /api/v1/clarification/:id/audit — lists",
+  "GET /api/v1/clarification/:id/wait — none",
+  "GET /api/v1/pending-interactions — lists",
+  "GET /api/v1/sessions/:id — none",
+  "GET /api/v1/sessions/:id/messages — lists",
+  "GET /api/v1/tasks — lists",
+  "GET /api/v1/tasks/:id — none",
+  "GET /api/v1/webhooks/:id — lists",
+  "GET /api/v1/webhooks/:id/deliveries — lists",
+  "GET /api/v1/workspaces — lists",
+  "GET /api/v1/workspaces/:id/webhooks — lists",
+  "GET /graphiql — none",
+  "GET /graphiql/assets/:name — none",
+  "GET /graphiql/assets/init.js — none",
+  "GET /healthz — none",
+  "GET /mcp — none",
+  "GET /mcp/session — none",
+  "GET /metrics — none",
+  "GET /readyz — none",
+  "PATCH /api/v1/sessions/:id — none",
+  "PATCH /api/v1/webhooks/:id — lists",
+  "POST /api/v1/admin/tokens/:id/revoke — none",
+  "POST /api/v1/admin/users — none",
+  "POST /api/v1/admin/users/:id/tokens — none",
+  "POST /api/v1/auth/session — none",
+  "POST /api/v1/clarification/:id/cancel — none",
+  "POST /api/v1/clarification/:id/respond — answers",
+  "POST /api/v1/clarification/request — asks",
+  "POST /api/v1/commands — answers",
+  "POST /api/v1/sessions/:id/turns — none",
+  "POST /api/v1/sessions/:id/turns/:turnId/complete — none",
+  "POST /api/v1/tasks — none",
+  "POST /api/v1/tasks/:id/archive — none",
+  "POST /api/v1/tasks/:id/sessions — none",
+  "POST /api/v1/workspaces — none",
+  "POST /api/v1/workspaces/:id/webhooks — lists",
+  "POST /mcp — none",
+  "POST /mcp/session — none",
+];
