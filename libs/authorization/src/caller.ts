@@ -39,11 +39,6 @@ export function callerId(caller: Caller): string {
   }
 }
 
-/** The user id a scoped caller is limited to, or undefined for an unscoped caller. */
-export function callerScope(caller: Caller): string | undefined {
-  return caller.kind === 'user' ? caller.userId : undefined;
-}
-
 export function isAdmin(caller: Caller): boolean {
   return caller.kind === 'synthetic' || caller.kind === 'admin';
 }
