@@ -1,5 +1,5 @@
 /**
- * Issue 11 target 1: REST answers/s with 16 concurrent clients on distinct bundles vs the raw claim
+ * Target 1 of docs/benchmarks.md, the answer path: REST answers/s with 16 concurrent clients on distinct bundles vs the raw claim
  * transaction — the statements the app sent for one captured winning answer, replayed with each
  * bundle's ids — driven straight at PostgreSQL with 16 connections; GraphQL and MCP the same way.
  *
@@ -206,7 +206,7 @@ export async function run(report: Report): Promise<void> {
     );
     report.say();
     report.table(
-      ['ratio (median of per-round ratios)', 'before (issue 11)', 'after', 'target', ''],
+      ['ratio (median of per-round ratios)', 'before', 'after', 'target', ''],
       [
         ['REST / raw claim tx', '0.16× (246/s vs 1,535 tps)', `${fixed(restRaw)}×`, '≥ 0.5×', ratioVerdict(restRaw, 0.5, false)],
         ['REST / raw claim tx, every statement unnamed', '—', `${fixed(median(perRound('rest', 'raw-unnamed')))}×`, '—', ''],

@@ -1,5 +1,5 @@
 /**
- * Issue 10 (timing): a foreign id and a fabricated id must cost the same, or the time of a 404 tells
+ * The existence oracle by timing (A3 in time): a foreign id and a fabricated id must cost the same, or the time of a 404 tells
  * a caller which pending ids exist. One caller who sees no workspace asks for seeded bundles of
  * another user (foreign) and for random ids (fabricated), round-robin, on GET /clarification/:id,
  * POST /clarification/:id/respond and GraphQL `question`; the report puts the two medians side by side.

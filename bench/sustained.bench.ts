@@ -1,13 +1,13 @@
 /**
- * Issue 11 target 6: a sustained mixed workload against the built server in its own process — agents
+ * Target 6 of docs/benchmarks.md, sustained load: a sustained mixed workload against the built server in its own process — agents
  * that ask, long-poll their answer with their agent token (/wait) and ask again; people who answer
  * (REST respond) and list (REST list); one GraphQL `questionEvents` subscriber. Reports RSS at 1 min
  * vs at the end, errors, and the event feed's lag (answer → ANSWERED event at the subscriber).
  *
- * Environment: BENCH_SUSTAINED_S (600: the issue's 10 minutes), BENCH_SUSTAINED_AGENTS (32 sessions
+ * Environment: BENCH_SUSTAINED_S (600: the target's 10 minutes), BENCH_SUSTAINED_AGENTS (32 sessions
  * cycling ask → wait → answer), BENCH_SUSTAINED_RATE (answers per second over all agents, 55 by
- * default: with one ASKED and one ANSWERED per cycle that is the ~110 events/s the issue's workload
- * produced; 0 = every agent as fast as it can, which saturates this machine), BENCH_SUSTAINED_LISTERS
+ * default: with one ASKED and one ANSWERED per cycle that is the ~110 events/s the workload of the
+ * before-figures produced; 0 = every agent as fast as it can, which saturates this machine), BENCH_SUSTAINED_LISTERS
  * (2 clients listing back to back).
  */
 import { createClient } from 'graphql-ws';
@@ -209,7 +209,7 @@ export async function run(report: Report): Promise<void> {
     const minuteOne = samples.find((sample) => sample.atS >= 60) ?? samples[0];
     const last = samples.at(-1);
     const seconds = DURATION_S;
-    report.say(`Run: ${await machineLine(server.description)}. Duration ${seconds} s${seconds < 600 ? ` (**shorter than the issue's 10 min**: BENCH_SUSTAINED_S=${seconds})` : ''}; the built server in its own process (AUTH_MODE=enabled, rate limits raised), ${AGENTS} agent sessions each cycling \`GET …/wait\` (agent token) ∥ \`POST …/respond\` (a person's PAT) → \`POST /api/v1/clarification/request\` (ask again), ${RATE > 0 ? `paced to ${RATE} answers/s together (BENCH_SUSTAINED_RATE; one ASKED and one ANSWERED event each: ${RATE * 2} events/s, the issue's workload produced ~110/s)` : 'each as fast as it can (BENCH_SUSTAINED_RATE=0: the machine is saturated)'}, ${LISTERS} clients listing (\`GET /api/v1/clarification?limit=20\`) back to back, one GraphQL \`questionEvents\` subscriber (graphql-ws). RSS and heap read every ${SAMPLE_EVERY_S} s after a full GC (heap probe).`);
+    report.say(`Run: ${await machineLine(server.description)}. Duration ${seconds} s${seconds < 600 ? ` (**shorter than the target's 10 min**: BENCH_SUSTAINED_S=${seconds})` : ''}; the built server in its own process (AUTH_MODE=enabled, rate limits raised), ${AGENTS} agent sessions each cycling \`GET …/wait\` (agent token) ∥ \`POST …/respond\` (a person's PAT) → \`POST /api/v1/clarification/request\` (ask again), ${RATE > 0 ? `paced to ${RATE} answers/s together (BENCH_SUSTAINED_RATE; one ASKED and one ANSWERED event each: ${RATE * 2} events/s, the workload of the before-figures produced ~110/s)` : 'each as fast as it can (BENCH_SUSTAINED_RATE=0: the machine is saturated)'}, ${LISTERS} clients listing (\`GET /api/v1/clarification?limit=20\`) back to back, one GraphQL \`questionEvents\` subscriber (graphql-ws). RSS and heap read every ${SAMPLE_EVERY_S} s after a full GC (heap probe).`);
     report.say();
     report.table(
       ['kind', 'count', 'per second'],

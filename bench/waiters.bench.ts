@@ -1,5 +1,5 @@
 /**
- * Issue 11 target 3: what N = 10,000 blocked agents cost the server — `GET /api/v1/clarification/:id/wait`
+ * Target 3 of docs/benchmarks.md, memory per blocked waiter: what N = 10,000 blocked agents cost the server — `GET /api/v1/clarification/:id/wait`
  * with each session's agent token, and separately in-session MCP `ask_user_question_kandev` calls on
  * /mcp/session — as (V8 heap after a full GC) delta / N and RSS delta / N of the server, which runs
  * in its own process (the built dist/apps/server/src/main.js with bench/support/heap-probe.js
@@ -388,7 +388,7 @@ export async function run(report: Report): Promise<void> {
     for (const failure of failures) report.say(`**Run failed for ${failure}**`);
     if (failures.length > 0) report.say();
     report.table(
-      ['blocked agent', 'heap before → after (MB)', 'heap / waiter', 'RSS before → after (MB)', 'RSS / waiter', 'before (issue 11)', 'target', ''],
+      ['blocked agent', 'heap before → after (MB)', 'heap / waiter', 'RSS before → after (MB)', 'RSS / waiter', 'before', 'target', ''],
       results.map((r) => [
         LABELS[r.kind],
         `${(r.before.usedHeap / 2 ** 20).toFixed(1)} → ${(r.after.usedHeap / 2 ** 20).toFixed(1)}`,

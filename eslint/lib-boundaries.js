@@ -1,5 +1,5 @@
 /**
- * Library boundaries (issue 16): a lib reaches another lib only through its `index.ts` (relative
+ * Library boundaries (docs/architecture.md, "The lib graph"): a lib reaches another lib only through its `index.ts` (relative
  * `../../<lib>/src/index.js` or the `#<lib>` subpath import), and the core libs never import a
  * surface lib — surfaces depend on the core, not the other way round.
  */

@@ -1,7 +1,7 @@
 import type { MigrationInterface, QueryRunner } from 'typeorm';
 
 /**
- * The connector command contract (issue 13): one receipt per request_id, fenced by an owner lease,
+ * The connector command contract (docs/api/commands.md): one receipt per request_id, fenced by an owner lease,
  * and one decision claim per worker (agent session).
  */
 export class CommandReceipts1765100000000 implements MigrationInterface {

@@ -1,7 +1,8 @@
 import type { MigrationInterface, QueryRunner } from 'typeorm';
 
 /**
- * Issue 15, beyond the peers:
+ * Beyond the peers — who answered, the audit trail, deadlines and outbound webhooks
+ * (docs/api/rest.md, "Who answered, the audit trail and deadlines"; docs/api/webhooks.md):
  * - `clarification_audit`: every resolution attempt (a winning one by its claim's own statement, any
  *   other once its outcome is known), never read by the claim (the message rows stay the one authority on whether a bundle is resolved, P1);
  * - `clarification_deadlines`: bundles asked with `expires_in_seconds`, swept when due;

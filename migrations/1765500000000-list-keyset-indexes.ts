@@ -1,7 +1,7 @@
 import type { MigrationInterface, QueryRunner } from 'typeorm';
 
 /**
- * Issue 14, pagination: the task and workspace lists are keyset pages in (created_at, id) order, so
+ * Pagination (docs/api/rest.md, "Pagination"): the task and workspace lists are keyset pages in (created_at, id) order, so
  * a page is an index walk that stops at its LIMIT instead of a sort of every row. (A workspace
  * filter already walks tasks_workspace_id_idx.)
  */

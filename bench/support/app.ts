@@ -17,7 +17,7 @@ export interface BenchApp {
 }
 
 /**
- * Rate limits out of the way (README "Rate limits": 600 answers/min per identity by default): a
+ * Rate limits out of the way (docs/configuration.md, "Rate limits": 600 answers/min per identity by default): a
  * benchmark measures the answer path, not the limiter refusing it. The same values as environment
  * variables for a spawned server.
  */

@@ -292,7 +292,7 @@ function Settled({ bundle, settlement }: { bundle: Bundle; settlement: Settlemen
   );
 }
 
-/** Who won, and through which surface (issue 15). */
+/** Who won, and through which surface (docs/api/rest.md, "Who answered"). */
 function Winner({ pendingId, known, rejected }: { pendingId: string; known: ResolvedBy | null | undefined; rejected: boolean }) {
   return <ResolvedByLine resolvedBy={useResolvedBy(pendingId, known)} rejected={rejected} />;
 }

@@ -43,7 +43,7 @@ export function useResolvedBy(pendingId: string, known: ResolvedBy | null | unde
   return resolvedBy;
 }
 
-/** “Answered by alice via the inbox at …” (issue 15). */
+/** “Answered by alice via the inbox at …”: who won, and through which surface. */
 export function ResolvedByLine({ resolvedBy, rejected }: { resolvedBy: ResolvedBy | null; rejected: boolean }) {
   if (!resolvedBy) return null;
   return (

@@ -33,7 +33,7 @@ function invalidField(message: string): InvalidField {
   return 'form';
 }
 
-/** The page answers through REST respond, and says so: the answer is recorded as given `via web` (issue 15). */
+/** The page answers through REST respond, and says so: the answer is recorded as given `via web` (docs/api/rest.md, "Who answered"). */
 const FROM_THE_PAGE = { 'x-parley-surface': 'web' };
 
 /** Exactly one POST per call, with the session cookie (W1). */

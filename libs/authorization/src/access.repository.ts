@@ -12,7 +12,7 @@ export interface SqlCondition {
 
 /**
  * The task-visibility rule as one SQL condition over a task alias: the task's workspace is empty,
- * or names no workspace row (dangling), or is one the caller sees (spec L1c). An empty visible set
+ * or names no workspace row (dangling), or is one the caller sees (rule L1c). An empty visible set
  * drops that term (L1b); an unscoped caller gets no condition at all.
  */
 export function taskVisibilityCondition(taskAlias: string, visibility: WorkspaceVisibility): SqlCondition {

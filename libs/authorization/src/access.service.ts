@@ -4,7 +4,7 @@ import { type Caller, callerReach } from './caller.js';
 
 const NOTHING: WorkspaceVisibility = { all: false, ids: [] };
 
-/** The one place the visibility rules of baseline-semantics.md live. */
+/** The one place the visibility rules live (docs/security.md, "Identity and access"; docs/rules.md, A). */
 @Injectable()
 export class AccessService {
   constructor(private readonly access: AccessRepository) {}

@@ -1,6 +1,6 @@
 import { isDatabaseUnavailable } from './database-unavailable.js';
 
-describe('isDatabaseUnavailable (issue 9 §5: a lost database is a 503, never a 500)', () => {
+describe('isDatabaseUnavailable (a lost database is a 503, never a 500: docs/guarantees.md, "Database outages")', () => {
   it.each([
     ['a refused connection', Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:5432'), { code: 'ECONNREFUSED' })],
     ['an administrator shutdown (57P01)', Object.assign(new Error('terminating connection due to administrator command'), { code: '57P01' })],

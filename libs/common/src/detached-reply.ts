@@ -11,8 +11,8 @@ export interface Withdrawable {
 }
 
 /**
- * A long poll answered outside Nest's request pipeline (issue 11, target 3). The reply is hijacked
- * before the route handler returns, so Nest and Fastify count it as handled and release the request's
+ * A long poll answered outside Nest's request pipeline, so a parked wait holds little memory
+ * (docs/benchmarks.md, "Waiters"). The reply is hijacked before the route handler returns, so Nest and Fastify count it as handled and release the request's
  * pipeline — interceptor observables, async frames, the execution context — at once; while it waits,
  * only the connection, the parked wait and this object stay. It is told the outcome directly (no
  * promise chain) and writes it as Fastify would send it: the security headers (added only now, so a

@@ -8,7 +8,7 @@ import { RequestBoundaryError, surfaceOf } from './request-boundary.error.js';
 /** The challenge every 401 carries (RFC 6750: bearer tokens; the session cookie holds the same token). */
 export const BEARER_CHALLENGE = 'Bearer realm="parley"';
 
-/** Every REST error: the message (the spec fixes some exactly), its code (README, "Error codes"). */
+/** Every REST error: the message (some keep the reference's exact wording), its code (docs/operations.md, "Error codes"). */
 export interface ErrorBody {
   error: string;
   code: ErrorCode;

@@ -15,7 +15,7 @@ export const INPUT_LIMITS = {
   prompt: 4000,
   /** An option's description. */
   description: 4000,
-  /** An answer's custom_text and a rejection's reason, in code points (spec N8b). */
+  /** An answer's custom_text and a rejection's reason, in code points (rule N8b). */
   answerText: 2000,
   /** Why an agent asks (a bundle's context). */
   context: 20_000,

@@ -23,7 +23,7 @@ function depthOf(value: unknown): number {
 
 const nested = (depth: number, leaf = '1') => `${'['.repeat(depth)}${leaf}${']'.repeat(depth)}`;
 
-describe('parseJsonBody: bounds checked while parsing (issue 10)', () => {
+describe('parseJsonBody: bounds checked while parsing', () => {
   it('parses what JSON.parse parses, for any JSON within the bounds', () => {
     fc.assert(
       fc.property(fc.json({ depthSize: 'small', noUnicodeString: false }), (text) => {

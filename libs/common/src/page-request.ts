@@ -4,7 +4,7 @@ import { type CursorPosition, decodeCursor, encodeCursor } from './keyset-cursor
  * The one page-size rule of every paged list (tasks, workspaces, audit trail, delivery log, a
  * session's messages): `limit` absent ⇒ the default; an integer from 1 to the maximum ⇒ itself;
  * anything else (0, negative, fractional, above the maximum) is refused naming `limit` — never
- * clamped. The pending-question list is the one exception (spec L10 clamps), and keeps its own rule.
+ * clamped. The pending-question list is the one exception (rule L10 clamps), and keeps its own rule.
  */
 export const LIST_PAGE = { defaultLimit: 50, maxLimit: 200 } as const;
 

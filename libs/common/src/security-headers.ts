@@ -63,7 +63,7 @@ export function securityHeadersOf(request: FastifyRequest): SecurityHeaders {
 
 /**
  * Security headers on every response Fastify sends (an `onSend` hook), added as it is sent rather than
- * when the request arrives — so a long poll parked for minutes holds none of them (issue 11, target 3);
+ * when the request arrives — so a long poll parked for minutes holds none of them (less memory per waiter);
  * a hijacked reply writes them itself (`securityHeadersOf`). A header the route set itself wins.
  */
 export const securityHeadersHook: onSendHookHandler = (request, reply, payload, done) => {

@@ -349,7 +349,7 @@ describe('loadConfig', () => {
     });
   });
 
-  describe('AUTH_MODE=disabled on the network (issue 10)', () => {
+  describe('AUTH_MODE=disabled on the network', () => {
     it.each(['0.0.0.0', '::', '192.168.1.10', 'parley.example.com'])('refuses HOST=%s with AUTH_MODE=disabled, naming the variables', (host) => {
       const environments: Record<string, string>[] = [{ HOST: host }, { HOST: host, AUTH_MODE: 'disabled' }, { HOST: host, ALLOW_UNAUTHENTICATED_NETWORK: 'false' }];
       for (const env of environments) {

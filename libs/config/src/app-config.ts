@@ -73,7 +73,7 @@ export interface AppConfig {
   webhooks: WebhookSettings;
 }
 
-/** Outbound webhooks (README, "Outbound webhooks"). */
+/** Outbound webhooks (docs/api/webhooks.md). */
 export interface WebhookSettings {
   /** Bound on one delivery attempt (connect, send, response status). */
   timeoutMs: number;
@@ -95,7 +95,7 @@ export interface WebhookSettings {
 export interface GraphqlLimits {
   /** Serve GraphiQL at /graphiql (default: on with auth disabled, off with auth enabled). */
   graphiql: boolean;
-  /** The cost budget of one operation (see README, "GraphQL": a list field costs its page size). */
+  /** The cost budget of one operation (docs/api/graphql.md: a list field costs its page size). */
   maxCost: number;
   /** Distinct root list fields (aliases count) one operation may select. */
   maxRootLists: number;
@@ -110,7 +110,7 @@ export interface McpLimits {
   maxPageBudget: number;
 }
 
-/** Requests per window, per client address or per identity (README, "Rate limits"). Per replica, in memory. */
+/** Requests per window, per client address or per identity (docs/configuration.md, "Rate limits"). Per replica, in memory. */
 export interface RateLimits {
   windowSeconds: number;
   signIn: number;

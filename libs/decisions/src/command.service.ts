@@ -48,7 +48,7 @@ function reply(command: LiveCommand, error: DecisionError, disposition: Disposit
 }
 
 /**
- * POST /api/v1/commands — answer_decision (decision-contract.md). A dry run (the default) only runs
+ * POST /api/v1/commands — answer_decision (the connector contract, docs/api/commands.md). A dry run (the default) only runs
  * the read-only checks. A live request is decided first by its receipt, if any (replay, duplicate,
  * in progress, or takeover of an abandoned reservation); then checks 1–6, the reservation, the
  * decision claim, send_started, and the one send: ResolveBundle.

@@ -19,7 +19,7 @@ export class DecisionsController {
   ) {}
 
   @Get('pending-interactions')
-  @ApiOkResponse({ description: 'The pending interactions of the connector contract (decision-contract.md)', schema: { type: 'object', additionalProperties: true } })
+  @ApiOkResponse({ description: 'The pending interactions of the connector contract (docs/api/commands.md)', schema: { type: 'object', additionalProperties: true } })
   @ApiErrors(429)
   @RateLimited(RateLimitKind.Lists)
   list(@CurrentCaller() caller: Caller) {
@@ -28,7 +28,7 @@ export class DecisionsController {
 
   /** The body is the envelope exactly as stored, so a replay is byte for byte the original. */
   @Post('commands')
-  @ApiBody({ description: 'A semantic command (decision-contract.md)', schema: { type: 'object', additionalProperties: true } })
+  @ApiBody({ description: 'A semantic command of the connector contract (docs/api/commands.md)', schema: { type: 'object', additionalProperties: true } })
   @ApiOkResponse({ description: 'The command result envelope; a replay is byte for byte the original', schema: { type: 'object', additionalProperties: true } })
   @ApiResponse({ status: 202, description: 'Accepted, not final yet (status PENDING): poll again with the same request id' })
   @ApiJsonBody()

@@ -1,6 +1,6 @@
 import { assertNever, DomainError, ErrorCode } from '#common';
 
-/** Every status a command result carries (decision-contract.md), exactly as the reference spells them. */
+/** Every status a command result carries (the connector contract, docs/api/commands.md), exactly as the reference spells them. */
 export enum CommandStatus {
   Accepted = 'accepted',
   DryRun = 'dry_run',

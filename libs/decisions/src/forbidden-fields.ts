@@ -1,7 +1,7 @@
 /**
  * Transport, terminal, credential and connector-routing names a command must never carry, anywhere
- * in the request (spec 004: connectors never send pane ids, terminal ids, raw keys, cursor movements
- * or calibration steps). Matched case-insensitively, with `-`, `.` and `_` treated alike.
+ * in the request: a connector sends semantic commands only — never pane ids, terminal ids, raw keys,
+ * cursor movements or calibration steps (docs/api/commands.md). Matched case-insensitively, with `-`, `.` and `_` treated alike.
  */
 const FORBIDDEN_FIELD_NAMES = [
   'pane_id', 'pane_ids', 'terminal', 'terminal_id', 'terminal_ids', 'tab_id', 'window_id', 'tty', 'pty',

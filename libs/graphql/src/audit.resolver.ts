@@ -23,7 +23,7 @@ function attemptModel(attempt: AuditAttemptView): ResolutionAttemptModel {
   };
 }
 
-/** The audit trail of a bundle (issue 15): the same service and authorization as GET /clarification/:id/audit. */
+/** The audit trail of a bundle: the same service and authorization as GET /clarification/:id/audit. */
 @Resolver(() => ResolutionAttemptConnectionModel)
 @UseInterceptors(GraphqlErrorsInterceptor)
 export class AuditResolver {

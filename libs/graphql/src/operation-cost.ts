@@ -16,7 +16,7 @@ import { fieldExtensionsEstimator, getComplexity, simpleEstimator } from 'graphq
 import { LIST_PAGE } from '#common';
 import { documentRefusal } from './document-limits.js';
 
-/** The creation rules' maxima (baseline-semantics.md): what a bundle's nested lists can hold. */
+/** The creation rules' maxima (docs/api/rest.md, "The clarification lifecycle"): what a bundle's nested lists can hold. */
 export const MAX_QUESTIONS_PER_BUNDLE = 4;
 export const MAX_OPTIONS_PER_QUESTION = 6;
 
@@ -26,7 +26,7 @@ export interface CostLimits {
 }
 
 /**
- * The cost model (README, "GraphQL"): a field costs 1 plus what it selects; a list field costs its
+ * The cost model (docs/api/graphql.md): a field costs 1 plus what it selects; a list field costs its
  * size times (1 plus what each element selects), so nested lists multiply. A page's size is its
  * `first` argument (its default when absent, the maximum when above it); other lists count the
  * most they can hold.

@@ -3,14 +3,14 @@ import { z } from 'zod';
 import type { ClarificationResponse } from '#clarification';
 
 /**
- * ask_user_question_kandev's result, frozen by spec 002 ("Out of scope": the tool's own response
- * envelope is unchanged) exactly as the reference builds it — kdlbs/kandev
- * apps/backend/internal/mcp/server/handlers.go, `extractQuestionAnswers` and `simplifyAnswer`:
+ * ask_user_question_kandev's result, in the reference's own response envelope, unchanged, so agents
+ * written for the reference read it as they always did (docs/api/mcp.md): exactly as kdlbs/kandev
+ * builds it in apps/backend/internal/mcp/server/handlers.go, `extractQuestionAnswers` and `simplifyAnswer`:
  * an object keyed by question id; an entry carries the first selected option and/or the custom
  * text, or `answered: false`; a rejection adds `rejected: true` (and `reject_reason` when not
  * empty) and marks entries without an answer `{answered: false, rejected: true}`.
  * One addition the reference cannot produce, so no agent written for it meets it: a question asked
- * with `multi_select: true` (issue 13) whose answer picked more than one option also carries them
+ * with `multi_select: true` whose answer picked more than one option also carries them
  * all as `selected_options`.
  */
 export type AskEntry = { selected_option?: string; selected_options?: string[]; custom_text?: string } | { answered: false; rejected?: true };

@@ -24,7 +24,7 @@ const listPendingInput = z.strictObject({
 });
 
 /**
- * question_id is optional here on purpose (spec N9: only pending_id is required): a missing one
+ * question_id is optional here on purpose (rule N9: only pending_id is required): a missing one
  * reaches ResolveBundle, which reports it as VALIDATION_ERROR naming the field, like REST does.
  */
 const answerEntry = z.strictObject({
@@ -101,7 +101,7 @@ const listTasksOutput = z.object({
   next_cursor: z.string().describe('Empty when there is no more'),
 });
 
-/** The external surface (spec S1–S3): discovery and answering for people's agents; never the agent's own ask. */
+/** The external surface (rules S1–S3): discovery and answering for people's agents; never the agent's own ask. */
 export function externalTools(caller: Caller, services: ExternalServices): McpTool[] {
   return [
     defineTool({
@@ -125,7 +125,7 @@ export function externalTools(caller: Caller, services: ExternalServices): McpTo
       output: answerOutput,
       // Idempotent: repeating a call changes nothing more — a repeat loses and is told the winner's answer.
       annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
-      // Spec N1/N8b name the argument `reason`; `reject_reason` (the REST name) is accepted as an alias.
+      // Rules N1/N8b name the argument `reason`; `reject_reason` (the REST name) is accepted as an alias.
       run: async ({ pending_id: pendingId, answers, rejected, reason, reject_reason: rejectReason }) =>
         toolResult(
           serializeResolution(

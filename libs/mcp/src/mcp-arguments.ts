@@ -3,7 +3,7 @@ import { McpArgumentError } from './mcp-errors.js';
 
 type Issue = z.core.$ZodIssue;
 
-/** `answers[0].selected_options[1]`: the argument path as the README and the service messages spell fields. */
+/** `answers[0].selected_options[1]`: the argument path as the docs (docs/api/) and the service messages spell fields. */
 function fieldName(path: readonly PropertyKey[]): string {
   return path.reduce<string>((name, key) => (typeof key === 'number' ? `${name}[${key}]` : name ? `${name}.${String(key)}` : String(key)), '');
 }

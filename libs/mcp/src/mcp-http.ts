@@ -10,7 +10,7 @@ import type { InFlightMcpRequests } from './mcp-in-flight.js';
  * connection closes. With `inFlight`, a cancellation from the same caller reaches the request it names.
  * Returns once the request is handed to the server, not when it is answered: the reply is hijacked,
  * so Nest releases the request's pipeline (interceptor observables, async frames) while a blocking ask
- * waits (issue 11 target 3).
+ * waits, so a blocked ask holds less memory (docs/benchmarks.md, "Waiters").
  */
 export async function serveMcpRequest(
   server: Server,

@@ -1,4 +1,4 @@
-// The low-level Server is deliberate (README, "MCP surfaces"): McpServer validates arguments itself
+// The low-level Server is deliberate (docs/api/mcp.md): McpServer validates arguments itself
 // and answers a mismatch with its own `-32602 Input validation error` text, which the tools'
 // contract forbids; here the same zod schema is published and enforced by our own handlers.
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';

@@ -35,7 +35,7 @@ const askInput = z.strictObject({
 
 export const ASK_TOOL = 'ask_user_question_kandev';
 
-/** The in-session surface: only the tools an agent needs about its own session (spec S2/S3). */
+/** The in-session surface: only the tools an agent needs about its own session (rules S2/S3). */
 export function sessionTools(agent: SessionAgent, asks: AgentAskService): McpTool[] {
   return [
     defineTool({

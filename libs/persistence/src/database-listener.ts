@@ -68,7 +68,7 @@ export class DatabaseListener implements OnModuleInit, BeforeApplicationShutdown
 
   /**
    * The listening connection while it is up, for a process's own serial reader (the event feed's): its
-   * reads then never queue behind requests for a pooled connection (issue 11 target 6). Read-only
+   * reads then never queue behind requests for a pooled connection, so event lag stays flat under sustained load (docs/benchmarks.md, "Sustained load"). Read-only
    * use; a read on it waits for the probe at most.
    */
   get connection(): pg.Client | undefined {

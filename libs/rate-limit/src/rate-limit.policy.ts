@@ -1,4 +1,4 @@
-/** What is limited; each kind has its own budget per window (RATE_LIMIT_* in the README). */
+/** What is limited; each kind has its own budget per window (RATE_LIMIT_* in docs/configuration.md). */
 export enum RateLimitKind {
   /** POST /api/v1/auth/session, per client address. */
   SignIn = 'sign_in',

@@ -6,7 +6,7 @@ import { type RateLimitDecision, RateLimitKind } from './rate-limit.policy.js';
 
 /**
  * Fixed-window budgets per kind and key, in this process's memory (rate-limiter-flexible):
- * a replica counts only what it serves, so N replicas allow up to N times each limit (README).
+ * a replica counts only what it serves, so N replicas allow up to N times each limit (docs/configuration.md, "Rate limits").
  */
 @Injectable()
 export class RateLimitService {

@@ -1,10 +1,10 @@
 /**
- * The one activeness rule of baseline-semantics.md, as SQL fragments. Every consumer — the claim,
+ * The one activeness rule (D4 in docs/rules.md), as SQL fragments. Every consumer — the claim,
  * restore, detach, expire, the pending-clarification guard, the task pending-action projection, the
  * bundle index behind the pending list — builds its query from these helpers; none restates the rule
  * by hand. It lives with the tables it reads (tasks owns sessions, turns and messages), so the task
  * projection needs nothing from clarification. Its imports, session-state.ts and bundle-task.sql.ts
- * (spec M5), import nothing: migrations use this module too and must not load the Nest modules.
+ * (rule M5), import nothing: migrations use this module too and must not load the Nest modules.
  *
  * Each helper takes the SQL alias of the row it talks about and returns a boolean expression.
  */
@@ -68,10 +68,10 @@ export function wellFormedBundle(messageAlias: string): string {
 }
 
 /**
- * A pending row of an active bundle — the one membership test (spec D4): pending, on the current
+ * A pending row of an active bundle — the one membership test (rule D4): pending, on the current
  * turn of a session that is not terminal, in a well-formed bundle. Listable, countable by the
  * guard and the projection, and exactly what the claim may transition: a bundle the claim would
- * refuse (malformed, spec R2) is never shown as pending.
+ * refuse (malformed, rule R2) is never shown as pending.
  */
 export function activeRow(messageAlias: string): string {
   return `(${currentPendingRow(messageAlias)} AND ${liveSessionOf(messageAlias)} AND ${wellFormedBundle(messageAlias)})`;

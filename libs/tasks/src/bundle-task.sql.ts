@@ -1,5 +1,5 @@
 /**
- * Spec M5 in SQL, the one place it is written: the task a clarification row belongs to is the row's
+ * Rule M5 in SQL, the one place it is written: the task a clarification row belongs to is the row's
  * own `task_id`, or — when that is empty, as upstream writes it when its session lookup failed — its
  * session's `task_sessions.task_id`; '' when neither yields one (M5a: unresolvable, a task no caller
  * reaches). The bundle index, the access check and the lifecycle events all resolve it through this;

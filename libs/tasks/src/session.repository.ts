@@ -42,7 +42,7 @@ export class SessionRepository {
    * the session's advisory lock (the one the claim takes), then reads its row. Returns the session and
    * whether its task is archived. No row lock: every lifecycle change takes the advisory lock, and a
    * row lock would give the transaction its id at once — every event written after that waits behind
-   * the transaction until it commits (the feed's settled horizon; issue 11 target 6).
+   * the transaction until it commits (the feed's settled horizon), and event lag grows under sustained load.
    */
   async lockById(id: string, executor: SqlExecutor): Promise<LockedSession | undefined> {
     await executor.query(`SELECT pg_advisory_xact_lock(hashtextextended($1, 0))`, [id]);

@@ -11,7 +11,7 @@ export function signPayload(secret: string, timestamp: number, body: string): st
 }
 
 /**
- * What a receiver does (README, "Outbound webhooks"): recompute the signature over the timestamp
+ * What a receiver does (docs/api/webhooks.md): recompute the signature over the timestamp
  * header and the raw body, compare in constant time, and refuse a timestamp too far from now (replays).
  */
 export function verifySignature(

@@ -7,7 +7,7 @@ import { WebhookSubscriptionService } from './webhook-subscription.service.js';
 import { CreateWebhookDto, UpdateWebhookDto } from './webhooks.dto.js';
 
 /**
- * Outbound webhooks of a workspace (issue 15): its owner's (or an admin's) to manage; anyone else gets 404.
+ * Outbound webhooks of a workspace (docs/api/webhooks.md): its owner's (or an admin's) to manage; anyone else gets 404.
  * Every route spends the lists budget — the budget GraphQL's webhook fields spend — never the answers one.
  */
 @ApiTags('webhooks')

@@ -11,7 +11,7 @@ function webhooks(app: INestApplicationContext | undefined): WebhookSubscription
 
 const CREATE = 'webhooks:create --workspace ID --url URL --events asked,resolved,expired,detached [--format json|slack] [--secret S]';
 
-/** Webhook management from the command line, as the operator (issue 15). */
+/** Webhook management from the command line, as the operator (docs/api/webhooks.md). */
 export const WEBHOOK_COMMANDS: CliCommand[] = [
   {
     name: 'webhooks:create',

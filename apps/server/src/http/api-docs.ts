@@ -11,8 +11,8 @@ export function buildOpenApiDocument(app: INestApplication): OpenAPIObject {
   const config = new DocumentBuilder()
     .setTitle('Parley')
     .setDescription(
-      'Agents ask people structured questions; exactly one answer wins. Every error body is `{error, code}` (README, "Error codes"). ' +
-        'MCP (`/mcp`, `/mcp/session`) and GraphQL (`/graphql`) are documented in the README.',
+      'Agents ask people structured questions; exactly one answer wins. Every error body is `{error, code}` (docs/operations.md, "Error codes"). ' +
+        'MCP (`/mcp`, `/mcp/session`) and GraphQL (`/graphql`) are documented in docs/api/mcp.md and docs/api/graphql.md.',
     )
     .setVersion('1')
     .addBearerAuth({ type: 'http', scheme: 'bearer', description: 'A personal access token (parley_pat_…), ADMIN_TOKEN, or where a route says so a session agent token' }, 'bearer')

@@ -65,7 +65,7 @@ export async function createApp(config: AppConfig): Promise<NestFastifyApplicati
   fastify.addHook('onResponse', endRefusedUpgradeHook);
   if (config.corsOrigins.length > 0) app.enableCors(corsOptions(config.corsOrigins));
   // Set-Cookie only: the one cookie read (the session) is read from the header where it is needed, so a
-  // request — a parked /wait for minutes — holds no parsed-cookie object or set-cookie map (issue 11 target 3).
+  // request — a parked /wait for minutes — holds no parsed-cookie object or set-cookie map (less heap per waiter: docs/benchmarks.md, "Waiters").
   await fastify.register(fastifyCookie, { hook: false });
   await registerWebAssets(fastify);
   installJsonBodyParser(fastify);
@@ -74,7 +74,7 @@ export async function createApp(config: AppConfig): Promise<NestFastifyApplicati
     void reply.header('x-request-id', request.id);
   });
   // Once the response is written — hijacked replies (MCP streams, a parked /wait) too; Fastify's own
-  // listener, so a request holds no listener of ours while it waits (issue 11 target 3).
+  // listener, so a request holds no listener of ours while it waits (less heap per waiter).
   fastify.addHook('onResponse', (request, reply, done) => {
     metrics.httpRequest(request.method, request.routeOptions.url ?? 'unmatched', reply.statusCode);
     done();
