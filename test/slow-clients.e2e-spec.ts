@@ -67,20 +67,20 @@ describe('slow clients (issue 10)', () => {
   });
 
   it('a socket holding a partial body is closed (408) once REQUEST_TIMEOUT_MS has passed', async () => {
-    const client = await open(`POST /api/v1/workspaces HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{"name":`);
+    const client = await open(`POST /api/v1/workspaces HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{"name":`);
     await within(client.closed, 'closing the partial-body socket');
     expect(client.received()).toMatch(/^HTTP\/1\.1 408 /);
     expect((await t.db.query('SELECT count(*)::int AS n FROM workspaces')).rows[0]).toEqual({ n: 0 });
   });
 
   it('a socket holding partial headers is closed once HEADERS_TIMEOUT_MS has passed', async () => {
-    const client = await open('GET /healthz HTTP/1.1\r\nHost: x\r\nX-Slow: 1');
+    const client = await open('GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Slow: 1');
     await within(client.closed, 'closing the partial-headers socket');
     expect(client.received()).toMatch(/^(HTTP\/1\.1 408 |$)/);
   });
 
   it('an idle keep-alive socket is closed once KEEP_ALIVE_TIMEOUT_MS has passed', async () => {
-    const client = await open('GET /healthz HTTP/1.1\r\nHost: x\r\nConnection: keep-alive\r\n\r\n');
+    const client = await open('GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: keep-alive\r\n\r\n');
     await within(client.closed, 'closing the idle keep-alive socket');
     expect(client.received()).toMatch(/^HTTP\/1\.1 200 /);
   });
@@ -109,7 +109,7 @@ describe('slow clients (issue 10)', () => {
     );
 
     // A slow client opened after them is cut: by then every timeout has run out for the long-lived ones too.
-    const slow = await open(`POST /api/v1/workspaces HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{`);
+    const slow = await open(`POST /api/v1/workspaces HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{`);
     await within(slow.closed, 'closing the slow socket');
 
     try {
