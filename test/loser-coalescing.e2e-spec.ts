@@ -63,7 +63,7 @@ describe('answers arriving during a claim wait for it (issue 11 §2, R2a, R3)', 
     const bundles = t.app.get(BundleRepository);
     const started = jest.spyOn(resolver, 'resolve');
     const claims = jest.spyOn(t.app.get(DeliveryService), 'claimAndDeliver');
-    const rereads = jest.spyOn(bundles, 'findBundle');
+    const rereads = jest.spyOn(bundles, 'findBundleState');
     const { calls: authorizeReads, release } = holdCalls(bundles, 'findAuthorizedBundle');
     const responses = Array.from({ length: 8 }, (_, i) =>
       request(t.baseUrl).post(`/api/v1/clarification/${pendingId}/respond`).send(ANSWER(CHOICES[i % 2])),

@@ -19,8 +19,8 @@ import { ANSWERS, isRetryable, type Outcome, type Submission, submit, type Surfa
 import { flaky, refuse, type Responder, slow, startWebhookReceiver, type WebhookReceiver } from '../support/webhook-receiver.js';
 
 const RESUME_TIMEOUT_MS = 3_000;
-/** findBundle as a plain function (the original, bound to its repository). */
-type FindBundle = (...args: Parameters<BundleRepository['findBundle']>) => ReturnType<BundleRepository['findBundle']>;
+/** findBundleState as a plain function (the original, bound to its repository). */
+type FindBundle = (...args: Parameters<BundleRepository['findBundleState']>) => ReturnType<BundleRepository['findBundleState']>;
 const CONFIG = { authMode: 'enabled', resumeTimeoutMs: RESUME_TIMEOUT_MS, deliveryConfirmTimeoutMs: 2_000, ...QUIET_LEASE } as const;
 
 describe('issue 9 §1b: the three-surface race against a refusing, a slow and a flaky resume webhook', () => {
@@ -78,12 +78,12 @@ describe('issue 9 §1b: the three-surface race against a refusing, a slow and a 
     };
   }
 
-  /** Patches findBundle on both replicas with `slowRead` (given the original read). */
+  /** Patches findBundleState on both replicas with `slowRead` (given the original read). */
   function slowBundleReads(apps: TestApp[], slowRead: (read: FindBundle) => FindBundle): () => void {
     const repositories = apps.map((app) => app.app.get(BundleRepository));
-    for (const bundles of repositories) bundles.findBundle = slowRead(bundles.findBundle.bind(bundles));
+    for (const bundles of repositories) bundles.findBundleState = slowRead(bundles.findBundleState.bind(bundles));
     return () => {
-      for (const bundles of repositories) delete (bundles as Partial<BundleRepository>).findBundle;
+      for (const bundles of repositories) delete (bundles as Partial<BundleRepository>).findBundleState;
     };
   }
 

@@ -136,9 +136,9 @@ describe('the hand-off to the replica holding the agent’s wait, under races', 
     await a.db.query(`CREATE TRIGGER test_refuse_confirmation BEFORE UPDATE ON task_session_messages FOR EACH ROW EXECUTE FUNCTION test_refuse_confirmation('${pendingId}')`);
     // B's first read after its claim comes only once the bundle is final again (B stalled meanwhile).
     const bundles = b.app.get(BundleRepository);
-    const read = bundles.findBundle.bind(bundles);
+    const read = bundles.findBundleState.bind(bundles);
     let stalled = false;
-    bundles.findBundle = async (id, ...rest) => {
+    bundles.findBundleState = async (id, ...rest) => {
       if (id === pendingId && !stalled) {
         stalled = true;
         await eventually(async () => (settlement(await rowsOf(b.db, pendingId)) === 'final' ? true : undefined), 10_000, 'another winner');
@@ -167,7 +167,7 @@ describe('the hand-off to the replica holding the agent’s wait, under races', 
       expect({ status: told.status, body: told.body }).toMatchObject({ status: 200, body: { claimed: false, status: 'answered', response: { answers: FROM_A } } });
       await expectDeliveredLive(pendingId, reply, FROM_A);
     } finally {
-      delete (bundles as Partial<BundleRepository>).findBundle;
+      delete (bundles as Partial<BundleRepository>).findBundleState;
     }
   });
 });
