@@ -43,13 +43,15 @@ export default {
   projects: [
     // Pure modules, beside their code: no database, no application, seconds.
     { ...base, displayName: 'unit', roots: ['<rootDir>/libs', '<rootDir>/apps'], testMatch: ['**/*.spec.ts'] },
-    // The real application on real PostgreSQL, by feature.
+    // Checks of the repository itself (layout, import circles, rule ids, doc links, frozen migrations).
+    { ...withDatabase, displayName: 'structure', roots: ['<rootDir>/test/structure'], testMatch: ['**/*.spec.ts'] },
+    // The real application on real PostgreSQL, by feature (test/e2e/) and its races (test/races/).
     {
       ...withDatabase,
       displayName: 'e2e',
       roots: ['<rootDir>/test'],
       testMatch: ['**/*.spec.ts', '**/*.e2e-spec.ts'],
-      testPathIgnorePatterns: ['/test/faults/'],
+      testPathIgnorePatterns: ['/test/faults/', '/test/structure/'],
     },
     // Spawned server processes killed, stopped and starved, and a database stopped, frozen or restarted.
     { ...withDatabase, displayName: 'faults', roots: ['<rootDir>/test/faults'], testMatch: ['**/*.e2e-spec.ts'] },
