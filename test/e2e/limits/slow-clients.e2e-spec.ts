@@ -67,7 +67,7 @@ describe('slow clients (issue 10)', () => {
   });
 
   it('a socket holding a partial body is closed (408) once REQUEST_TIMEOUT_MS has passed', async () => {
-    const client = await open(`POST /api/v1/workspaces HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{"name":`);
+    const client = await open(`POST /api/v1/workspaces HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{"name":`);
     await within(client.closed, 'closing the partial-body socket');
     expect(client.received()).toMatch(/^HTTP\/1\.1 408 /);
     expect((await t.db.query('SELECT count(*)::int AS n FROM workspaces')).rows[0]).toEqual({ n: 0 });
@@ -109,7 +109,7 @@ describe('slow clients (issue 10)', () => {
     );
 
     // A slow client opened after them is cut: by then every timeout has run out for the long-lived ones too.
-    const slow = await open(`POST /api/v1/workspaces HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{`);
+    const slow = await open(`POST /api/v1/workspaces HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{`);
     await within(slow.closed, 'closing the slow socket');
 
     try {
