@@ -56,7 +56,8 @@ export default {
     // Spawned server processes killed, stopped and starved, and a database stopped, frozen or restarted.
     { ...withDatabase, displayName: 'faults', roots: ['<rootDir>/test/faults'], testMatch: ['**/*.e2e-spec.ts'] },
   ],
-  // One file at a time (they share one PostgreSQL server and the machine's two cores), in a worker
+  // One file at a time (they share one PostgreSQL server and the machine's two cores; with two workers
+  // the spawned-process files cli and decisions-delivery-window missed their timeouts), in a worker
   // process that is replaced once it holds more than this after a file: every file loads the whole
   // application into a fresh module registry and the main process kept ~65 MB of each, so a run in
   // band reached the 4 GB heap limit and slowed to a crawl in garbage collection (a 2 s file took 50 s).
