@@ -43,18 +43,21 @@ export default {
   projects: [
     // Pure modules, beside their code: no database, no application, seconds.
     { ...base, displayName: 'unit', roots: ['<rootDir>/libs', '<rootDir>/apps'], testMatch: ['**/*.spec.ts'] },
-    // The real application on real PostgreSQL, by feature.
+    // Checks of the repository itself (layout, import circles, rule ids, doc links, frozen migrations).
+    { ...withDatabase, displayName: 'structure', roots: ['<rootDir>/test/structure'], testMatch: ['**/*.spec.ts'] },
+    // The real application on real PostgreSQL, by feature (test/e2e/) and its races (test/races/).
     {
       ...withDatabase,
       displayName: 'e2e',
       roots: ['<rootDir>/test'],
       testMatch: ['**/*.spec.ts', '**/*.e2e-spec.ts'],
-      testPathIgnorePatterns: ['/test/faults/'],
+      testPathIgnorePatterns: ['/test/faults/', '/test/structure/'],
     },
     // Spawned server processes killed, stopped and starved, and a database stopped, frozen or restarted.
     { ...withDatabase, displayName: 'faults', roots: ['<rootDir>/test/faults'], testMatch: ['**/*.e2e-spec.ts'] },
   ],
-  // One file at a time (they share one PostgreSQL server and the machine's two cores), in a worker
+  // One file at a time (they share one PostgreSQL server and the machine's two cores; with two workers
+  // the spawned-process files cli and decisions-delivery-window missed their timeouts), in a worker
   // process that is replaced once it holds more than this after a file: every file loads the whole
   // application into a fresh module registry and the main process kept ~65 MB of each, so a run in
   // band reached the 4 GB heap limit and slowed to a crawl in garbage collection (a 2 s file took 50 s).

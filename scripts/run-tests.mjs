@@ -1,8 +1,8 @@
 #!/usr/bin/env node
 /**
- * `npm test [-- <jest arguments>]`. Without arguments: the unit and e2e projects, then the fault
- * tests on their own (they spawn and kill server processes and stop the database: nothing else
- * runs beside them). With arguments (a path, `-t name`, `--selectProjects unit`): one jest run of
+ * `npm test [-- <jest arguments>]`. Without arguments: the unit and structure projects (seconds),
+ * then the e2e project, then the fault tests on their own (they spawn and kill server processes and
+ * stop the database: nothing else runs beside them). With arguments (a path, `-t name`, `--selectProjects unit`): one jest run of
  * exactly those.
  */
 import { spawnSync } from 'node:child_process';
@@ -19,7 +19,7 @@ function run(args) {
 }
 
 const args = process.argv.slice(2);
-const phases = args.length > 0 ? [args] : [['--selectProjects', 'unit', 'e2e'], ['--selectProjects', 'faults']];
+const phases = args.length > 0 ? [args] : [['--selectProjects', 'unit', 'structure'], ['--selectProjects', 'e2e'], ['--selectProjects', 'faults']];
 for (const phase of phases) {
   const status = run(phase);
   if (status !== 0) process.exit(status);

@@ -1,0 +1,160 @@
+/**
+ * The official MCP conformance suite (@modelcontextprotocol/conformance) against /mcp of the real
+ * built server: every active server scenario either passes outright or is listed, with its reason,
+ * in test/e2e/mcp/mcp-conformance.baseline.yml (the suite's own --expected-failures file), and the CLI's
+ * exit status agrees.
+ *
+ * The suite needs Node ≥ 22 (it calls fs.globSync) while Parley supports Node 20, so the CLI runs
+ * under the Node that package.json's config.conformanceNode pins, fetched from the npm registry by
+ * `npx -p node@…` (.ci/run fetches it before `npm test`; without that the first run downloads it
+ * here, hence the long timeout).
+ *
+ * /mcp/session needs the session agent's Bearer token, and the suite's client connects with a bare
+ * StreamableHTTPClientTransport (the CLI has no option for a header): it runs there through a
+ * loopback proxy that adds the token and forwards everything else as sent (the Host included, so the
+ * rebinding scenario's foreign Host reaches Parley).
+ */
+import { execFile } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { readdir, readFile } from 'node:fs/promises';
+import path from 'node:path';
+import request from 'supertest';
+import { parse } from 'yaml';
+import { createTestDatabase } from '../../support/database.js';
+import { type ServerProcess, startServerProcess, stopServer, tempDir } from '../../support/server-process.js';
+
+const ROOT = process.cwd();
+const CONFORMANCE = path.join(ROOT, 'node_modules/@modelcontextprotocol/conformance/dist/index.js');
+const BASELINE = path.join(ROOT, 'test/e2e/mcp/mcp-conformance.baseline.yml');
+/** The one pin of the Node the suite runs under (.ci/run reads it too). */
+const CONFORMANCE_NODE = (JSON.parse(readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as { config: { conformanceNode: string } }).config.conformanceNode;
+/** Room for npx to download that Node first (about 30 MB), when nothing fetched it before. */
+const RUN_TIMEOUT_MS = 300_000;
+
+/** The scenarios that apply to Parley: each must pass every check. */
+const PASSING = ['server-initialize', 'ping', 'tools-list', 'dns-rebinding-protection'];
+const EXPECTED_FAILURES = (parse(readFileSync(BASELINE, 'utf8')) as { server: string[] }).server;
+
+interface Check {
+  id: string;
+  status: 'SUCCESS' | 'FAILURE' | 'WARNING' | 'INFO' | 'SKIPPED';
+  description: string;
+  errorMessage?: string;
+  details?: unknown;
+}
+
+interface SuiteRun {
+  exitCode: number;
+  stdout: string;
+  stderr: string;
+  /** Each scenario's checks, from the `server-<scenario>-<timestamp>/checks.json` files it wrote. */
+  checks: Map<string, Check[]>;
+}
+
+async function runSuite(url: string): Promise<SuiteRun> {
+  const outputDir = await tempDir('parley-conformance-');
+  const args = ['-y', '-p', `node@${CONFORMANCE_NODE}`, 'node', CONFORMANCE, 'server', '--url', url, '--expected-failures', BASELINE, '--output-dir', outputDir];
+  const env = { ...process.env, NODE_OPTIONS: '' };
+  const { exitCode, stdout, stderr } = await new Promise<{ exitCode: number; stdout: string; stderr: string }>((resolve) => {
+    execFile('npx', args, { cwd: ROOT, env, timeout: RUN_TIMEOUT_MS, maxBuffer: 16 * 1024 * 1024 }, (error, stdout, stderr) => {
+      const code = (error as { code?: unknown } | null)?.code;
+      resolve({ exitCode: error ? (typeof code === 'number' ? code : -1) : 0, stdout, stderr });
+    });
+  });
+  const checks = new Map<string, Check[]>();
+  for (const entry of await readdir(outputDir)) {
+    const scenario = /^server-(.+)-\d{4}-\d{2}-\d{2}T\d{2}-\d{2}-\d{2}-\d{3}Z$/.exec(entry)?.[1];
+    if (scenario === undefined) throw new Error(`unexpected entry in the suite's output directory: ${entry}`);
+    checks.set(scenario, JSON.parse(await readFile(path.join(outputDir, entry, 'checks.json'), 'utf8')) as Check[]);
+  }
+  return { exitCode, stdout, stderr, checks };
+}
+
+/** The checks of a scenario that the baseline check counts as failing (FAILURE and WARNING), said plainly. */
+function failing(run: SuiteRun, scenario: string): string[] {
+  const checks = run.checks.get(scenario);
+  if (checks === undefined) return [`${scenario} did not run`];
+  return checks
+    .filter((check) => check.status === 'FAILURE' || check.status === 'WARNING')
+    .map((check) => `${check.id} ${check.status}: ${check.errorMessage ?? check.description} ${JSON.stringify(check.details ?? {})}`);
+}
+
+/** A loopback proxy to `target` that adds `Authorization: Bearer <token>` to every request. */
+async function bearerProxy(target: URL, token: string): Promise<{ url: string; close(): Promise<void> }> {
+  const proxy = http.createServer((incoming, outgoing) => {
+    const upstream = http.request(
+      { host: target.hostname, port: target.port, path: target.pathname, method: incoming.method, headers: { ...incoming.headers, authorization: `Bearer ${token}` } },
+      (answer) => {
+        outgoing.writeHead(answer.statusCode ?? 502, answer.headers);
+        answer.pipe(outgoing);
+      },
+    );
+    upstream.on('error', () => outgoing.destroy());
+    incoming.pipe(upstream);
+  });
+  await new Promise<void>((resolve) => proxy.listen(0, '127.0.0.1', resolve));
+  const { port } = proxy.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}/mcp/session`,
+    close: () =>
+      new Promise<void>((resolve) => {
+        proxy.closeAllConnections();
+        proxy.close(() => resolve());
+      }),
+  };
+}
+
+/** A RUNNING session's agent token, through the public REST API. */
+async function sessionToken(baseUrl: string): Promise<string> {
+  const workspace = await request(baseUrl).post('/api/v1/workspaces').send({ name: 'conformance' }).expect(201);
+  const task = await request(baseUrl).post('/api/v1/tasks').send({ title: 'conformance', workspace_id: workspace.body.id }).expect(201);
+  const session = await request(baseUrl).post(`/api/v1/tasks/${task.body.id}/sessions`).send({}).expect(201);
+  await request(baseUrl).patch(`/api/v1/sessions/${session.body.id}`).send({ state: 'RUNNING' }).expect(200);
+  return session.body.agent_token as string;
+}
+
+let server: ServerProcess;
+beforeAll(async () => {
+  server = await startServerProcess({ env: { DATABASE_URL: await createTestDatabase() } });
+});
+afterAll(async () => {
+  if (server) await stopServer(server);
+});
+
+describe.each([
+  ['/mcp', () => Promise.resolve({ url: `${server.baseUrl}/mcp`, close: () => Promise.resolve() })],
+  ['/mcp/session (with the session agent\'s token)', async () => bearerProxy(new URL(`${server.baseUrl}/mcp/session`), await sessionToken(server.baseUrl))],
+])('MCP conformance suite on %s', (_surface, endpoint) => {
+  let run: SuiteRun;
+
+  beforeAll(async () => {
+    const target = await endpoint();
+    try {
+      run = await runSuite(target.url);
+    } finally {
+      await target.close();
+    }
+  }, RUN_TIMEOUT_MS + 60_000);
+
+  it('runs every active server scenario, each either one that applies or in the baseline', () => {
+    if (run.checks.size === 0) throw new Error(`the suite ran no scenario (exit ${run.exitCode}):\n${run.stderr}\n${run.stdout}`);
+    expect([...run.checks.keys()].sort()).toEqual([...PASSING, ...EXPECTED_FAILURES].sort());
+  });
+
+  it.each(PASSING)('%s passes every check', (scenario) => {
+    expect(failing(run, scenario)).toEqual([]);
+  });
+
+  it.each(EXPECTED_FAILURES)('%s (baseline) still fails, as the reason beside it says', (scenario) => {
+    expect(failing(run, scenario)).not.toEqual([]);
+  });
+
+  it('the CLI itself exits 0 against the baseline', () => {
+    // Its verdict on the baseline closes its output: stale entries and unexpected failures by name.
+    const plain = run.stdout.replaceAll('\u001b', '').replace(/\[\d+m/g, ''); // without its colours
+    const verdict = run.exitCode === 0 ? '' : plain.slice(Math.max(0, plain.search(/^(Stale baseline|Unexpected failures)/m)));
+    expect({ exitCode: run.exitCode, verdict }).toEqual({ exitCode: 0, verdict: '' });
+  });
+});
