@@ -10,7 +10,7 @@
  *   claimed:false with that answer, never claimed:true for an answer that did not win.
  */
 import request from 'supertest';
-import { BundleSignals } from '../../libs/clarification/src/bundle-signals.service.js';
+import { BundleSignals } from '../../libs/clarification/src/wait/bundle-signal.service.js';
 import { BundleRepository, ClaimRepository, DeliverySweeper, WaiterStore } from '#clarification';
 import { ProcessLease } from '#persistence';
 import { startApp, type TestApp } from '../support/app.js';
