@@ -1,26 +1,30 @@
 import { Module } from '@nestjs/common';
 import { TasksModule } from '#tasks';
 import { AgentAskService } from './ask/agent-ask.service.js';
+import { ClarificationService } from './ask/clarification.service.js';
 import { AuditController } from './audit/audit.controller.js';
 import { AuditRecorder } from './audit/audit.recorder.js';
 import { AuditRepository } from './audit/audit.repository.js';
 import { AuditService } from './audit/audit.service.js';
 import { BundleRepository } from './bundle/bundle.repository.js';
-import { BundleSignals } from './wait/bundle-signal.service.js';
 import { ClaimRepository } from './claim/claim.repository.js';
-import { ClarificationLifecycleService } from './lifecycle/clarification-lifecycle.service.js';
-import { ClarificationController } from './http/clarification.controller.js';
-import { ClarificationService } from './ask/clarification.service.js';
-import { DeadlineRepository } from './lifecycle/deadline.repository.js';
-import { DeadlineSweeper } from './lifecycle/deadline.sweeper.js';
-import { DeliverySweeper } from './delivery/delivery.sweeper.js';
+import { DeliveryOwnershipRepository } from './claim/delivery-ownership.repository.js';
 import { DeliveryService } from './delivery/delivery.service.js';
-import { PendingListRepository } from './pending-list/pending-list.repository.js';
-import { PendingListService } from './pending-list/pending-list.service.js';
+import { DeliverySweeper } from './delivery/delivery.sweeper.js';
+import { ResumeDispatcher } from './delivery/resume.dispatcher.js';
 import { QuestionEventRepository } from './events/question-event.repository.js';
 import { QuestionEventService } from './events/question-event.service.js';
+import { ClarificationController } from './http/clarification.controller.js';
+import { BundleLifecycleRepository } from './lifecycle/bundle-lifecycle.repository.js';
+import { ClarificationLifecycleService } from './lifecycle/clarification-lifecycle.service.js';
+import { DeadlineRepository } from './lifecycle/deadline.repository.js';
+import { DeadlineSweeper } from './lifecycle/deadline.sweeper.js';
+import { PendingListRepository } from './pending-list/pending-list.repository.js';
+import { PendingListService } from './pending-list/pending-list.service.js';
+import { WorkerBundleRepository } from './pending-list/worker-bundle.repository.js';
+import { WorkerBundleService } from './pending-list/worker-bundle.service.js';
 import { ResolveBundleService } from './resolve/resolve-bundle.service.js';
-import { ResumeDispatcher } from './delivery/resume.dispatcher.js';
+import { BundleSignals } from './wait/bundle-signal.service.js';
 import { WaiterPresenceRepository } from './wait/waiter-presence.repository.js';
 import { WaiterPresenceService } from './wait/waiter-presence.service.js';
 import { WaiterStore } from './wait/waiter.store.js';
@@ -33,6 +37,7 @@ import { WaiterStore } from './wait/waiter.store.js';
     AuditRecorder,
     AuditRepository,
     AuditService,
+    BundleLifecycleRepository,
     BundleRepository,
     BundleSignals,
     ClaimRepository,
@@ -40,6 +45,7 @@ import { WaiterStore } from './wait/waiter.store.js';
     ClarificationService,
     DeadlineRepository,
     DeadlineSweeper,
+    DeliveryOwnershipRepository,
     DeliverySweeper,
     DeliveryService,
     PendingListRepository,
@@ -51,6 +57,8 @@ import { WaiterStore } from './wait/waiter.store.js';
     WaiterPresenceRepository,
     WaiterPresenceService,
     WaiterStore,
+    WorkerBundleRepository,
+    WorkerBundleService,
   ],
   exports: [
     AgentAskService,
@@ -65,6 +73,7 @@ import { WaiterStore } from './wait/waiter.store.js';
     QuestionEventService,
     ResolveBundleService,
     WaiterStore,
+    WorkerBundleService,
   ],
 })
 export class ClarificationModule {}

@@ -1,28 +1,30 @@
-export * from './ask/agent-ask.service.js';
-export * from './audit/audit.recorder.js';
-export * from './audit/audit.service.js';
-export * from './audit/audit.types.js';
-export * from './bundle/bundle.mapper.js';
-export * from './bundle/bundle.repository.js';
-export * from './wait/bundle-signal.channel.js';
-export * from './claim/claim.repository.js';
-export * from './lifecycle/clarification-lifecycle.service.js';
-export * from './bundle/clarification.errors.js';
-export * from './clarification.module.js';
-export * from './ask/clarification.service.js';
-export * from './bundle/clarification.types.js';
-export * from './delivery/delivery.sweeper.js';
-export * from './lifecycle/deadline.rules.js';
-export * from './lifecycle/deadline.sweeper.js';
-export * from './delivery/delivery.service.js';
-export * from './pending-list/pending-list.service.js';
-export * from './events/question-event.repository.js';
-export * from './events/question-event.service.js';
-export * from './ask/question.validation.js';
-export * from './resolve/resolution.envelope.js';
-export * from './resolve/resolution.validation.js';
-export * from './resolve/resolve-bundle.service.js';
-export type { ResolutionSurface } from './bundle/resolution-surface.types.js';
-export * from './bundle/resolved-by.rules.js';
-export * from './bundle/settlement.rules.js';
-export * from './wait/waiter.store.js';
+/**
+ * The clarification lib as other libs and apps use it: the module, the services they inject, and the
+ * types and rules they share. What only tests reach lives in `testing.ts` (`#clarification/testing`).
+ */
+export { ClarificationModule } from './clarification.module.js';
+export { AgentAskService } from './ask/agent-ask.service.js';
+export { normalizeQuestions } from './ask/question.validation.js';
+export { AuditService } from './audit/audit.service.js';
+export type { AuditAttemptView } from './audit/audit.types.js';
+export { ClarificationError, ClarificationErrorCode } from './bundle/clarification.errors.js';
+export type { Answer, BundleRow, ClarificationResponse } from './bundle/clarification.types.js';
+export { parseResolvedBy, type ResolvedBy } from './bundle/resolved-by.rules.js';
+export { Settlement, settlementOf } from './bundle/settlement.rules.js';
+export type { QuestionEventRow } from './events/question-event.repository.js';
+export { QuestionEventService, QuestionEventType } from './events/question-event.service.js';
+export { MAX_EXPIRES_IN_SECONDS, MIN_EXPIRES_IN_SECONDS } from './lifecycle/deadline.rules.js';
+export {
+  DEFAULT_PENDING_LIMIT,
+  type DescribedBundle,
+  MAX_PENDING_LIMIT,
+  type PendingBundleView,
+  PendingListService,
+  type PendingPage,
+} from './pending-list/pending-list.service.js';
+export type { WorkerBundleHead } from './pending-list/worker-bundle.repository.js';
+export { WorkerBundleService } from './pending-list/worker-bundle.service.js';
+export { type Resolution, type ResolutionResponse, serializeResolution } from './resolve/resolution.envelope.js';
+export { MAX_TEXT_RUNES, type ResolutionInput, validateOutcome } from './resolve/resolution.validation.js';
+export { ResolveBundleService } from './resolve/resolve-bundle.service.js';
+export { WaiterStore } from './wait/waiter.store.js';

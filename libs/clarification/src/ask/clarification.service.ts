@@ -6,91 +6,23 @@ import { EventBus } from '#common';
 import { APP_CONFIG, type AppConfig } from '#config';
 import { inTransaction, ProcessLease } from '#persistence';
 import { isTerminalSessionState, SessionRepository } from '#tasks';
-import { type AuthorizedBundle, BundleRepository, type NewBundleRow } from '../bundle/bundle.repository.js';
+import { BundleRepository } from '../bundle/bundle.repository.js';
+import type { AuthorizedBundle, NewBundleRow } from '../bundle/bundle.types.js';
+import { BundleLifecycleRepository } from '../lifecycle/bundle-lifecycle.repository.js';
 import { recordedResponse, requestFromRows } from '../bundle/bundle.mapper.js';
 import { BundleSignals, type PendingChange } from '../wait/bundle-signal.service.js';
 import { ClarificationLifecycleService } from '../lifecycle/clarification-lifecycle.service.js';
 import { ClarificationError, ClarificationErrorCode } from '../bundle/clarification.errors.js';
-import {
-  type BundleRow,
-  type ClarificationRequest,
-  type ClarificationResponse,
-  ClarificationStatus,
-} from '../bundle/clarification.types.js';
+import { type ClarificationResponse, ClarificationStatus } from '../bundle/clarification.types.js';
 import { deadlinePassed, expiresAtOf, normalizeDeadline } from '../lifecycle/deadline.rules.js';
 import { normalizeContext, normalizeQuestions, sameQuestions } from './question.validation.js';
-import type { ResolutionResponse } from '../resolve/resolution.envelope.js';
-import { finalResolvedBy, type ResolvedBy } from '../bundle/resolved-by.rules.js';
-import { Settlement, settlementOf, winnerStatus } from '../bundle/settlement.rules.js';
+import { finalResolvedBy } from '../bundle/resolved-by.rules.js';
 import { WaiterPresenceRepository } from '../wait/waiter-presence.repository.js';
 import { type LongPollEndings, type LongPollListener, ParkedLongPoll } from '../wait/long-poll.listener.js';
 import { type ParkedWait, WaitFailure, WaiterRole, WaiterStore } from '../wait/waiter.store.js';
-
-export interface AskInput {
-  sessionId: string;
-  taskId?: string;
-  questions: unknown;
-  context?: unknown;
-  /** Optional deadline (issue 15): the bundle expires this many seconds after it was asked, unanswered. */
-  expiresInSeconds?: unknown;
-  /** The asker is the session's agent and waits here at once (its in-session ask). */
-  agentWaitsHere?: boolean;
-}
-
-export interface AskResult {
-  request: ClarificationRequest;
-  /** False when an identical still-pending bundle of the session was returned instead. */
-  created: boolean;
-}
-
-/** A bundle's state as GET /clarification/:id reports it, on any replica and after any restart. */
-export type BundleStatus = 'pending' | 'delivering' | 'answered' | 'rejected' | 'expired' | 'cancelled' | 'inactive';
-
-export interface BundleState {
-  request: ClarificationRequest;
-  status: BundleStatus;
-  /** The winner's response once final (R12 envelope), else null. */
-  response: ResolutionResponse | null;
-}
-
-/** What GET /clarification/:id reports: the state, who won once final, and the deadline if any (issue 15). */
-export interface BundleReport extends BundleState {
-  resolved_by: ResolvedBy | null;
-  expires_at: string | null;
-}
-
-function openStatus(rows: readonly BundleRow[], active: boolean): BundleStatus {
-  if (active) return 'pending';
-  if (rows.some((row) => row.metadata.status === ClarificationStatus.Expired)) return 'expired';
-  if (rows.some((row) => row.metadata.status === ClarificationStatus.Cancelled)) return 'cancelled';
-  return 'inactive';
-}
-
-/** Where a bundle stands, from its rows and whether the activeness rule holds it active. */
-function stateOf(rows: BundleRow[], active: boolean): BundleState {
-  const request = requestFromRows(rows);
-  switch (settlementOf(rows, active)) {
-    case Settlement.Final: {
-      const response = recordedResponse(rows);
-      return {
-        request,
-        status: winnerStatus(rows) === ClarificationStatus.Rejected ? 'rejected' : 'answered',
-        response: { answers: response.answers, rejected: response.rejected, reject_reason: '' },
-      };
-    }
-    case Settlement.Delivering:
-      return { request, status: 'delivering', response: null };
-    case Settlement.Open:
-      return { request, status: openStatus(rows, active), response: null };
-  }
-}
-
-/** The wait failure that matches a bundle no longer active without a winner. */
-function closedReason(status: BundleStatus): WaitFailure {
-  if (status === 'expired') return WaitFailure.Expired;
-  if (status === 'cancelled') return WaitFailure.Cancelled;
-  return WaitFailure.Superseded;
-}
+import type { AskInput, AskResult } from './ask.types.js';
+import { type BundleReport, closedReason, stateOf } from './bundle-state.mapper.js';
+import { waitEnded } from '../wait/wait.errors.js';
 
 /** Asking, reading, waiting on and cancelling clarification bundles — all from the durable rows. */
 @Injectable()
@@ -108,6 +40,7 @@ export class ClarificationService implements OnModuleInit, LongPollEndings {
     private readonly revocations: CallerRevocations,
     private readonly events: EventBus,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
+    private readonly bundleLifecycle: BundleLifecycleRepository,
   ) {}
 
   /**
@@ -271,7 +204,7 @@ export class ClarificationService implements OnModuleInit, LongPollEndings {
     const sessionId = (rows[0]).task_session_id;
     const cancelled = await inTransaction(this.dataSource, async (manager) => {
       await this.sessions.lockById(sessionId, manager);
-      return this.bundles.cancelBundle(pendingId, manager);
+      return this.bundleLifecycle.cancelBundle(pendingId, manager);
     });
     if (cancelled.length === 0) throw ClarificationError.notActive();
     this.lifecycle.announce(cancelled, 'cancelled', 'clarification.cancelled');
@@ -313,17 +246,4 @@ export class ClarificationService implements OnModuleInit, LongPollEndings {
     });
     this.signals.onReconnect(() => this.waiters.pendingIds().forEach((pendingId) => void this.recheck(pendingId)));
   }
-}
-
-export function waitEnded(reason: WaitFailure): ClarificationError {
-  const messages: Record<WaitFailure, string> = {
-    [WaitFailure.TimedOut]: 'clarification wait timed out; the question is still pending — wait again',
-    [WaitFailure.Cancelled]: 'clarification wait ended: the question was cancelled',
-    [WaitFailure.Expired]: 'clarification wait ended: the question expired',
-    [WaitFailure.Superseded]: 'clarification wait ended: the question was superseded by a newer turn',
-    [WaitFailure.Detached]: 'clarification wait ended: the agent was detached; the question stays pending',
-    [WaitFailure.Aborted]: 'clarification wait ended: the caller went away',
-    [WaitFailure.ShuttingDown]: 'clarification wait ended: the server is shutting down — wait again',
-  };
-  return new ClarificationError(ClarificationErrorCode.WaitEnded, messages[reason]);
 }

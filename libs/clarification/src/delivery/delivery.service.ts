@@ -5,92 +5,21 @@ import { APP_CONFIG, type AppConfig } from '#config';
 import { ParleyMetrics } from '#observability';
 import { DatabaseAvailability, ProcessLease } from '#persistence';
 import { BundleRepository } from '../bundle/bundle.repository.js';
-import { recordedResponse, requestFromRows, resumePrompt, responseFor } from '../bundle/bundle.mapper.js';
-import { BundleSignals } from '../wait/bundle-signal.service.js';
-import { type ClaimPlan, ClaimRepository, type EventRecord, type UndeliveredClaim } from '../claim/claim.repository.js';
+import { recordedResponse, resumePrompt, responseFor } from '../bundle/bundle.mapper.js';
 import { ClarificationError, ClarificationErrorCode } from '../bundle/clarification.errors.js';
-import {
-  type Answer,
-  type BundleRow,
-  type ClarificationRequest,
-  type ClarificationResponse,
-  ClarificationStatus,
-} from '../bundle/clarification.types.js';
-import type { NormalizedOutcome } from '../resolve/resolution.validation.js';
-import type { ClaimAudit } from '../audit/audit.types.js';
-import type { WinnerIdentity } from '../bundle/resolved-by.rules.js';
-import { ResumeDispatcher } from './resume.dispatcher.js';
+import { type ClarificationRequest, type ClarificationResponse, ClarificationStatus } from '../bundle/clarification.types.js';
 import { settlementOf, Settlement } from '../bundle/settlement.rules.js';
+import { ClaimRepository } from '../claim/claim.repository.js';
+import type { ClaimPlan, UndeliveredClaim } from '../claim/claim.types.js';
+import { DeliveryOwnershipRepository } from '../claim/delivery-ownership.repository.js';
+import { BundleSignals } from '../wait/bundle-signal.service.js';
 import { DeliveryOutcome, WaiterStore } from '../wait/waiter.store.js';
-
-export enum WinnerDelivery {
-  LiveWaiter = 'live_waiter',
-  Resumed = 'resumed',
-  StaleDismissed = 'stale_dismissed',
-}
-
-/** The session a bundle belongs to, as the authorizing read saw it. */
-export interface BundleSession {
-  task_id: string;
-  resume_url: string;
-}
-
-export interface WinningAttempt {
-  rows: BundleRow[];
-  session: BundleSession;
-  outcome: NormalizedOutcome;
-  /** Recorded with the claim when it wins (issue 15). */
-  winner: WinnerIdentity;
-  audit: ClaimAudit;
-}
-
-/** A claimed bundle as delivery needs it: its wire request and the ids of its rows. */
-interface Target {
-  request: ClarificationRequest;
-  messageIds: string[];
-}
-
-function targetOf(rows: readonly BundleRow[]): Target {
-  return { request: requestFromRows(rows), messageIds: rows.map((row) => row.id) };
-}
-
-/** How the winner's answer reached the agent, and the response it carried. */
-export interface WinnerResult {
-  delivery: WinnerDelivery;
-  response: ClarificationResponse;
-}
+import { eventFor, recordsResponse, targetOf } from './delivery.mapper.js';
+import { type BundleSession, type Target, WinnerDelivery, type WinnerResult, type WinningAttempt } from './delivery.types.js';
+import { ResumeDispatcher } from './resume.dispatcher.js';
 
 /** Extra time a winner gives another replica to report the outcome of a delivery handed to it. */
 const REMOTE_GRACE_MS = 1_000;
-
-function sameAnswer(recorded: Answer, given: Answer | undefined): boolean {
-  return (
-    given !== undefined &&
-    recorded.question_id === given.question_id &&
-    recorded.custom_text === given.custom_text &&
-    recorded.selected_options.join('\u0000') === given.selected_options.join('\u0000')
-  );
-}
-
-/** Whether the final rows hold exactly `response` (jsonb does not keep key order, so field by field). */
-function recordsResponse(rows: readonly BundleRow[], response: ClarificationResponse): boolean {
-  const recorded = recordedResponse(rows);
-  return (
-    recorded.rejected === response.rejected &&
-    recorded.answers.length === response.answers.length &&
-    recorded.answers.every((answer, index) => sameAnswer(answer, response.answers[index]))
-  );
-}
-
-function eventFor(response: ClarificationResponse, delivery: WinnerDelivery): EventRecord {
-  return {
-    type: response.rejected ? 'REJECTED' : 'ANSWERED',
-    payload: {
-      response: { answers: response.answers, rejected: response.rejected, reject_reason: response.reject_reason },
-      delivery,
-    },
-  };
-}
 
 /**
  * The winner's path (spec R1, R7, R7a): claim, then carry the answer to the agent — to its live wait
@@ -117,6 +46,7 @@ export class DeliveryService implements OnModuleInit {
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     private readonly metrics: ParleyMetrics,
     private readonly availability: DatabaseAvailability,
+    private readonly ownership: DeliveryOwnershipRepository,
   ) {}
 
   onModuleInit(): void {
@@ -232,7 +162,7 @@ export class DeliveryService implements OnModuleInit {
     const pendingId = request.pending_id;
     await faultPoint('deliver.offered');
     const outcome = await this.waiters.offer(pendingId, response, async () => {
-      const finalized = await this.claims.finalize(
+      const finalized = await this.ownership.finalize(
         pendingId,
         this.lease.id,
         request.session_id,
@@ -277,7 +207,7 @@ export class DeliveryService implements OnModuleInit {
         // Final, but possibly another answer's: this claim was rolled back and another won before this read.
         return recordsResponse(state.rows, response) ? WinnerDelivery.LiveWaiter : undefined;
       case Settlement.Delivering:
-        if (!(await this.claims.takeOver(pendingId, remote, this.lease.id))) throw ClarificationError.inProgress();
+        if (!(await this.ownership.takeOver(pendingId, remote, this.lease.id))) throw ClarificationError.inProgress();
         this.logger.warn({ msg: 'hand-off not taken in time; resuming the agent instead', pending_id: pendingId, replica: remote });
         return this.resumeInstead(target, response, session, webhook);
       case Settlement.Open:
@@ -300,12 +230,12 @@ export class DeliveryService implements OnModuleInit {
       : { messageId: randomUUID(), content: resumePrompt(request, response), metadata: { resume_of: request.pending_id, response } };
     const delivery = response.rejected ? WinnerDelivery.StaleDismissed : WinnerDelivery.Resumed;
     if (response.rejected) {
-      const finalized = await this.claims.finalize(request.pending_id, this.lease.id, request.session_id, request.task_id, eventFor(response, delivery));
+      const finalized = await this.ownership.finalize(request.pending_id, this.lease.id, request.session_id, request.task_id, eventFor(response, delivery));
       if (!finalized) throw ClarificationError.inProgress();
       this.announceFinal(target, response, delivery);
       return delivery;
     }
-    const resumed = await this.claims.resumeInstead(
+    const resumed = await this.ownership.resumeInstead(
       { pendingId: request.pending_id, owner: this.lease.id, sessionId: request.session_id, sessionTaskId: session.task_id, bundleTaskId: request.task_id },
       { turnId, ...(queued ? { queuedPrompt: queued } : {}) },
       eventFor(response, delivery),
@@ -336,7 +266,7 @@ export class DeliveryService implements OnModuleInit {
     });
     if (!accepted) return this.rollBack(request, 'the agent could not be resumed');
     await faultPoint('resume.accepted');
-    const finalized = await this.claims.finalize(
+    const finalized = await this.ownership.finalize(
       request.pending_id,
       this.lease.id,
       request.session_id,
@@ -354,7 +284,7 @@ export class DeliveryService implements OnModuleInit {
    */
   private async rollBack(request: ClarificationRequest, why: string): Promise<never> {
     const pendingId = request.pending_id;
-    const result = await this.claims.abandon(pendingId, this.lease.id, request.session_id, (manager, pendingIds) =>
+    const result = await this.ownership.abandon(pendingId, this.lease.id, request.session_id, (manager, pendingIds) =>
       this.bundles.refreshSessionIndex(request.session_id, pendingIds, manager),
     );
     this.signals.dispatch({ pending_id: pendingId, kind: 'reopened' });
@@ -394,7 +324,7 @@ export class DeliveryService implements OnModuleInit {
     }
     this.inFlight.add(pendingId);
     try {
-      const response = await this.claims.handoff(pendingId, this.lease.id);
+      const response = await this.ownership.handoff(pendingId, this.lease.id);
       if (!response) return;
       const rows = await this.bundles.findBundle(pendingId);
       if (rows.length > 0) await this.deliverHere(targetOf(rows), response);
@@ -414,28 +344,28 @@ export class DeliveryService implements OnModuleInit {
     const pendingId = claim.pending_id;
     if (this.inFlight.has(pendingId)) return;
     // A hand-off addressed here and not taken yet (its signal missed, or deferred): deliver it, never roll it back.
-    if (claim.owner === this.lease.id && (await this.claims.handoff(pendingId, this.lease.id))) return this.receiveHandoff(pendingId);
-    if (claim.owner !== this.lease.id && !(await this.claims.takeOver(pendingId, claim.owner, this.lease.id))) return;
+    if (claim.owner === this.lease.id && (await this.ownership.handoff(pendingId, this.lease.id))) return this.receiveHandoff(pendingId);
+    if (claim.owner !== this.lease.id && !(await this.ownership.takeOver(pendingId, claim.owner, this.lease.id))) return;
     this.inFlight.add(pendingId);
     try {
       const rows = await this.bundles.findBundle(pendingId);
       if (rows.length === 0) return;
       const target = targetOf(rows);
       const { request } = target;
-      const turnId = await this.claims.successorOf(pendingId);
+      const turnId = await this.ownership.successorOf(pendingId);
       const response = recordedResponse(rows);
       this.logger.warn({ msg: 'recovering an undelivered claim', pending_id: pendingId, owner: claim.owner, resume: turnId !== undefined });
       if (!turnId || response.rejected) {
         await this.rollBack(request, 'the delivery was interrupted').catch(() => undefined);
         return;
       }
-      const session = { task_id: rows[0]?.session_task_id ?? request.task_id, resume_url: await this.claims.resumeUrlOf(request.session_id) };
+      const session = { task_id: rows[0]?.session_task_id ?? request.task_id, resume_url: await this.ownership.resumeUrlOf(request.session_id) };
       const webhook = this.resume.webhookFor(session.resume_url);
       if (webhook) {
         await this.resumeThroughWebhook(target, response, turnId, webhook, session).catch(() => undefined);
         return;
       }
-      const finalized = await this.claims.queuePromptAndFinalize(
+      const finalized = await this.ownership.queuePromptAndFinalize(
         { pendingId, owner: this.lease.id, sessionId: request.session_id, sessionTaskId: session.task_id, bundleTaskId: request.task_id, turnId },
         { messageId: randomUUID(), content: resumePrompt(request, response), metadata: { resume_of: pendingId, response } },
         eventFor(response, WinnerDelivery.Resumed),

@@ -1,7 +1,7 @@
 import { Injectable, Logger, type OnApplicationBootstrap } from '@nestjs/common';
 import { ProcessLease } from '#persistence';
 import { BundleSignals } from '../wait/bundle-signal.service.js';
-import { ClaimRepository } from '../claim/claim.repository.js';
+import { DeliveryOwnershipRepository } from '../claim/delivery-ownership.repository.js';
 import { DeliveryService } from './delivery.service.js';
 
 /**
@@ -16,7 +16,7 @@ export class DeliverySweeper implements OnApplicationBootstrap {
   private sweeping: Promise<void> | undefined;
 
   constructor(
-    private readonly claims: ClaimRepository,
+    private readonly ownership: DeliveryOwnershipRepository,
     private readonly delivery: DeliveryService,
     private readonly lease: ProcessLease,
     private readonly signals: BundleSignals,
@@ -37,7 +37,7 @@ export class DeliverySweeper implements OnApplicationBootstrap {
   }
 
   private async sweepOnce(): Promise<void> {
-    for (const claim of await this.claims.undelivered(this.lease.id)) {
+    for (const claim of await this.ownership.undelivered(this.lease.id)) {
       if (this.delivery.isInFlight(claim.pending_id)) continue;
       await this.delivery.recover(claim).catch((error: unknown) =>
         this.logger.warn({ msg: 'undelivered claim not recovered', pending_id: claim.pending_id, err: String(error) }),

@@ -3,9 +3,11 @@ import { DataSource, type EntityManager } from 'typeorm';
 import { EventBus, type ParleyEventName } from '#common';
 import { inTransaction } from '#persistence';
 import { type AfterCommit, SessionLifecycle, type SessionLifecycleHooks, SessionRepository } from '#tasks';
-import { BundleRepository, type TouchedBundle } from '../bundle/bundle.repository.js';
+import { BundleRepository } from '../bundle/bundle.repository.js';
+import type { TouchedBundle } from '../bundle/bundle.types.js';
 import type { BundleSignalKind } from '../wait/bundle-signal.channel.js';
 import { BundleSignals } from '../wait/bundle-signal.service.js';
+import { BundleLifecycleRepository } from './bundle-lifecycle.repository.js';
 
 type LifecycleEvent = Extract<ParleyEventName, 'clarification.expired' | 'clarification.detached' | 'clarification.superseded' | 'clarification.cancelled'>;
 
@@ -24,6 +26,7 @@ export class ClarificationLifecycleService implements SessionLifecycleHooks, OnM
     private readonly signals: BundleSignals,
     private readonly events: EventBus,
     private readonly lifecycle: SessionLifecycle,
+    private readonly bundleLifecycle: BundleLifecycleRepository,
   ) {}
 
   onModuleInit(): void {
@@ -32,20 +35,20 @@ export class ClarificationLifecycleService implements SessionLifecycleHooks, OnM
 
   /** Session terminal or task archived: the current pending rows expire. */
   async sessionEnded(sessionId: string, manager: EntityManager): Promise<AfterCommit> {
-    const expired = await this.bundles.expireSession(sessionId, manager);
+    const expired = await this.bundleLifecycle.expireSession(sessionId, manager);
     return () => this.announce(expired, 'expired', 'clarification.expired');
   }
 
   /** A newer turn is about to become current: the bundles active now are superseded (never rewritten). */
   async turnStarting(sessionId: string, manager: EntityManager): Promise<AfterCommit> {
-    const superseded = await this.bundles.supersedeSession(sessionId, manager);
+    const superseded = await this.bundleLifecycle.supersedeSession(sessionId, manager);
     return () => this.announce(superseded, 'superseded', 'clarification.superseded', false);
   }
 
   /** The current turn completed while its agent may still wait: the bundle is detached. */
   async turnCompleted(sessionId: string, turnId: string, manager: EntityManager): Promise<AfterCommit> {
     if ((await this.bundles.currentTurnId(sessionId, manager)) !== turnId) return () => undefined;
-    const detached = await this.bundles.detachSession(sessionId, manager);
+    const detached = await this.bundleLifecycle.detachSession(sessionId, manager);
     return () => this.announce(detached, 'detached', 'clarification.detached');
   }
 
@@ -53,7 +56,7 @@ export class ClarificationLifecycleService implements SessionLifecycleHooks, OnM
   async detachAgent(sessionId: string): Promise<void> {
     const detached = await inTransaction(this.dataSource, async (manager) => {
       await this.sessions.lockById(sessionId, manager);
-      return this.bundles.detachSession(sessionId, manager);
+      return this.bundleLifecycle.detachSession(sessionId, manager);
     });
     this.announce(detached, 'detached', 'clarification.detached');
   }

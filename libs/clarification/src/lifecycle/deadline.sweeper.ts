@@ -3,7 +3,8 @@ import { DataSource } from 'typeorm';
 import { APP_CONFIG, type AppConfig } from '#config';
 import { inTransaction } from '#persistence';
 import { SessionRepository } from '#tasks';
-import { BundleRepository, type TouchedBundle } from '../bundle/bundle.repository.js';
+import type { TouchedBundle } from '../bundle/bundle.types.js';
+import { BundleLifecycleRepository } from './bundle-lifecycle.repository.js';
 import { BundleSignals } from '../wait/bundle-signal.service.js';
 import { ClarificationLifecycleService } from './clarification-lifecycle.service.js';
 import { DeadlineRepository } from './deadline.repository.js';
@@ -29,7 +30,7 @@ export class DeadlineSweeper implements OnApplicationBootstrap, OnApplicationShu
   constructor(
     private readonly dataSource: DataSource,
     private readonly deadlines: DeadlineRepository,
-    private readonly bundles: BundleRepository,
+    private readonly bundleLifecycle: BundleLifecycleRepository,
     private readonly sessions: SessionRepository,
     private readonly lifecycle: ClarificationLifecycleService,
     private readonly signals: BundleSignals,
@@ -73,7 +74,7 @@ export class DeadlineSweeper implements OnApplicationBootstrap, OnApplicationShu
       const due = await this.deadlines.claimDue(manager);
       if (!due) return undefined;
       await this.sessions.lockById(due.session_id, manager);
-      const expired = await this.bundles.expireBundle(due.pending_id, manager);
+      const expired = await this.bundleLifecycle.expireBundle(due.pending_id, manager);
       if (expired.length > 0) await this.deadlines.resumeSession(due.session_id, manager);
       if (expired.length === 0 && (await this.deadlines.sessionHasDelivery(due.session_id, manager))) {
         await this.deadlines.postpone(due.pending_id, RECHECK_MS, manager);

@@ -2,9 +2,9 @@ import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { keysetInstantSql } from '#common';
 import { type WorkspaceVisibility } from '#authorization';
-import { queryRows, runNamed } from '#persistence';
+import { queryRow, queryRows, runNamed } from '#persistence';
 import { bundleIsActive, CLARIFICATION_REQUEST } from '#tasks';
-import { D2_ORDER } from '../bundle/bundle.repository.js';
+import { D2_ORDER } from '../bundle/bundle.sql.js';
 import type { BundleRow } from '../bundle/clarification.types.js';
 
 export interface PendingListQuery {
@@ -74,6 +74,12 @@ const HEAD_COLUMNS = `b.pending_id, b.task_id, b.session_id, b.created_at, ${key
 @Injectable()
 export class PendingListRepository {
   constructor(private readonly dataSource: DataSource) {}
+
+  /** The bundle index's count of active bundles: an index-only count over `clarification_bundles_session_idx` (WHERE active). */
+  async activeCount(): Promise<number> {
+    const row = await queryRow<{ count: string }>(this.dataSource, `SELECT count(*)::text AS count FROM clarification_bundles WHERE active`);
+    return Number(row?.count ?? 0);
+  }
 
   async listHeads(query: PendingListQuery): Promise<PendingBundleHead[]> {
     const parameters: unknown[] = [query.limit, query.workspaceId ?? null, query.createdSince ?? null, query.after?.at ?? null, query.after?.pendingId ?? null];

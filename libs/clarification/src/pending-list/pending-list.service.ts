@@ -107,6 +107,11 @@ export class PendingListService {
     private readonly clarifications: ClarificationService,
   ) {}
 
+  /** How many bundles are active (answerable) now, from the bundle index (the operational gauge). */
+  activeCount(): Promise<number> {
+    return this.pending.activeCount();
+  }
+
   /** One bundle in the list's shape, whatever its state; a foreign id is the same not-found as a missing one. */
   async describe(caller: Caller, pendingId: string): Promise<DescribedBundle> {
     const { rows, active } = await this.clarifications.authorizeBundle(caller, pendingId);
