@@ -220,7 +220,7 @@ describe('boundaries (issue 16)', () => {
   });
 
   it('every surface that answers resolves through ResolveBundleService; none reaches the claim or delivery itself', () => {
-    const answering = ['libs/clarification/src/clarification.controller.ts', 'libs/graphql/src/answer.resolver.ts', 'libs/mcp/src/external-tools.ts', 'libs/decisions/src/command.service.ts'];
+    const answering = ['libs/clarification/src/http/clarification.controller.ts', 'libs/graphql/src/answer.resolver.ts', 'libs/mcp/src/external-tools.ts', 'libs/decisions/src/command.service.ts'];
     for (const file of answering) expect({ file, resolves: /\bResolveBundleService\b/.test(codeOf(path.join(ROOT, file))) }).toEqual({ file, resolves: true });
     const outsideCore = sourceFiles(LIBS).filter((file) => libOf(file) !== 'clarification');
     const reachingPast = outsideCore
