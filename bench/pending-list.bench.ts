@@ -10,7 +10,7 @@
 import pg from 'pg';
 import { DataSource } from 'typeorm';
 import { AccessService, userCaller, type WorkspaceVisibility } from '#authorization';
-import type { PendingListQuery } from '../libs/clarification/src/pending-list.repository.js';
+import type { PendingListQuery } from '#clarification/testing';
 import { decodeCursor } from '#common';
 import { BENCH_ADMIN_TOKEN, type BenchApp, createUserWithToken, ListClient, type PendingPage, startBenchApp } from './support/app.js';
 import { listHeadsStatement, rowsOfStatement, type Statement } from './support/captured-sql.js';

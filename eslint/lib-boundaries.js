@@ -1,7 +1,8 @@
 /**
  * Library boundaries (docs/architecture.md, "The lib graph"): a lib reaches another lib only through its `index.ts` (relative
  * `../../<lib>/src/index.js` or the `#<lib>` subpath import), and the core libs never import a
- * surface lib — surfaces depend on the core, not the other way round.
+ * surface lib — surfaces depend on the core, not the other way round. A lib's testing entry
+ * (`#<lib>/testing`, its internals for tests) is for test/ and bench/ only: no lib or app imports it.
  */
 import path from 'node:path';
 
@@ -18,16 +19,20 @@ function libOf(file) {
   return relative.split(path.sep)[0];
 }
 
-/** The lib a specifier names and whether it names that lib's index, or undefined when it is no lib. */
+/**
+ * The lib a specifier names, whether it names that lib's index, and whether it names the lib's
+ * testing entry (`#<lib>/testing`); undefined when it is no lib.
+ */
 function target(specifier, importer) {
-  const subpath = /^#([\w-]+)$/.exec(specifier);
-  if (subpath) return { lib: subpath[1], index: true };
+  const subpath = /^#([\w-]+)(\/testing)?$/.exec(specifier);
+  if (subpath) return { lib: subpath[1], index: subpath[2] === undefined, testing: subpath[2] !== undefined };
   if (!specifier.startsWith('.')) return undefined;
   const resolved = path.resolve(path.dirname(importer), specifier);
   const lib = libOf(resolved);
   if (lib === undefined) return undefined;
   const index = path.relative(path.join(LIBS, lib), resolved).replace(/\.(js|ts)$/, '') === path.join('src', 'index');
-  return { lib, index };
+  const testing = path.relative(path.join(LIBS, lib), resolved).replace(/\.(js|ts)$/, '') === path.join('src', 'testing');
+  return { lib, index, testing };
 }
 
 /** @type {import('eslint').Rule.RuleModule} */
@@ -39,6 +44,7 @@ export const libBoundaries = {
     messages: {
       deep: "'{{specifier}}' reaches past libs/{{lib}}/src/index.ts: import the lib through its index",
       surface: "core lib '{{from}}' must not import surface lib '{{lib}}'",
+      testing: "'{{specifier}}' is libs/{{lib}}'s testing entry: only test/ and bench/ import it",
     },
   },
   create(context) {
@@ -51,7 +57,12 @@ export const libBoundaries = {
     const check = (node) => {
       if (!node || node.type !== 'Literal' || typeof node.value !== 'string') return;
       const reached = target(node.value, importer);
-      if (!reached || reached.lib === from) return;
+      if (!reached) return;
+      if (reached.testing) {
+        context.report({ node, messageId: 'testing', data: { specifier: node.value, lib: reached.lib } });
+        return;
+      }
+      if (reached.lib === from) return;
       if (!reached.index) context.report({ node, messageId: 'deep', data: { specifier: node.value, lib: reached.lib } });
       else if (from !== undefined && !SURFACE_LIBS.has(from) && SURFACE_LIBS.has(reached.lib)) {
         context.report({ node, messageId: 'surface', data: { from, lib: reached.lib } });

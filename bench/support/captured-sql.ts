@@ -1,5 +1,5 @@
 import type { DataSource, QueryRunner } from 'typeorm';
-import { PendingListRepository, type PendingListQuery } from '../../libs/clarification/src/pending-list.repository.js';
+import { PendingListRepository, type PendingListQuery } from '#clarification/testing';
 
 export interface Statement {
   sql: string;

@@ -7,7 +7,7 @@
  * never an answer that was rolled back a moment later.
  */
 import request from 'supertest';
-import { BundleRepository, ClaimRepository } from '#clarification';
+import { BundleRepository, ClaimRepository } from '#clarification/testing';
 import { startApp, type TestApp } from '../support/app.js';
 import { isActive, isRestored, resumeTurns, rowsOf } from '../support/bundle-state.js';
 import { QUIET_LEASE } from '../support/claim.js';

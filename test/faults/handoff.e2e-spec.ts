@@ -10,8 +10,8 @@
  *   claimed:false with that answer, never claimed:true for an answer that did not win.
  */
 import request from 'supertest';
-import { BundleSignals } from '../../libs/clarification/src/bundle-signals.service.js';
-import { BundleRepository, ClaimRepository, DeliverySweeper, WaiterStore } from '#clarification';
+import { WaiterStore } from '#clarification';
+import { BundleRepository, BundleSignals, ClaimRepository, DeliverySweeper } from '#clarification/testing';
 import { ProcessLease } from '#persistence';
 import { startApp, type TestApp } from '../support/app.js';
 import { isRestored, resumePrompts, resumeTurns, rowsOf, settlement } from '../support/bundle-state.js';

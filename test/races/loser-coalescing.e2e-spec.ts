@@ -6,7 +6,8 @@
  */
 import { jest } from '@jest/globals';
 import request from 'supertest';
-import { BundleRepository, ClarificationService, DeliveryService, ResolveBundleService } from '#clarification';
+import { ResolveBundleService } from '#clarification';
+import { BundleRepository, ClarificationService, DeliveryService } from '#clarification/testing';
 import { startApp, type TestApp } from '../support/app.js';
 import { eventually } from '../support/eventually.js';
 import { freshBundle } from '../support/fixtures.js';

@@ -9,10 +9,10 @@ import { startApp, type TestApp } from '../support/app.js';
 
 const ROOT = process.cwd();
 const CLARIFICATION_SRC = path.join(ROOT, 'libs/clarification/src');
-const RESOLVER = path.join(CLARIFICATION_SRC, 'resolve-bundle.service.ts');
-const VALIDATION = path.join(CLARIFICATION_SRC, 'resolution.validation.ts');
-const REPOSITORY = path.join(CLARIFICATION_SRC, 'claim.repository.ts');
-const DELIVERY = path.join(CLARIFICATION_SRC, 'delivery.service.ts');
+const RESOLVER = path.join(CLARIFICATION_SRC, 'resolve/resolve-bundle.service.ts');
+const VALIDATION = path.join(CLARIFICATION_SRC, 'resolve/resolution.validation.ts');
+const REPOSITORY = path.join(CLARIFICATION_SRC, 'claim/claim.repository.ts');
+const DELIVERY = path.join(CLARIFICATION_SRC, 'delivery/delivery.service.ts');
 
 /** Every regular file under `dir`, recursively (paths absolute). */
 function filesUnder(dir: string): string[] {
@@ -117,10 +117,10 @@ function specifiersOf(file: string): string[] {
   return [...code.matchAll(/(?:\bfrom\s*|\bimport\s*\(\s*|\bimport\s+)['"]([^'"]+)['"]/g)].map((match) => match[1]);
 }
 
-/** The lib a relative specifier of `file` lands in, and whether it is that lib's index. */
+/** The lib a specifier of `file` lands in, and whether it is that lib's index (`#<lib>/testing` is not). */
 function libTarget(file: string, specifier: string): { lib: string; index: boolean } | undefined {
-  const subpath = /^#([\w-]+)$/.exec(specifier);
-  if (subpath) return { lib: subpath[1], index: true };
+  const subpath = /^#([\w-]+)(\/testing)?$/.exec(specifier);
+  if (subpath) return { lib: subpath[1], index: subpath[2] === undefined };
   if (!specifier.startsWith('.')) return undefined;
   const parts = path.relative(LIBS, path.resolve(path.dirname(file), specifier)).split(path.sep);
   if (parts[0] === '..' || parts[0] === undefined) return undefined;
@@ -192,24 +192,40 @@ describe('boundaries (issue 16)', () => {
     const writing = files.filter((file) => /NULLIF\(/.test(codeOf(file))).map(relative);
     expect(writing).toEqual(['libs/tasks/src/bundle-task.sql.ts']);
     const building = files.filter((file) => /\bbundleTaskIdSql\(/.test(codeOf(file))).map(relative).sort();
-    expect(building).toEqual(['libs/clarification/src/bundle.repository.ts', 'libs/tasks/src/activeness.sql.ts', 'libs/tasks/src/bundle-task.sql.ts']);
+    expect(building).toEqual([
+      'libs/clarification/src/bundle/bundle.repository.ts',
+      'libs/clarification/src/lifecycle/bundle-lifecycle.repository.ts',
+      'libs/tasks/src/activeness.sql.ts',
+      'libs/tasks/src/bundle-task.sql.ts',
+    ]);
   });
 
-  it('nest-cli.json and the package.json "imports" map list every lib', () => {
+  it('nest-cli.json and the package.json "imports" map list every lib (and clarification\'s testing entry)', () => {
     const nest = JSON.parse(readFileSync(path.join(ROOT, 'nest-cli.json'), 'utf8')) as { projects: Record<string, { type: string; root: string }> };
     const listed = Object.values(nest.projects).filter((project) => project.type === 'library').map((project) => project.root).sort();
     expect(listed).toEqual(LIB_NAMES.map((name) => `libs/${name}`));
     const imports = (JSON.parse(readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as { imports: Record<string, { types: string; default: string }> }).imports;
-    expect(imports).toEqual(
-      Object.fromEntries(LIB_NAMES.map((name) => [`#${name}`, { types: `./libs/${name}/src/index.ts`, default: `./dist/libs/${name}/src/index.js` }])),
-    );
+    expect(imports).toEqual({
+      ...Object.fromEntries(LIB_NAMES.map((name) => [`#${name}`, { types: `./libs/${name}/src/index.ts`, default: `./dist/libs/${name}/src/index.js` }])),
+      '#clarification/testing': { types: './libs/clarification/src/testing.ts', default: './dist/libs/clarification/src/testing.js' },
+    });
+  });
+
+  it('the testing entry (#clarification/testing) is imported only by test/ and bench/, never by a lib or an app', () => {
+    const files = [...filesUnder(LIBS), ...filesUnder(path.join(ROOT, 'apps'))].filter((file) => /\.tsx?$/.test(file));
+    const importing = files
+      .filter((file) => specifiersOf(file).some((specifier) => /^#[\w-]+\/testing$/.test(specifier) || /(^|\/)src\/testing(\.js)?$/.test(specifier)))
+      .map(relative);
+    expect(importing).toEqual([]);
   });
 
   it('every surface that answers resolves through ResolveBundleService; none reaches the claim or delivery itself', () => {
-    const answering = ['libs/clarification/src/clarification.controller.ts', 'libs/graphql/src/answer.resolver.ts', 'libs/mcp/src/external-tools.ts', 'libs/decisions/src/command.service.ts'];
+    const answering = ['libs/clarification/src/http/clarification.controller.ts', 'libs/graphql/src/answer.resolver.ts', 'libs/mcp/src/external-tools.ts', 'libs/decisions/src/command.service.ts'];
     for (const file of answering) expect({ file, resolves: /\bResolveBundleService\b/.test(codeOf(path.join(ROOT, file))) }).toEqual({ file, resolves: true });
     const outsideCore = sourceFiles(LIBS).filter((file) => libOf(file) !== 'clarification');
-    const reachingPast = outsideCore.filter((file) => /\b(ClaimRepository|DeliveryService|completeActiveBundle|claimAndDeliver)\b/.test(codeOf(file))).map(relative);
+    const reachingPast = outsideCore
+      .filter((file) => /\b(ClaimRepository|DeliveryOwnershipRepository|DeliveryService|completeActiveBundle|claimAndDeliver)\b/.test(codeOf(file)))
+      .map(relative);
     expect(reachingPast).toEqual([]);
   });
 });

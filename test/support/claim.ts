@@ -1,19 +1,19 @@
 import { randomUUID } from 'node:crypto';
 import { DataSource, type EntityManager } from 'typeorm';
+import { type Answer, validateOutcome } from '#clarification';
 import {
-  type Answer,
   BundleRepository,
   bundleTaskId,
   type ClaimedRow,
   type ClaimPlan,
   ClaimRepository,
   ClarificationService,
+  DeliveryOwnershipRepository,
   DeliveryService,
   type TerminalStatus,
-  validateOutcome,
   winnerIdentity,
   type WinnerResult,
-} from '#clarification';
+} from '#clarification/testing';
 import { SYNTHETIC_CALLER } from '#authorization';
 import type { TestApp } from './app.js';
 import { type Db, syncBundleIndex } from './bundles.js';
@@ -48,6 +48,7 @@ export const QUIET_LEASE = { leaseTtlMs: 3_600_000, leaseHeartbeatMs: 1_800_000 
  */
 export function claimer(t: TestApp) {
   const claims = t.app.get(ClaimRepository);
+  const ownership = t.app.get(DeliveryOwnershipRepository);
   const bundles = t.app.get(BundleRepository);
   return {
     async completeActiveBundle(
@@ -79,7 +80,7 @@ export function claimer(t: TestApp) {
     /** Rolls TEST_OWNER's undelivered claim back (what a failed delivery does). */
     async rollBack(pendingId: string): Promise<{ rolledBack: boolean; active: boolean }> {
       const sessionId = (await bundles.findBundle(pendingId))[0]?.task_session_id ?? '';
-      const result = await claims.abandon(pendingId, TEST_OWNER, sessionId, (manager, pendingIds) =>
+      const result = await ownership.abandon(pendingId, TEST_OWNER, sessionId, (manager, pendingIds) =>
         bundles.refreshSessionIndex(sessionId, pendingIds, manager),
       );
       return { rolledBack: result.rolledBack, active: result.active };
@@ -90,7 +91,7 @@ export function claimer(t: TestApp) {
       const rows = await bundles.findBundle(pendingId);
       const first = rows[0];
       if (!first) return false;
-      return claims.finalize(pendingId, TEST_OWNER, first.task_session_id, bundleTaskId(rows), { type: 'ANSWERED', payload: {} });
+      return ownership.finalize(pendingId, TEST_OWNER, first.task_session_id, bundleTaskId(rows), { type: 'ANSWERED', payload: {} });
     },
   };
 }

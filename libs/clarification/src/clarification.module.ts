@@ -1,29 +1,33 @@
 import { Module } from '@nestjs/common';
 import { TasksModule } from '#tasks';
-import { AgentAskService } from './agent-ask.service.js';
-import { AuditController } from './audit.controller.js';
-import { AuditRecorder } from './audit.recorder.js';
-import { AuditRepository } from './audit.repository.js';
-import { AuditService } from './audit.service.js';
-import { BundleRepository } from './bundle.repository.js';
-import { BundleSignals } from './bundle-signals.service.js';
-import { ClaimRepository } from './claim.repository.js';
-import { ClarificationLifecycleService } from './clarification-lifecycle.service.js';
-import { ClarificationController } from './clarification.controller.js';
-import { ClarificationService } from './clarification.service.js';
-import { DeadlineRepository } from './deadline.repository.js';
-import { DeadlineSweeper } from './deadline.sweeper.js';
-import { DeliverySweeper } from './delivery-sweeper.js';
-import { DeliveryService } from './delivery.service.js';
-import { PendingListRepository } from './pending-list.repository.js';
-import { PendingListService } from './pending-list.service.js';
-import { QuestionEventRepository } from './question-event.repository.js';
-import { QuestionEventService } from './question-event.service.js';
-import { ResolveBundleService } from './resolve-bundle.service.js';
-import { ResumeDispatcher } from './resume.dispatcher.js';
-import { WaiterPresenceRepository } from './waiter-presence.repository.js';
-import { WaiterPresenceService } from './waiter-presence.service.js';
-import { WaiterStore } from './waiter.store.js';
+import { AgentAskService } from './ask/agent-ask.service.js';
+import { ClarificationService } from './ask/clarification.service.js';
+import { AuditController } from './audit/audit.controller.js';
+import { AuditRecorder } from './audit/audit.recorder.js';
+import { AuditRepository } from './audit/audit.repository.js';
+import { AuditService } from './audit/audit.service.js';
+import { BundleRepository } from './bundle/bundle.repository.js';
+import { ClaimRepository } from './claim/claim.repository.js';
+import { DeliveryOwnershipRepository } from './claim/delivery-ownership.repository.js';
+import { DeliveryService } from './delivery/delivery.service.js';
+import { DeliverySweeper } from './delivery/delivery.sweeper.js';
+import { ResumeDispatcher } from './delivery/resume.dispatcher.js';
+import { QuestionEventRepository } from './events/question-event.repository.js';
+import { QuestionEventService } from './events/question-event.service.js';
+import { ClarificationController } from './http/clarification.controller.js';
+import { BundleLifecycleRepository } from './lifecycle/bundle-lifecycle.repository.js';
+import { ClarificationLifecycleService } from './lifecycle/clarification-lifecycle.service.js';
+import { DeadlineRepository } from './lifecycle/deadline.repository.js';
+import { DeadlineSweeper } from './lifecycle/deadline.sweeper.js';
+import { PendingListRepository } from './pending-list/pending-list.repository.js';
+import { PendingListService } from './pending-list/pending-list.service.js';
+import { WorkerBundleRepository } from './pending-list/worker-bundle.repository.js';
+import { WorkerBundleService } from './pending-list/worker-bundle.service.js';
+import { ResolveBundleService } from './resolve/resolve-bundle.service.js';
+import { BundleSignals } from './wait/bundle-signal.service.js';
+import { WaiterPresenceRepository } from './wait/waiter-presence.repository.js';
+import { WaiterPresenceService } from './wait/waiter-presence.service.js';
+import { WaiterStore } from './wait/waiter.store.js';
 
 @Module({
   imports: [TasksModule],
@@ -33,6 +37,7 @@ import { WaiterStore } from './waiter.store.js';
     AuditRecorder,
     AuditRepository,
     AuditService,
+    BundleLifecycleRepository,
     BundleRepository,
     BundleSignals,
     ClaimRepository,
@@ -40,6 +45,7 @@ import { WaiterStore } from './waiter.store.js';
     ClarificationService,
     DeadlineRepository,
     DeadlineSweeper,
+    DeliveryOwnershipRepository,
     DeliverySweeper,
     DeliveryService,
     PendingListRepository,
@@ -51,6 +57,8 @@ import { WaiterStore } from './waiter.store.js';
     WaiterPresenceRepository,
     WaiterPresenceService,
     WaiterStore,
+    WorkerBundleRepository,
+    WorkerBundleService,
   ],
   exports: [
     AgentAskService,
@@ -65,6 +73,7 @@ import { WaiterStore } from './waiter.store.js';
     QuestionEventService,
     ResolveBundleService,
     WaiterStore,
+    WorkerBundleService,
   ],
 })
 export class ClarificationModule {}

@@ -1,28 +1,30 @@
-export * from './agent-ask.service.js';
-export * from './audit.recorder.js';
-export * from './audit.service.js';
-export * from './audit.types.js';
-export * from './bundle.mapper.js';
-export * from './bundle.repository.js';
-export * from './bundle-signal.js';
-export * from './claim.repository.js';
-export * from './clarification-lifecycle.service.js';
-export * from './clarification.errors.js';
-export * from './clarification.module.js';
-export * from './clarification.service.js';
-export * from './clarification.types.js';
-export * from './delivery-sweeper.js';
-export * from './deadline.rules.js';
-export * from './deadline.sweeper.js';
-export * from './delivery.service.js';
-export * from './pending-list.service.js';
-export * from './question-event.repository.js';
-export * from './question-event.service.js';
-export * from './question.validation.js';
-export * from './resolution.envelope.js';
-export * from './resolution.validation.js';
-export * from './resolve-bundle.service.js';
-export type { ResolutionSurface } from './resolution-surface.js';
-export * from './resolved-by.js';
-export * from './settlement.js';
-export * from './waiter.store.js';
+/**
+ * The clarification lib as other libs and apps use it: the module, the services they inject, and the
+ * types and rules they share. What only tests reach lives in `testing.ts` (`#clarification/testing`).
+ */
+export { ClarificationModule } from './clarification.module.js';
+export { AgentAskService } from './ask/agent-ask.service.js';
+export { normalizeQuestions } from './ask/question.validation.js';
+export { AuditService } from './audit/audit.service.js';
+export type { AuditAttemptView } from './audit/audit.types.js';
+export { ClarificationError, ClarificationErrorCode } from './bundle/clarification.errors.js';
+export type { Answer, BundleRow, ClarificationResponse } from './bundle/clarification.types.js';
+export { parseResolvedBy, type ResolvedBy } from './bundle/resolved-by.rules.js';
+export { Settlement, settlementOf } from './bundle/settlement.rules.js';
+export type { QuestionEventRow } from './events/question-event.repository.js';
+export { QuestionEventService, QuestionEventType } from './events/question-event.service.js';
+export { MAX_EXPIRES_IN_SECONDS, MIN_EXPIRES_IN_SECONDS } from './lifecycle/deadline.rules.js';
+export {
+  DEFAULT_PENDING_LIMIT,
+  type DescribedBundle,
+  MAX_PENDING_LIMIT,
+  type PendingBundleView,
+  PendingListService,
+  type PendingPage,
+} from './pending-list/pending-list.service.js';
+export type { WorkerBundleHead } from './pending-list/worker-bundle.repository.js';
+export { WorkerBundleService } from './pending-list/worker-bundle.service.js';
+export { type Resolution, type ResolutionResponse, serializeResolution } from './resolve/resolution.envelope.js';
+export { MAX_TEXT_RUNES, type ResolutionInput, validateOutcome } from './resolve/resolution.validation.js';
+export { ResolveBundleService } from './resolve/resolve-bundle.service.js';
+export { WaiterStore } from './wait/waiter.store.js';

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { AccessService, type Caller } from '#authorization';
-import { type BundleRow, ClarificationError, type ResolutionInput, Settlement, settlementOf, validateOutcome } from '#clarification';
+import { type BundleRow, ClarificationError, type ResolutionInput, Settlement, settlementOf, validateOutcome, WorkerBundleService } from '#clarification';
 import { assertNever } from '#common';
 import type { AnswerDecisionRequest } from './command.request.js';
 import { answerFor, decisionOf } from './decision.mapper.js';
@@ -32,6 +32,7 @@ export class DecisionCheckService {
   constructor(
     private readonly decisions: DecisionRepository,
     private readonly access: AccessService,
+    private readonly workers: WorkerBundleService,
   ) {}
 
   async check(caller: Caller, request: AnswerDecisionRequest): Promise<CheckedDecision> {
@@ -39,7 +40,7 @@ export class DecisionCheckService {
     if (!worker || !worker.open || !(await this.access.authorizeTaskAccess(caller, worker.task_id))) {
       throw DecisionError.unknownWorker();
     }
-    const { rows, active } = await this.decisions.currentBundle(worker.id);
+    const { rows, active } = await this.workers.currentBundle(worker.id);
     if (rows.length === 0) throw DecisionError.notPending();
     const shape = decisionOf(rows);
     if (!shape.supported) throw DecisionError.unsupported(shape.reason);

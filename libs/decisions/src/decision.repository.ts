@@ -1,9 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
-import { taskVisibilityCondition, type WorkspaceVisibility } from '#authorization';
-import { type BundleRow, D2_ORDER } from '#clarification';
-import { queryRow, queryRows } from '#persistence';
-import { activeOrHeldRow, activeRow, CLARIFICATION_REQUEST, nonTerminalSession } from '#tasks';
+import { queryRow } from '#persistence';
+import { nonTerminalSession } from '#tasks';
 
 export interface WorkerRow {
   id: string;
@@ -11,15 +9,6 @@ export interface WorkerRow {
   /** False once the session reached a terminal state (a closed worker). */
   open: boolean;
 }
-
-export interface WorkerBundleHead {
-  worker_id: string;
-  task_id: string;
-  pending_id: string;
-}
-
-const BUNDLE_COLUMNS = `m.id, m.task_session_id, m.task_id, s.task_id AS session_task_id, m.turn_id, m.content, m.metadata, m.created_at`;
-
 
 @Injectable()
 export class DecisionRepository {
@@ -30,72 +19,6 @@ export class DecisionRepository {
       this.dataSource,
       `SELECT ws.id, ws.task_id, ${nonTerminalSession('ws')} AS open FROM task_sessions ws WHERE ws.id = $1`,
       [workerId],
-    );
-  }
-
-  /**
-   * Every row of the worker's current decision, in question order, and whether the bundle is active;
-   * no rows when it has no decision. A
-   * worker's decision is its session's newest bundle that is active or held by a winner's pending
-   * delivery (the shared rules), ties broken by pending_id — the same choice `listWorkerBundles` makes.
-   * The caller tells the two apart by the bundle's settlement.
-   */
-  async currentBundle(workerId: string): Promise<{ rows: BundleRow[]; active: boolean }> {
-    const rows = await queryRows<BundleRow & { row_active: boolean }>(
-      this.dataSource,
-      `SELECT ${BUNDLE_COLUMNS}, ${activeRow('m')} AS row_active FROM task_session_messages m
-         JOIN task_sessions s ON s.id = m.task_session_id
-        WHERE m.type = '${CLARIFICATION_REQUEST}'
-          AND m.metadata->>'pending_id' = (
-            SELECT cm.metadata->>'pending_id' FROM task_session_messages cm
-             WHERE cm.task_session_id = $1 AND ${activeOrHeldRow('cm')}
-             ORDER BY cm.created_at DESC, cm.metadata->>'pending_id' DESC LIMIT 1)
-        ORDER BY ${D2_ORDER}`,
-      [workerId],
-    );
-    return { rows: rows.map(({ row_active: _active, ...row }) => row), active: rows.some((row) => row.row_active) };
-  }
-
-  /** One head per visible worker (session) that has a current decision (see `currentBundleRows`), oldest bundle first. */
-  listWorkerBundles(visibility: WorkspaceVisibility): Promise<WorkerBundleHead[]> {
-    const visible = taskVisibilityCondition('t', visibility);
-    return this.dataSource
-      .createQueryBuilder()
-      .select('heads.worker_id', 'worker_id')
-      .addSelect('heads.task_id', 'task_id')
-      .addSelect('heads.pending_id', 'pending_id')
-      .from((sub) => {
-        const query = sub
-          .select('cm.task_session_id', 'worker_id')
-          .addSelect('t.id', 'task_id')
-          .addSelect(`cm.metadata->>'pending_id'`, 'pending_id')
-          .addSelect('cm.created_at', 'created_at')
-          .distinctOn(['cm.task_session_id'])
-          .from('task_session_messages', 'cm')
-          .innerJoin('task_sessions', 'cs', 'cs.id = cm.task_session_id')
-          .innerJoin('tasks', 't', 't.id = cs.task_id')
-          .where(activeOrHeldRow('cm'))
-          .andWhere(visible.sql, visible.parameters)
-          .orderBy('cm.task_session_id')
-          .addOrderBy('cm.created_at', 'DESC')
-          .addOrderBy(`cm.metadata->>'pending_id'`, 'DESC');
-        return query;
-      }, 'heads')
-      .orderBy('heads.created_at', 'ASC')
-      .addOrderBy('heads.worker_id', 'ASC')
-      .getRawMany<WorkerBundleHead>();
-  }
-
-  /** The rows of these bundles, each in question order. */
-  bundleRows(pendingIds: string[]): Promise<BundleRow[]> {
-    if (pendingIds.length === 0) return Promise.resolve([]);
-    return queryRows<BundleRow>(
-      this.dataSource,
-      `SELECT ${BUNDLE_COLUMNS} FROM task_session_messages m
-         JOIN task_sessions s ON s.id = m.task_session_id
-        WHERE m.metadata->>'pending_id' = ANY($1) AND m.type = '${CLARIFICATION_REQUEST}'
-        ORDER BY m.metadata->>'pending_id', ${D2_ORDER}`,
-      [pendingIds],
     );
   }
 }

@@ -1,8 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { AccessService, type Caller } from '#authorization';
-import type { BundleRow } from '#clarification';
+import { type BundleRow, type WorkerBundleHead, WorkerBundleService } from '#clarification';
 import { decisionOf, type DecisionView } from './decision.mapper.js';
-import { DecisionRepository, type WorkerBundleHead } from './decision.repository.js';
 
 export const PENDING_SCHEMA_VERSION = 1;
 
@@ -48,13 +47,13 @@ function interactionOf(head: WorkerBundleHead, rows: BundleRow[]): PendingIntera
 @Injectable()
 export class PendingInteractionsService {
   constructor(
-    private readonly decisions: DecisionRepository,
+    private readonly workers: WorkerBundleService,
     private readonly access: AccessService,
   ) {}
 
   async list(caller: Caller): Promise<PendingInteractionsPayload> {
-    const heads = await this.decisions.listWorkerBundles(await this.access.visibleWorkspaceIds(caller));
-    const rows = await this.decisions.bundleRows(heads.map((head) => head.pending_id));
+    const heads = await this.workers.listWorkerBundles(await this.access.visibleWorkspaceIds(caller));
+    const rows = await this.workers.bundleRows(heads.map((head) => head.pending_id));
     return {
       schema_version: PENDING_SCHEMA_VERSION,
       pending_interactions: heads.flatMap((head) => {

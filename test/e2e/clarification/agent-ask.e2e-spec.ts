@@ -1,7 +1,7 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import request from 'supertest';
-import { WinnerDelivery } from '#clarification';
+import { WinnerDelivery } from '#clarification/testing';
 import { startApp, type TestApp } from '../../support/app.js';
 import { claimAndDeliver } from '../../support/claim.js';
 import { createRunningSession, TWO_QUESTIONS } from '../../support/fixtures.js';

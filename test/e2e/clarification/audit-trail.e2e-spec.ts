@@ -220,7 +220,16 @@ describe('the audit trail of resolution attempts (issue 15)', () => {
   });
 
   it('the claim never reads the trail (P1): claim and delivery code only ever writes clarification_audit', () => {
-    for (const file of ['claim.repository.ts', 'delivery.service.ts', 'resolve-bundle.service.ts', 'settlement.ts', 'bundle.repository.ts']) {
+    for (const file of [
+      'claim/claim.repository.ts',
+      'claim/claim.sql.ts',
+      'claim/delivery-ownership.repository.ts',
+      'delivery/delivery.service.ts',
+      'resolve/resolve-bundle.service.ts',
+      'bundle/settlement.rules.ts',
+      'bundle/bundle.repository.ts',
+      'bundle/bundle.sql.ts',
+    ]) {
       const source = readFileSync(`libs/clarification/src/${file}`, 'utf8');
       expect({ file, reads: /\b(FROM|JOIN)\s+clarification_audit\b/i.test(source) }).toEqual({ file, reads: false });
     }

@@ -1,4 +1,5 @@
-import { type Answer, BundleRepository, ClarificationStatus, type TerminalStatus } from '#clarification';
+import { type Answer } from '#clarification';
+import { BundleRepository, ClarificationStatus, type TerminalStatus } from '#clarification/testing';
 import { startApp, type TestApp } from '../../support/app.js';
 import { claimer, holdTestOwnerLease, markDispatchAttempted, QUIET_LEASE, reserveSuccessor, TEST_OWNER, TEST_WINNER } from '../../support/claim.js';
 import {

@@ -2,13 +2,8 @@ import { randomUUID } from 'node:crypto';
 import http from 'node:http';
 import request from 'supertest';
 import { EventBus, type ParleyEvents } from '#common';
-import {
-  type Answer,
-  BundleRepository,
-  ClarificationStatus,
-  WinnerDelivery,
-  WaiterStore,
-} from '#clarification';
+import { type Answer, WaiterStore } from '#clarification';
+import { BundleRepository, ClarificationStatus, WinnerDelivery } from '#clarification/testing';
 import { startApp, type TestApp } from '../../support/app.js';
 import { claimAndDeliver as winAndDeliver, claimer } from '../../support/claim.js';
 import { eventually } from '../../support/eventually.js';

@@ -3,17 +3,8 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import request from 'supertest';
 import { EventBus, type ParleyEventName, type ParleyEvents } from '#common';
-import {
-  type Answer,
-  BundleRepository,
-  ClarificationError,
-  ClarificationErrorCode,
-  type ClarificationResponse,
-  ClarificationStatus,
-  responseFor,
-  WaiterStore,
-  WinnerDelivery,
-} from '#clarification';
+import { type Answer, ClarificationError, ClarificationErrorCode, type ClarificationResponse, WaiterStore } from '#clarification';
+import { BundleRepository, ClarificationStatus, responseFor, WinnerDelivery } from '#clarification/testing';
 import { startApp, type TestApp } from '../../support/app.js';
 import { claimAndDeliver as winAndDeliver, claimer, type Outcome } from '../../support/claim.js';
 import { createRunningSession, type SessionFixture, TWO_QUESTIONS } from '../../support/fixtures.js';

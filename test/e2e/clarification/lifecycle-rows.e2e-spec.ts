@@ -1,4 +1,4 @@
-import { BundleRepository, ClarificationStatus, DeliverySweeper } from '#clarification';
+import { BundleLifecycleRepository, BundleRepository, ClarificationStatus, DeliverySweeper } from '#clarification/testing';
 import { startApp, type TestApp } from '../../support/app.js';
 import { claimer, holdTestOwnerLease, inAppTransaction, QUIET_LEASE, TEST_OWNER, TEST_WINNER } from '../../support/claim.js';
 import {
@@ -61,12 +61,14 @@ function restoredMetadata(row: StoredRow): Record<string, unknown> {
 describe('clarification rows through restore, detach, expire and start-up reconciliation', () => {
   let t: TestApp;
   let repo: BundleRepository;
+  let lifecycle: BundleLifecycleRepository;
   let claims: ReturnType<typeof claimer>;
 
   beforeAll(async () => {
     t = await startApp({ config: QUIET_LEASE });
     await holdTestOwnerLease(t);
     repo = t.app.get(BundleRepository);
+    lifecycle = t.app.get(BundleLifecycleRepository);
     claims = claimer(t);
   });
   afterAll(async () => {
@@ -207,7 +209,7 @@ describe('clarification rows through restore, detach, expire and start-up reconc
       const before = await rowsOfSession(t.db, s.sessionId);
       const expectedIds = [s.mixed.rowIds[0], s.mixed.rowIds[2], s.second.rowIds[0]];
 
-      const detached = await inAppTransaction(t, (manager) => repo.detachSession(s.sessionId, manager));
+      const detached = await inAppTransaction(t, (manager) => lifecycle.detachSession(s.sessionId, manager));
 
       expect(detached.flatMap((bundle) => bundle.message_ids).sort()).toEqual([...expectedIds].sort());
       const after = await rowsOfSession(t.db, s.sessionId);
@@ -218,7 +220,7 @@ describe('clarification rows through restore, detach, expire and start-up reconc
       expect(rest.after).toEqual(rest.before);
 
       // Repeating it writes nothing: no row changed, no updated_at moved (its waiters are still told).
-      const again = await inAppTransaction(t, (manager) => repo.detachSession(s.sessionId, manager));
+      const again = await inAppTransaction(t, (manager) => lifecycle.detachSession(s.sessionId, manager));
       expect(again.flatMap((bundle) => bundle.message_ids)).toEqual([]);
       expect(await rowsOfSession(t.db, s.sessionId)).toEqual(after);
 
@@ -237,7 +239,7 @@ describe('clarification rows through restore, detach, expire and start-up reconc
       const before = await rowsOfSession(t.db, s.sessionId);
       const expectedIds = [s.mixed.rowIds[0], s.mixed.rowIds[2], s.second.rowIds[0], s.detached.rowIds[0]];
 
-      const expired = await inAppTransaction(t, (manager) => repo.expireSession(s.sessionId, manager));
+      const expired = await inAppTransaction(t, (manager) => lifecycle.expireSession(s.sessionId, manager));
 
       expect(expired.flatMap((bundle) => bundle.message_ids).sort()).toEqual([...expectedIds].sort());
       const after = await rowsOfSession(t.db, s.sessionId);
@@ -247,7 +249,7 @@ describe('clarification rows through restore, detach, expire and start-up reconc
       const rest = untouched(before, after, expectedIds);
       expect(rest.after).toEqual(rest.before);
 
-      expect(await inAppTransaction(t, (manager) => repo.expireSession(s.sessionId, manager))).toEqual([]);
+      expect(await inAppTransaction(t, (manager) => lifecycle.expireSession(s.sessionId, manager))).toEqual([]);
       expect(await rowsOfSession(t.db, s.sessionId)).toEqual(after);
 
       for (const pendingId of [s.mixed.pendingId, s.second.pendingId, s.detached.pendingId]) {
@@ -260,7 +262,7 @@ describe('clarification rows through restore, detach, expire and start-up reconc
 
     it('expires the current pending rows of a session that already reached its terminal state', async () => {
       const bundle = await seedLiveBundle(t.db, { state: 'COMPLETED' });
-      const expired = await inAppTransaction(t, (manager) => repo.expireSession(bundle.sessionId, manager));
+      const expired = await inAppTransaction(t, (manager) => lifecycle.expireSession(bundle.sessionId, manager));
       expect(expired.flatMap((touched) => touched.message_ids).sort()).toEqual([...bundle.rowIds].sort());
       expect(statuses(await rowsOfPendingId(t.db, bundle.pendingId))).toEqual(['expired', 'expired']);
     });

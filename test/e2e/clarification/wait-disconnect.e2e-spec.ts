@@ -6,7 +6,8 @@
 import http from 'node:http';
 import { jest } from '@jest/globals';
 import request from 'supertest';
-import { ClarificationService, WaiterStore } from '#clarification';
+import { WaiterStore } from '#clarification';
+import { ClarificationService } from '#clarification/testing';
 import { DetachedReply } from '#common';
 import { startApp, type TestApp } from '../../support/app.js';
 import { eventually } from '../../support/eventually.js';

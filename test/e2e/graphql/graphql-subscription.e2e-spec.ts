@@ -5,7 +5,8 @@
  * delivery across two application instances sharing one database.
  */
 import request from 'supertest';
-import { QUESTION_EVENT_RETENTION_MS, QuestionEventRepository, QuestionEventService } from '#clarification';
+import { QuestionEventService } from '#clarification';
+import { QUESTION_EVENT_RETENTION_MS, QuestionEventRepository } from '#clarification/testing';
 import { startApp, TEST_ADMIN_TOKEN, type TestApp } from '../../support/app.js';
 import { createUser, signIn, TWO_QUESTIONS } from '../../support/fixtures.js';
 import { gqlData, gqlError, graphqlErrorsOf, openStreams, subscribe, type Subscription, type SubscribeOptions } from '../../support/graphql.js';

@@ -7,7 +7,7 @@
  */
 import type pg from 'pg';
 import { DataSource } from 'typeorm';
-import type { PendingListQuery } from '../../../libs/clarification/src/pending-list.repository.js';
+import type { PendingListQuery } from '#clarification/testing';
 import { listHeadsStatement, type Statement } from '../../../bench/support/captured-sql.js';
 import { startApp, type TestApp } from '../../support/app.js';
 

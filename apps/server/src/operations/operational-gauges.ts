@@ -1,9 +1,8 @@
 import { Injectable, type OnModuleInit } from '@nestjs/common';
 import type { Pool } from 'pg';
 import { DataSource } from 'typeorm';
-import { WaiterStore } from '#clarification';
+import { PendingListService, WaiterStore } from '#clarification';
 import { ParleyMetrics } from '#observability';
-import { ActiveBundlesRepository } from './active-bundles.repository.js';
 
 /** The pg pool TypeORM's PostgreSQL driver opened (`driver.master`). */
 function poolOf(dataSource: DataSource): Pool {
@@ -15,14 +14,14 @@ function poolOf(dataSource: DataSource): Pool {
 export class OperationalGauges implements OnModuleInit {
   constructor(
     private readonly metrics: ParleyMetrics,
-    private readonly bundles: ActiveBundlesRepository,
+    private readonly pending: PendingListService,
     private readonly waiters: WaiterStore,
     private readonly dataSource: DataSource,
   ) {}
 
   onModuleInit(): void {
     this.metrics.gauge('parley_active_bundles', 'Bundles that are active (answerable) now, from the bundle index', async () => [
-      { value: await this.bundles.count() },
+      { value: await this.pending.activeCount() },
     ]);
     this.metrics.gauge('parley_live_waiters', 'Callers blocked on a bundle in this process (agent asks, /wait long polls)', () => [
       { value: this.waiters.pendingIds().reduce((total, pendingId) => total + this.waiters.waiterCount(pendingId), 0) },

@@ -1,0 +1,18 @@
+import type { ClarificationRequest } from '../bundle/clarification.types.js';
+
+export interface AskInput {
+  sessionId: string;
+  taskId?: string;
+  questions: unknown;
+  context?: unknown;
+  /** Optional deadline (issue 15): the bundle expires this many seconds after it was asked, unanswered. */
+  expiresInSeconds?: unknown;
+  /** The asker is the session's agent and waits here at once (its in-session ask). */
+  agentWaitsHere?: boolean;
+}
+
+export interface AskResult {
+  request: ClarificationRequest;
+  /** False when an identical still-pending bundle of the session was returned instead. */
+  created: boolean;
+}

@@ -1,0 +1,55 @@
+import { recordedResponse, requestFromRows } from '../bundle/bundle.mapper.js';
+import { type BundleRow, type ClarificationRequest, ClarificationStatus } from '../bundle/clarification.types.js';
+import type { ResolvedBy } from '../bundle/resolved-by.rules.js';
+import { Settlement, settlementOf, winnerStatus } from '../bundle/settlement.rules.js';
+import type { ResolutionResponse } from '../resolve/resolution.envelope.js';
+import { WaitFailure } from '../wait/waiter.store.js';
+
+/** A bundle's state as GET /clarification/:id reports it, on any replica and after any restart. */
+export type BundleStatus = 'pending' | 'delivering' | 'answered' | 'rejected' | 'expired' | 'cancelled' | 'inactive';
+
+export interface BundleState {
+  request: ClarificationRequest;
+  status: BundleStatus;
+  /** The winner's response once final (R12 envelope), else null. */
+  response: ResolutionResponse | null;
+}
+
+/** What GET /clarification/:id reports: the state, who won once final, and the deadline if any (issue 15). */
+export interface BundleReport extends BundleState {
+  resolved_by: ResolvedBy | null;
+  expires_at: string | null;
+}
+
+function openStatus(rows: readonly BundleRow[], active: boolean): BundleStatus {
+  if (active) return 'pending';
+  if (rows.some((row) => row.metadata.status === ClarificationStatus.Expired)) return 'expired';
+  if (rows.some((row) => row.metadata.status === ClarificationStatus.Cancelled)) return 'cancelled';
+  return 'inactive';
+}
+
+/** Where a bundle stands, from its rows and whether the activeness rule holds it active. */
+export function stateOf(rows: BundleRow[], active: boolean): BundleState {
+  const request = requestFromRows(rows);
+  switch (settlementOf(rows, active)) {
+    case Settlement.Final: {
+      const response = recordedResponse(rows);
+      return {
+        request,
+        status: winnerStatus(rows) === ClarificationStatus.Rejected ? 'rejected' : 'answered',
+        response: { answers: response.answers, rejected: response.rejected, reject_reason: '' },
+      };
+    }
+    case Settlement.Delivering:
+      return { request, status: 'delivering', response: null };
+    case Settlement.Open:
+      return { request, status: openStatus(rows, active), response: null };
+  }
+}
+
+/** The wait failure that matches a bundle no longer active without a winner. */
+export function closedReason(status: BundleStatus): WaitFailure {
+  if (status === 'expired') return WaitFailure.Expired;
+  if (status === 'cancelled') return WaitFailure.Cancelled;
+  return WaitFailure.Superseded;
+}

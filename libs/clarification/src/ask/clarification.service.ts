@@ -1,0 +1,249 @@
+import { randomUUID } from 'node:crypto';
+import { Inject, Injectable, type OnModuleInit } from '@nestjs/common';
+import { DataSource } from 'typeorm';
+import { AccessService, AuthorizationError, type Caller, CallerRevocations, callerReach } from '#authorization';
+import { EventBus } from '#common';
+import { APP_CONFIG, type AppConfig } from '#config';
+import { inTransaction, ProcessLease } from '#persistence';
+import { isTerminalSessionState, SessionRepository } from '#tasks';
+import { BundleRepository } from '../bundle/bundle.repository.js';
+import type { AuthorizedBundle, NewBundleRow } from '../bundle/bundle.types.js';
+import { BundleLifecycleRepository } from '../lifecycle/bundle-lifecycle.repository.js';
+import { recordedResponse, requestFromRows } from '../bundle/bundle.mapper.js';
+import { BundleSignals, type PendingChange } from '../wait/bundle-signal.service.js';
+import { ClarificationLifecycleService } from '../lifecycle/clarification-lifecycle.service.js';
+import { ClarificationError, ClarificationErrorCode } from '../bundle/clarification.errors.js';
+import { type ClarificationResponse, ClarificationStatus } from '../bundle/clarification.types.js';
+import { deadlinePassed, expiresAtOf, normalizeDeadline } from '../lifecycle/deadline.rules.js';
+import { normalizeContext, normalizeQuestions, sameQuestions } from './question.validation.js';
+import { finalResolvedBy } from '../bundle/resolved-by.rules.js';
+import { WaiterPresenceRepository } from '../wait/waiter-presence.repository.js';
+import { type LongPollEndings, type LongPollListener, ParkedLongPoll } from '../wait/long-poll.listener.js';
+import { type ParkedWait, WaitFailure, WaiterRole, WaiterStore } from '../wait/waiter.store.js';
+import type { AskInput, AskResult } from './ask.types.js';
+import { type BundleReport, closedReason, stateOf } from './bundle-state.mapper.js';
+import { waitEnded } from '../wait/wait.errors.js';
+
+/** Asking, reading, waiting on and cancelling clarification bundles — all from the durable rows. */
+@Injectable()
+export class ClarificationService implements OnModuleInit, LongPollEndings {
+  constructor(
+    private readonly dataSource: DataSource,
+    private readonly bundles: BundleRepository,
+    private readonly sessions: SessionRepository,
+    private readonly waiters: WaiterStore,
+    private readonly presence: WaiterPresenceRepository,
+    private readonly signals: BundleSignals,
+    private readonly lifecycle: ClarificationLifecycleService,
+    private readonly lease: ProcessLease,
+    private readonly access: AccessService,
+    private readonly revocations: CallerRevocations,
+    private readonly events: EventBus,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+    private readonly bundleLifecycle: BundleLifecycleRepository,
+  ) {}
+
+  /**
+   * Creates a bundle on the session's current turn (one row per question, all or nothing), with its
+   * index row and ASKED event, and puts the session in WAITING_FOR_INPUT — refused on a terminal
+   * session or an archived task, checked under the session's lock so it cannot race the change. An
+   * identical still-pending bundle is returned, not duplicated.
+   */
+  async ask(input: AskInput): Promise<AskResult> {
+    const questions = normalizeQuestions(input.questions);
+    const context = normalizeContext(input.context);
+    const expiresInSeconds = normalizeDeadline(input.expiresInSeconds);
+    const result = await inTransaction(this.dataSource, async (manager) => {
+      const session = await this.sessions.lockById(input.sessionId, manager);
+      if (!session) throw new ClarificationError(ClarificationErrorCode.NotFound, 'session not found');
+      if (input.taskId && input.taskId !== session.task_id) {
+        throw ClarificationError.validation("task_id does not match the session's task");
+      }
+      if (isTerminalSessionState(session.state)) throw ClarificationError.sessionEnded(session.state);
+      if (session.task_archived) throw ClarificationError.taskArchived();
+      const identical = (await this.bundles.findActiveBundlesOfSession(session.id, manager))
+        .map(requestFromRows)
+        .find((existing) => sameQuestions(existing.questions, questions));
+      if (identical) return { request: identical, created: false, messageIds: [] };
+
+      const turnId =
+        (await this.bundles.currentTurnId(session.id, manager)) ??
+        (await this.sessions.insertTurn({ id: randomUUID(), sessionId: session.id, taskId: session.task_id }, manager)).id;
+      const pendingId = randomUUID();
+      const rows: NewBundleRow[] = questions.map((question, index) => ({
+        id: randomUUID(),
+        content: question.prompt,
+        metadata: {
+          pending_id: pendingId,
+          question_id: question.id,
+          question,
+          question_index: index,
+          question_total: questions.length,
+          context,
+          status: ClarificationStatus.Pending,
+        },
+      }));
+      const stored = await this.bundles.insertBundle(
+        { pendingId, sessionId: session.id, taskId: session.task_id, turnId, rows, eventPayload: { questions, context }, expiresInSeconds },
+        manager,
+      );
+      if (input.agentWaitsHere) await this.presence.announce(pendingId, this.lease.id, manager);
+      return { request: requestFromRows(stored), created: true, messageIds: rows.map((row) => row.id) };
+    });
+    if (result.created) {
+      const { request } = result;
+      this.events.publish('clarification.requested', {
+        pending_id: request.pending_id,
+        session_id: request.session_id,
+        task_id: request.task_id,
+        questions: request.questions,
+        context: request.context,
+      });
+      this.events.publish('session.message.updated', {
+        session_id: request.session_id,
+        task_id: request.task_id,
+        message_ids: result.messageIds,
+      });
+    }
+    return { request: result.request, created: result.created };
+  }
+
+  /** Asking through REST: the caller must see the session (a foreign one is "not found"). */
+  async askAs(caller: Caller, input: AskInput): Promise<AskResult> {
+    if (!(await this.access.authorizeSessionAccess(caller, input.sessionId))) {
+      throw new ClarificationError(ClarificationErrorCode.NotFound, 'session not found');
+    }
+    return this.ask(input);
+  }
+
+  /**
+   * Spec M5 + A1–A5: the bundle's durable rows, once the caller is allowed to act on its task — in one
+   * query, so a missing bundle and a foreign one are the same not-found at the same cost.
+   */
+  async authorizeBundle(caller: Caller, pendingId: string): Promise<AuthorizedBundle & { session: NonNullable<AuthorizedBundle['session']> }> {
+    const bundle = await this.bundles.findAuthorizedBundle(pendingId, callerReach(caller));
+    if (bundle.rows.length === 0) throw ClarificationError.notFound();
+    return { rows: bundle.rows, session: bundle.session ?? { state: '', resume_url: '', task_id: '' }, active: bundle.active };
+  }
+
+  /** The bundle and where it stands (spec A7, read from the durable rows on any replica) — one query. */
+  async getBundle(caller: Caller, pendingId: string): Promise<BundleReport> {
+    const { rows, active } = await this.authorizeBundle(caller, pendingId);
+    return { ...stateOf(rows, active), resolved_by: finalResolvedBy(rows, active), expires_at: expiresAtOf(rows) };
+  }
+  /**
+   * Long poll: the winner's response — at once when it is already final, else once it is. A bundle no
+   * longer active without a winner is a 409; the bound passing, a cancel or a drain a 504 saying which.
+   * The session's agent (its agent token; anyone while auth is disabled) consumes the answer; others observe.
+   * The outcome goes to `listener`; resolves with the parked wait (to withdraw it when the caller goes
+   * away), or undefined when nothing was parked; rejects when the wait cannot start (not found, not active).
+   */
+  async wait(caller: Caller, pendingId: string, listener: LongPollListener): Promise<ParkedWait | undefined> {
+    // Watch for a change before reading, so one between the read and the attach is not missed.
+    const change = this.signals.nextChange(pendingId, this.config.waitTimeoutMs);
+    const { rows, active } = await this.authorizeBundle(caller, pendingId).catch((error: unknown) => {
+      change.cancel();
+      throw error;
+    });
+    const before = stateOf(rows, active);
+    if (before.status !== 'pending' && before.status !== 'delivering') change.cancel();
+    if (before.status === 'answered' || before.status === 'rejected') {
+      listener.answered(recordedResponse(rows));
+      return undefined;
+    }
+    if (before.status !== 'pending' && before.status !== 'delivering') throw deadlinePassed(rows) ?? ClarificationError.notActive();
+    if (listener.gone) {
+      change.cancel();
+      return undefined;
+    }
+    const role = caller.kind === 'agent' || caller.kind === 'synthetic' ? WaiterRole.Agent : WaiterRole.Observer;
+    // Returned, not awaited: once parked, nothing of this call (its rows, its caller) stays referenced.
+    return this.park(caller, pendingId, role, change, listener);
+  }
+
+  /**
+   * Parks a long poll: one compact waiter telling the caller's listener, no timer, signal or promise of
+   * its own. Revocation bites an open wait (the answer never reaches a credential revoked meanwhile).
+   */
+  private park(caller: Caller, pendingId: string, role: WaiterRole, change: PendingChange, listener: LongPollListener): ParkedWait {
+    const poll = new ParkedLongPoll(pendingId, listener, this);
+    poll.parked = this.waiters.park(pendingId, { role, timeoutMs: this.config.waitTimeoutMs }, poll);
+    poll.stopWatching = this.revocations.watch(caller, () => poll.revoke());
+    // Attached: a change from now on reaches the waiter; one that came in between is read again.
+    if (change.fired()) void this.recheck(pendingId);
+    change.cancel();
+    return poll.parked;
+  }
+
+  /** What a parked long poll that ended is answered with: 401 once revoked, the deadline's 409, else a 504 saying why. */
+  async endedError(pendingId: string, reason: WaitFailure, revoked: boolean): Promise<unknown> {
+    if (revoked) return AuthorizationError.unauthenticated('the credential was revoked');
+    if (reason === WaitFailure.Expired) return deadlinePassed(await this.bundles.findBundle(pendingId)) ?? waitEnded(reason);
+    return waitEnded(reason);
+  }
+
+  /**
+   * Re-reads a bundle someone waits on here and ends their wait if its fate was decided (a final
+   * answer, or no longer active) — after attaching, and after the database connection came back.
+   */
+  async recheck(pendingId: string): Promise<void> {
+    try {
+      const rows = await this.bundles.findBundle(pendingId);
+      if (rows.length === 0) return;
+      const state = stateOf(rows, await this.bundles.isBundleActive(pendingId));
+      if (state.status === 'answered' || state.status === 'rejected') this.waiters.settle(pendingId, recordedResponse(rows));
+      else if (state.status !== 'pending' && state.status !== 'delivering') this.waiters.close(pendingId, closedReason(state.status));
+    } catch {
+      // The database is away (or closing): the waiters keep waiting; the reconnect re-checks them.
+    }
+  }
+
+  /** Cancel (not a claim), on any replica: the active bundle's rows become cancelled and every waiter wakes. */
+  async cancel(caller: Caller, pendingId: string): Promise<void> {
+    const { rows } = await this.authorizeBundle(caller, pendingId);
+    const sessionId = (rows[0]).task_session_id;
+    const cancelled = await inTransaction(this.dataSource, async (manager) => {
+      await this.sessions.lockById(sessionId, manager);
+      return this.bundleLifecycle.cancelBundle(pendingId, manager);
+    });
+    if (cancelled.length === 0) throw ClarificationError.notActive();
+    this.lifecycle.announce(cancelled, 'cancelled', 'clarification.cancelled');
+  }
+
+  /**
+   * The agent's in-session wait on a bundle it just asked — attached in the same tick the ask
+   * committed (no answer can be decided here in between; other replicas see the presence the ask
+   * recorded), so nothing needs to be read again.
+   */
+  waitAsAgent(pendingId: string, timeoutMs: number, signal: AbortSignal): Promise<ClarificationResponse> {
+    return this.waiters.wait(pendingId, { role: WaiterRole.Agent, timeoutMs, signal });
+  }
+
+  /** Wakes waiters here as bundles' fates change anywhere; re-checks them after a database outage. */
+  onModuleInit(): void {
+    this.signals.subscribe((signal) => {
+      if (this.waiters.waiterCount(signal.pending_id) === 0) return;
+      switch (signal.kind) {
+        case 'settled':
+          if (signal.from !== this.lease.id) void this.recheck(signal.pending_id);
+          return;
+        case 'expired':
+          this.waiters.close(signal.pending_id, WaitFailure.Expired);
+          return;
+        case 'cancelled':
+          this.waiters.close(signal.pending_id, WaitFailure.Cancelled);
+          return;
+        case 'superseded':
+          this.waiters.close(signal.pending_id, WaitFailure.Superseded);
+          return;
+        case 'detached':
+          this.waiters.close(signal.pending_id, WaitFailure.Detached, WaiterRole.Agent);
+          return;
+        case 'reopened':
+        case 'deliver':
+          return;
+      }
+    });
+    this.signals.onReconnect(() => this.waiters.pendingIds().forEach((pendingId) => void this.recheck(pendingId)));
+  }
+}

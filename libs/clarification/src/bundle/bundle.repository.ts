@@ -1,0 +1,202 @@
+import { Injectable } from '@nestjs/common';
+import { DataSource, type EntityManager } from 'typeorm';
+import { type CallerReach, taskAccessibleBy } from '#authorization';
+import { queryRow, queryRows, runNamed, type SqlExecutor } from '#persistence';
+import {
+  activeRow,
+  bundleIsActive,
+  bundleTaskIdSql,
+  CLARIFICATION_REQUEST,
+  currentPendingRow,
+  currentTurnId,
+  sessionHasActiveBundle,
+  SessionState,
+  upsertBundleIndexSql,
+} from '#tasks';
+import { insertEventsCtes } from '../events/question-event.repository.js';
+import { BUNDLE_COLUMNS, D2_ORDER } from './bundle.sql.js';
+import type { AuthorizedBundle, NewBundle } from './bundle.types.js';
+import type { BundleRow } from './clarification.types.js';
+
+function reachCondition(reach: CallerReach): { sql: string; parameters: unknown[] } {
+  switch (reach.kind) {
+    case 'all':
+      return { sql: 'TRUE', parameters: [] };
+    case 'user':
+      return { sql: taskAccessibleBy('t', '$2'), parameters: [reach.userId] };
+    case 'session':
+      return { sql: `m.task_session_id = $2`, parameters: [reach.sessionId] };
+  }
+}
+
+/** The bundle rows of one session, grouped per pending id (used by ask's "same questions" check). */
+function groupByPendingId(rows: BundleRow[]): BundleRow[][] {
+  const bundles = new Map<string, BundleRow[]>();
+  for (const row of rows) {
+    const pendingId = row.metadata.pending_id ?? '';
+    bundles.set(pendingId, [...(bundles.get(pendingId) ?? []), row]);
+  }
+  return [...bundles.values()];
+}
+
+@Injectable()
+export class BundleRepository {
+  constructor(private readonly dataSource: DataSource) {}
+
+  /** Every row of the bundle in D2 order (with the session's task_id for M5). */
+  findBundle(pendingId: string, executor: SqlExecutor = this.dataSource): Promise<BundleRow[]> {
+    return queryRows<BundleRow>(
+      executor,
+      `SELECT ${BUNDLE_COLUMNS} FROM task_session_messages m
+         LEFT JOIN task_sessions s ON s.id = m.task_session_id
+        WHERE m.metadata->>'pending_id' = $1 AND m.type = '${CLARIFICATION_REQUEST}'
+        ORDER BY ${D2_ORDER}`,
+      [pendingId],
+    );
+  }
+
+  /** Every row of the bundle in D2 order and whether the activeness rule holds it active, read in one statement. */
+  async findBundleState(pendingId: string, executor: SqlExecutor = this.dataSource): Promise<{ rows: BundleRow[]; active: boolean }> {
+    const rows = await queryRows<BundleRow & { bundle_active: boolean }>(
+      executor,
+      `SELECT ${BUNDLE_COLUMNS}, ${bundleIsActive('$1')} AS bundle_active FROM task_session_messages m
+         LEFT JOIN task_sessions s ON s.id = m.task_session_id
+        WHERE m.metadata->>'pending_id' = $1 AND m.type = '${CLARIFICATION_REQUEST}'
+        ORDER BY ${D2_ORDER}`,
+      [pendingId],
+    );
+    return { rows: rows.map(({ bundle_active: _active, ...row }) => row), active: rows[0]?.bundle_active === true };
+  }
+
+  /**
+   * Spec M5 + A1–A5 in one statement: the bundle's rows in D2 order with its session, or nothing when
+   * the bundle is missing or the caller may not reach its task — both cost the same single query, so
+   * a foreign id and a fabricated one cannot be told apart by status, body or time.
+   */
+  async findAuthorizedBundle(pendingId: string, reach: CallerReach): Promise<AuthorizedBundle> {
+    const condition = reachCondition(reach);
+    const rows = await runNamed<
+      BundleRow & { session_state: string | null; session_resume_url: string | null; allowed: boolean; active: boolean | null; d2: string }
+    >(
+      this.dataSource,
+      'authorized_bundle',
+      `WITH bundle AS (
+         SELECT ${BUNDLE_COLUMNS}, s.state AS session_state, s.resume_url AS session_resume_url,
+                row_number() OVER (ORDER BY ${D2_ORDER}) AS d2
+           FROM task_session_messages m LEFT JOIN task_sessions s ON s.id = m.task_session_id
+          WHERE m.metadata->>'pending_id' = $1 AND m.type = '${CLARIFICATION_REQUEST}'),
+       access AS (
+         SELECT (SELECT ${condition.sql} FROM bundle m
+                   LEFT JOIN tasks t ON t.id = ${bundleTaskIdSql('m.task_id', 'm.session_task_id')}
+                  ORDER BY m.d2 LIMIT 1) AS allowed),
+       state AS (SELECT CASE WHEN (SELECT allowed FROM access) THEN ${bundleIsActive('$1')} END AS active)
+       SELECT m.*, access.allowed, state.active FROM bundle m, access, state ORDER BY m.d2`,
+      [pendingId, ...condition.parameters],
+    );
+    if (rows.length === 0 || rows[0]?.allowed !== true) return { rows: [], session: undefined, active: false };
+    const first = rows[0];
+    const session =
+      first.session_state === null
+        ? undefined
+        : { state: first.session_state, resume_url: first.session_resume_url ?? '', task_id: first.session_task_id ?? '' };
+    return {
+      rows: rows.map(({ session_state: _state, session_resume_url: _url, allowed: _allowed, active: _active, d2: _d2, ...row }) => row),
+      session,
+      active: first.active === true,
+    };
+  }
+
+  /** The session's active bundles (current turn, pending, session live), each in D2 order. */
+  async findActiveBundlesOfSession(sessionId: string, executor: SqlExecutor = this.dataSource): Promise<BundleRow[][]> {
+    const rows = await queryRows<BundleRow>(
+      executor,
+      `SELECT ${BUNDLE_COLUMNS} FROM task_session_messages m
+         JOIN task_sessions s ON s.id = m.task_session_id
+        WHERE m.task_session_id = $1 AND ${activeRow('m')}
+        ORDER BY m.metadata->>'pending_id', ${D2_ORDER}`,
+      [sessionId],
+    );
+    return groupByPendingId(rows);
+  }
+
+  async isBundleActive(pendingId: string, executor: SqlExecutor = this.dataSource): Promise<boolean> {
+    const row = await queryRow<{ active: boolean }>(executor, `SELECT ${bundleIsActive('$1')} AS active`, [pendingId]);
+    return row?.active === true;
+  }
+
+  async sessionHasActiveBundle(sessionId: string, executor: SqlExecutor = this.dataSource): Promise<boolean> {
+    const row = await queryRow<{ active: boolean }>(executor, `SELECT ${sessionHasActiveBundle('$1')} AS active`, [sessionId]);
+    return row?.active === true;
+  }
+
+  async currentTurnId(sessionId: string, executor: SqlExecutor = this.dataSource): Promise<string | undefined> {
+    const row = await queryRow<{ id: string | null }>(executor, `SELECT ${currentTurnId('$1')} AS id`, [sessionId]);
+    return row?.id ?? undefined;
+  }
+
+  /**
+   * Asking: the bundle's rows (all or nothing), its index row, its ASKED event, — with a deadline —
+   * its `clarification_deadlines` row, and the session WAITING_FOR_INPUT, in one statement of the
+   * asking transaction; returns the rows as stored, in D2 order. One statement because it is the
+   * transaction's first write: from it on, the transaction holds an id that every event written after
+   * it waits behind (the feed's settled horizon, QuestionEventRepository), so nothing else runs between
+   * it and the commit (issue 11 target 6).
+   */
+  async insertBundle(bundle: NewBundle, manager: EntityManager): Promise<BundleRow[]> {
+    return queryRows<BundleRow>(
+      manager,
+      `WITH deadline AS (
+         SELECT d.at, to_char(d.at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS iso
+           FROM (SELECT date_trunc('milliseconds', statement_timestamp() + make_interval(secs => $7::int)) AS at) d
+          WHERE $7::int IS NOT NULL
+       ), inserted AS (
+         INSERT INTO task_session_messages (id, task_session_id, task_id, turn_id, author_type, type, content, requests_input, metadata, created_at)
+         SELECT q.id, $2, $3, $4, 'agent', '${CLARIFICATION_REQUEST}', q.content, true,
+                q.metadata || jsonb_strip_nulls(jsonb_build_object('expires_at', (SELECT iso FROM deadline))),
+                clock_timestamp() + make_interval(secs => q.n / 1000000.0)
+           FROM jsonb_to_recordset($5::jsonb) AS q(id text, content text, metadata jsonb, n int)
+         RETURNING id, task_session_id, task_id, turn_id, content, metadata, created_at, updated_at
+       ), waiting AS (
+         UPDATE task_sessions SET state = '${SessionState.WaitingForInput}', updated_at = clock_timestamp() WHERE id = $2 RETURNING id
+       ), indexed AS (
+         INSERT INTO clarification_bundles (pending_id, session_id, task_id, visibility_key, created_at, active)
+         SELECT $1, $2, $3, COALESCE((SELECT CASE WHEN t.workspace_id = '' OR NOT EXISTS (SELECT 1 FROM workspaces w WHERE w.id = t.workspace_id)
+                                        THEN '' ELSE t.workspace_id END FROM tasks t WHERE t.id = $3), ''),
+                (SELECT MIN(created_at) FROM inserted), true
+         RETURNING pending_id
+       ), scheduled AS (
+         INSERT INTO clarification_deadlines (pending_id, session_id, expires_at, due_at)
+         SELECT $1, $2, d.at, d.at FROM deadline d, indexed
+         RETURNING pending_id
+       ), ${insertEventsCtes(`SELECT 'ASKED'::text AS type, $1::text AS pending_id, $2::text AS session_id, $3::text AS task_id,
+           $6::jsonb || jsonb_strip_nulls(jsonb_build_object('expires_at', (SELECT iso FROM deadline))) AS payload`)}
+       SELECT m.id, m.task_session_id, m.task_id, $3::text AS session_task_id, m.turn_id, m.content, m.metadata, m.created_at, m.updated_at
+         FROM inserted m ORDER BY ${D2_ORDER}`,
+      [
+        bundle.pendingId,
+        bundle.sessionId,
+        bundle.taskId,
+        bundle.turnId,
+        JSON.stringify(bundle.rows.map((row, n) => ({ id: row.id, content: row.content, metadata: row.metadata, n }))),
+        JSON.stringify(bundle.eventPayload),
+        bundle.expiresInSeconds ?? null,
+      ],
+    );
+  }
+
+  /**
+   * Re-derives the index rows of a session's bundles from the activeness rule: those the index holds
+   * active, those with pending rows on the current turn, and `pendingIds`. Returns the bundles that
+   * became active (after a rollback restored them).
+   */
+  async refreshSessionIndex(sessionId: string, pendingIds: string[], manager: EntityManager): Promise<string[]> {
+    const rows = await queryRows<{ pending_id: string; active: boolean }>(
+      manager,
+      upsertBundleIndexSql(`SELECT pending_id FROM clarification_bundles WHERE session_id = $1 AND active
+        UNION SELECT m.metadata->>'pending_id' FROM task_session_messages m WHERE m.task_session_id = $1 AND ${currentPendingRow('m')}
+        UNION SELECT unnest($2::text[])`),
+      [sessionId, pendingIds],
+    );
+    return rows.filter((row) => row.active).map((row) => row.pending_id);
+  }
+}

@@ -1,0 +1,85 @@
+import { Injectable } from '@nestjs/common';
+import { DataSource, type EntityManager } from 'typeorm';
+import { inTransaction, ProcessLease, runNamed } from '#persistence';
+import { type Answer, ClarificationStatus } from '../bundle/clarification.types.js';
+import { CLAIM_LOCK_SQL, CLAIM_SQL, settledSignal } from './claim.sql.js';
+import type { ClaimedRow, ClaimPlan, ClaimRequest, ClaimResult } from './claim.types.js';
+
+/** The one claim: the active rows move to their terminal state, with everything the plan commits with. */
+@Injectable()
+export class ClaimRepository {
+  constructor(
+    private readonly dataSource: DataSource,
+    private readonly lease: ProcessLease,
+  ) {}
+
+  /**
+   * The claim (baseline "completeActiveBundle"), in one transaction: serialize on the session's
+   * advisory lock (every lifecycle change takes it too), let `decide` choose the plan (knowing which
+   * other live process holds the agent's wait, if any), then one statement moves the active rows to
+   * their terminal state — with the plan's successor turn, queued prompt, hand-off, event, index and
+   * signals. `claimed: false` means nothing was written (and no row lock was taken).
+   */
+  completeActiveBundle(request: ClaimRequest, self: string, decide: (remoteAgent: string | undefined) => ClaimPlan): Promise<ClaimResult> {
+    if (request.terminal !== ClarificationStatus.Answered && request.terminal !== ClarificationStatus.Rejected) {
+      throw new Error(`invalid clarification terminal status: ${String(request.terminal)}`);
+    }
+    return inTransaction(this.dataSource, async (manager) => {
+      const [locked] = await runNamed<{ remote_agent: string | null }>(manager, 'claim_lock', CLAIM_LOCK_SQL, [
+        request.sessionId,
+        request.pendingId,
+        self,
+      ]);
+      const plan = decide(locked?.remote_agent ?? undefined);
+      const rows = await this.claimRows(manager, request, plan);
+      if (rows.length === 0) return { claimed: false, rows: [], plan: undefined };
+      for (const row of rows) {
+        if (!row.metadata.question_id) throw new Error(`clarification message ${row.id} is missing question_id`);
+        if (request.terminal === ClarificationStatus.Answered && !row.metadata.response) {
+          throw new Error(`clarification message ${row.id} has no response for ${row.metadata.question_id}`);
+        }
+      }
+      return { claimed: true, rows, plan };
+    });
+  }
+
+  private async claimRows(manager: EntityManager, request: ClaimRequest, plan: ClaimPlan): Promise<ClaimedRow[]> {
+    const final = plan.kind === 'final';
+    const successor = plan.kind === 'deliver' ? undefined : plan.successor;
+    const owner = plan.kind === 'final' ? null : plan.owner;
+    const handoff = plan.kind === 'deliver' && plan.handoff ? JSON.stringify(plan.handoff) : null;
+    const signal = final
+      ? settledSignal(request.pendingId, this.lease.id)
+      : handoff
+        ? JSON.stringify({ pending_id: request.pendingId, kind: 'deliver', owner })
+        : null;
+    const responses = Object.fromEntries(request.responses ?? new Map<string, Answer>());
+    const rows = await runNamed<ClaimedRow & { written?: unknown }>(
+      manager,
+      'claim',
+      CLAIM_SQL,
+      [
+        request.pendingId,
+        request.terminal,
+        JSON.stringify(responses),
+        final,
+        owner,
+        successor?.turnId ?? null,
+        request.sessionId,
+        request.sessionTaskId,
+        request.bundleTaskId,
+        successor?.queuedPrompt?.messageId ?? null,
+        successor?.queuedPrompt?.content ?? null,
+        successor?.queuedPrompt ? JSON.stringify(successor.queuedPrompt.metadata) : null,
+        handoff,
+        plan.kind === 'final' ? plan.event.type : null,
+        plan.kind === 'final' ? JSON.stringify(plan.event.payload) : null,
+        signal,
+        JSON.stringify(request.winner),
+        request.audit.attemptId,
+        request.audit.rejectReason,
+      ],
+    );
+    return rows.map(({ id, metadata }) => ({ id, metadata }));
+  }
+}

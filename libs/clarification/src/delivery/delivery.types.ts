@@ -1,0 +1,37 @@
+import type { ClaimAudit } from '../audit/audit.types.js';
+import type { BundleRow, ClarificationRequest, ClarificationResponse } from '../bundle/clarification.types.js';
+import type { WinnerIdentity } from '../bundle/resolved-by.rules.js';
+import type { NormalizedOutcome } from '../resolve/resolution.validation.js';
+
+export enum WinnerDelivery {
+  LiveWaiter = 'live_waiter',
+  Resumed = 'resumed',
+  StaleDismissed = 'stale_dismissed',
+}
+
+/** The session a bundle belongs to, as the authorizing read saw it. */
+export interface BundleSession {
+  task_id: string;
+  resume_url: string;
+}
+
+export interface WinningAttempt {
+  rows: BundleRow[];
+  session: BundleSession;
+  outcome: NormalizedOutcome;
+  /** Recorded with the claim when it wins (issue 15). */
+  winner: WinnerIdentity;
+  audit: ClaimAudit;
+}
+
+/** A claimed bundle as delivery needs it: its wire request and the ids of its rows. */
+export interface Target {
+  request: ClarificationRequest;
+  messageIds: string[];
+}
+
+/** How the winner's answer reached the agent, and the response it carried. */
+export interface WinnerResult {
+  delivery: WinnerDelivery;
+  response: ClarificationResponse;
+}

@@ -1,0 +1,97 @@
+import { Body, Controller, Get, Headers, HttpCode, Param, Post, Query, Res } from '@nestjs/common';
+import { ApiOkResponse, ApiTags } from '@nestjs/swagger';
+import type { FastifyReply } from 'fastify';
+import { AcceptsSessionAgent, type Caller, CurrentCaller } from '#authorization';
+import { RateLimited, RateLimitKind } from '#rate-limit';
+import { CreateClarificationDto, ListPendingQueryDto, RespondDto } from './clarification.dto.js';
+import { ClarificationService } from '../ask/clarification.service.js';
+import { PendingListService } from '../pending-list/pending-list.service.js';
+import { serializeResolution } from '../resolve/resolution.envelope.js';
+import { ResolveBundleService } from '../resolve/resolve-bundle.service.js';
+import { SURFACE_HEADER, surfaceOfRequest } from '../bundle/resolution-surface.types.js';
+import { ApiCaller, ApiErrors, ApiJsonBody, replyWhenSettled } from '#common';
+import { BundleDoc, ClarificationResponseDoc, PendingIdDoc, PendingPageDoc, RespondResultDoc, SuccessDoc } from './clarification.openapi.js';
+
+@ApiTags('clarification')
+@ApiCaller()
+@Controller('api/v1/clarification')
+export class ClarificationController {
+  constructor(
+    private readonly clarifications: ClarificationService,
+    private readonly resolver: ResolveBundleService,
+    private readonly pending: PendingListService,
+  ) {}
+
+  /** The list of list_pending_questions_kandev and GraphQL pendingQuestions, for simple clients (same service). */
+  @Get()
+  @ApiOkResponse({ type: PendingPageDoc, description: 'Pending bundles the caller may answer, oldest first (L1–L13)' })
+  @ApiErrors(400, 429)
+  @RateLimited(RateLimitKind.Lists)
+  list(@CurrentCaller() caller: Caller, @Query() query: ListPendingQueryDto) {
+    return this.pending.list(caller, query);
+  }
+
+  @Post('request')
+  @ApiOkResponse({ type: PendingIdDoc })
+  @ApiJsonBody()
+  @ApiErrors(404, 409, 429)
+  @RateLimited(RateLimitKind.Asks)
+  @HttpCode(200)
+  async create(@CurrentCaller() caller: Caller, @Body() body: CreateClarificationDto) {
+    const { request } = await this.clarifications.askAs(caller, {
+      sessionId: body.session_id,
+      taskId: body.task_id,
+      questions: body.questions,
+      context: body.context,
+      expiresInSeconds: body.expires_in_seconds,
+    });
+    return { pending_id: request.pending_id };
+  }
+
+  /** The bundle with its status, and the winner's response once final — from the durable rows (A7). */
+  @Get(':id')
+  @ApiOkResponse({ type: BundleDoc })
+  @ApiErrors(404)
+  @AcceptsSessionAgent()
+  async get(@CurrentCaller() caller: Caller, @Param('id') pendingId: string) {
+    const state = await this.clarifications.getBundle(caller, pendingId);
+    return { ...state.request, status: state.status, response: state.response, resolved_by: state.resolved_by, expires_at: state.expires_at };
+  }
+
+  @Get(':id/wait')
+  @ApiOkResponse({ type: ClarificationResponseDoc, description: 'Blocks until the bundle is answered or rejected' })
+  @ApiErrors(404, 409, 504)
+  @AcceptsSessionAgent()
+  wait(@CurrentCaller() caller: Caller, @Param('id') pendingId: string, @Res() reply: FastifyReply): void {
+    replyWhenSettled(reply, (answer) => this.clarifications.wait(caller, pendingId, answer));
+  }
+
+  /**
+   * R10: 200 for the winner and for a loser to a resolved winner; 409 not active; 400; 404; 500.
+   * The inbox page says it is the page with `X-Parley-Surface: web` (recorded as who answered, issue 15).
+   */
+  @Post(':id/respond')
+  @ApiOkResponse({ type: RespondResultDoc })
+  @ApiJsonBody()
+  @ApiErrors(404, 409, 429)
+  @RateLimited(RateLimitKind.Answers)
+  @HttpCode(200)
+  async respond(
+    @CurrentCaller() caller: Caller,
+    @Param('id') pendingId: string,
+    @Body() body: RespondDto,
+    @Headers(SURFACE_HEADER) surface: string | undefined,
+  ) {
+    const resolution = await this.resolver.resolve(caller, pendingId, body, surfaceOfRequest(surface));
+    return { success: true, ...serializeResolution(resolution) };
+  }
+
+  @Post(':id/cancel')
+  @ApiOkResponse({ type: SuccessDoc })
+  @ApiErrors(404, 409)
+  @HttpCode(200)
+  async cancel(@CurrentCaller() caller: Caller, @Param('id') pendingId: string) {
+    await this.clarifications.cancel(caller, pendingId);
+    return { success: true };
+  }
+}

@@ -1,0 +1,33 @@
+import type { Answer, TerminalStatus } from '../bundle/clarification.types.js';
+
+export interface ResolutionResponse {
+  answers: Answer[];
+  rejected: boolean;
+  reject_reason: string;
+}
+
+export interface Resolution {
+  claimed: boolean;
+  status: TerminalStatus;
+  response: ResolutionResponse;
+}
+
+/**
+ * R12: the resolution envelope always carries every key — `[]`, `""` and `false` included — for
+ * REST, MCP and GraphQL alike. Built field by field so nothing can be omitted.
+ */
+export function serializeResolution(resolution: Resolution) {
+  return {
+    claimed: resolution.claimed,
+    status: resolution.status,
+    response: {
+      answers: resolution.response.answers.map((answer) => ({
+        question_id: answer.question_id ?? '',
+        selected_options: [...(answer.selected_options ?? [])],
+        custom_text: answer.custom_text ?? '',
+      })),
+      rejected: resolution.response.rejected,
+      reject_reason: resolution.response.reject_reason ?? '',
+    },
+  };
+}

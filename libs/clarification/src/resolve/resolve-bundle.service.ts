@@ -1,0 +1,219 @@
+import { randomUUID } from 'node:crypto';
+import { Inject, Injectable, Logger } from '@nestjs/common';
+import { type Caller, callerId, callerReach } from '#authorization';
+import { APP_CONFIG, type AppConfig } from '#config';
+import { ParleyMetrics } from '#observability';
+import { AuditRecorder } from '../audit/audit.recorder.js';
+import { AuditOutcome, auditEntry, failureOf, rejectReasonOf } from '../audit/audit.types.js';
+import { BundleRepository } from '../bundle/bundle.repository.js';
+import { recordedAnswers } from '../bundle/bundle.mapper.js';
+import { BundleSignals } from '../wait/bundle-signal.service.js';
+import { ClarificationError, ClarificationErrorCode } from '../bundle/clarification.errors.js';
+import { ClarificationService } from '../ask/clarification.service.js';
+import { type Answer, type BundleRow, ClarificationStatus, type TerminalStatus } from '../bundle/clarification.types.js';
+import { DeliveryService } from '../delivery/delivery.service.js';
+import type { Resolution } from './resolution.envelope.js';
+import type { ResolutionSurface } from '../bundle/resolution-surface.types.js';
+import { claimedOutcome, type NormalizedOutcome, type ResolutionInput, validateOutcome } from './resolution.validation.js';
+import { winnerIdentity } from '../bundle/resolved-by.rules.js';
+import { Settlement, settlementOf, winnerStatus } from '../bundle/settlement.rules.js';
+
+
+interface Attempt {
+  id: string;
+  caller: Caller;
+  pendingId: string;
+  input: ResolutionInput;
+  surface: ResolutionSurface;
+}
+
+/** How many times one call may try the claim (a rolled-back winner lets a waiting loser try again). */
+const MAX_CLAIM_ATTEMPTS = 3;
+const SETTLE_GRACE_MS = 2_000;
+
+/** R2/R2b: a winner's final answer, replayed to a loser (the reason is never stored ⇒ ""). */
+function replayOf(status: TerminalStatus, answers: Answer[]): Resolution {
+  return { claimed: false, status, response: { answers, rejected: status === ClarificationStatus.Rejected, reject_reason: '' } };
+}
+
+function replay(rows: readonly BundleRow[]): Resolution {
+  return replayOf(winnerStatus(rows) as TerminalStatus, recordedAnswers(rows));
+}
+
+/**
+ * ResolveBundle — the only way any surface resolves a bundle: resolve its task (M5) and authorize
+ * (A1–A5, denial ⇒ not found) in one read → validate (N6–N8b, L16) → normalize (N3a) → claim by
+ * delegation (P1: no claim SQL here) → loser branch (R2) or winner delivery (R7). A loser is told a
+ * winner's answer only once it is final: while the winner's delivery is pending it waits for the
+ * outcome, and if the winner was rolled back its own attempt proceeds (and may win).
+ */
+@Injectable()
+export class ResolveBundleService {
+  private readonly logger = new Logger('ResolveBundle');
+  /**
+   * The claim this process is making on each bundle, settled (never rejected) when it is over. Answers
+   * that arrive meanwhile wait for it instead of queueing on the session's lock one after another — 63
+   * losers of a burst would each take the lock, run the claim statement and commit, in turn (issue 11
+   * target 2). Only a wait: the claim itself is still the one claim, in the database. It settles to
+   * the loser's replay when the claim won and its delivery is final (what the rows now record: the
+   * answers are stored as normalized, in D2 order), so waiting losers need no re-read; otherwise to
+   * `undefined`, and they read the rows.
+   */
+  private readonly claiming = new Map<string, Promise<Resolution | undefined>>();
+  /**
+   * The authorize read in flight for each bundle and reach, shared by answers that arrive while it
+   * runs: a burst's losers then cost one read between them (issue 11 target 2). A shared read may
+   * predate an answer's arrival; to a resolver that is harmless — a winner, once read, is final; an
+   * open bundle read stale is settled by the claim (a failed claim re-reads); a delivery in progress
+   * is re-read. Only resolvers share it: a plain read must see its caller's own earlier writes.
+   */
+  private readonly reading = new Map<string, ReturnType<ClarificationService['authorizeBundle']>>();
+
+  constructor(
+    private readonly clarifications: ClarificationService,
+    private readonly bundles: BundleRepository,
+    private readonly delivery: DeliveryService,
+    private readonly signals: BundleSignals,
+    private readonly audit: AuditRecorder,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+    private readonly metrics: ParleyMetrics,
+  ) {}
+
+  /**
+   * Resolves, and records the attempt in the audit trail (issue 15): a winning claim records itself
+   * in its own statement; any other outcome is queued once known, off the answer's path. The trail is
+   * never read by the claim.
+   */
+  async resolve(caller: Caller, pendingId: string, input: ResolutionInput, surface: ResolutionSurface): Promise<Resolution> {
+    const attempt = { id: randomUUID(), caller, pendingId, input, surface };
+    const resolved = this.metrics.startResolution(surface);
+    const who = callerId(caller);
+    try {
+      const resolution = await this.resolveOnce(attempt);
+      resolved(resolution.claimed ? resolution.status : 'replayed');
+      this.logger.log({ msg: 'resolution', caller: who, pending_id: pendingId, surface, claimed: resolution.claimed, status: resolution.status });
+      if (!resolution.claimed) this.audit.record(auditEntry(attempt, AuditOutcome.Lost, null));
+      return resolution;
+    } catch (error) {
+      const outcome = error instanceof ClarificationError ? error.code : 'error';
+      resolved(outcome);
+      this.logger.log({ msg: 'resolution', caller: who, pending_id: pendingId, surface, outcome });
+      const failure = failureOf(error);
+      this.audit.record(auditEntry(attempt, failure.outcome, failure.detail));
+      throw error;
+    }
+  }
+
+  private async resolveOnce(attempt: Attempt): Promise<Resolution> {
+    const { caller, pendingId, input, surface } = attempt;
+    const bundle = await this.authorizedShared(caller, pendingId);
+    const validated = validateOutcome(input, bundle.rows);
+    let { rows, active } = bundle;
+    let waits = 0;
+    for (let attempts = 0; ; ) {
+      switch (settlementOf(rows, active)) {
+        case Settlement.Final:
+          return replay(rows);
+        case Settlement.Delivering:
+          ({ rows, active } = await this.readSettled(pendingId));
+          if (settlementOf(rows, active) === Settlement.Delivering) throw ClarificationError.inProgress();
+          break;
+        case Settlement.Open: {
+          const ahead = this.claiming.get(pendingId);
+          if (ahead !== undefined && waits < MAX_CLAIM_ATTEMPTS) {
+            waits += 1;
+            const told = await ahead;
+            if (told !== undefined) return told;
+            ({ rows, active } = await this.readSettled(pendingId));
+            if (settlementOf(rows, active) === Settlement.Delivering) throw ClarificationError.inProgress();
+            break;
+          }
+          if (attempts === MAX_CLAIM_ATTEMPTS) throw ClarificationError.inProgress();
+          attempts += 1;
+          const outcome = claimedOutcome(validated, rows);
+          const won = await this.claimedAlone(pendingId, outcome, () =>
+            this.delivery.claimAndDeliver({
+              rows,
+              session: bundle.session,
+              outcome,
+              winner: winnerIdentity(caller, surface),
+              audit: { attemptId: attempt.id, rejectReason: rejectReasonOf(input) },
+            }),
+          );
+          if (won !== undefined) {
+            return {
+              claimed: true,
+              status: outcome.terminal,
+              response: { answers: outcome.answers, rejected: outcome.terminal === ClarificationStatus.Rejected, reject_reason: outcome.rejectReason },
+            };
+          }
+          // R2a: the loser's one re-read — made once the winner's delivery outcome is known.
+          const settled = await this.readSettled(pendingId);
+          ({ rows, active } = settled);
+          if (settlementOf(rows, active) === Settlement.Delivering) throw ClarificationError.inProgress();
+          // No winner now: active ⇒ a winner was rolled back meanwhile (seen or not), and this attempt proceeds;
+          // not active ⇒ 409 — unless another claim won since the read, which the next round of the loop handles.
+          if (settlementOf(rows, active) === Settlement.Open && !settled.reopened && !active) {
+            ({ rows, active } = await this.bundles.findBundleState(pendingId));
+            if (settlementOf(rows, active) === Settlement.Open && !active) throw ClarificationError.notActive();
+          }
+          break;
+        }
+      }
+    }
+  }
+
+  /** The bundle as `caller` may see it, read once for every answer by the same reach meanwhile (see `reading`). */
+  private async authorizedShared(caller: Caller, pendingId: string): ReturnType<ClarificationService['authorizeBundle']> {
+    const key = JSON.stringify([pendingId, callerReach(caller)]);
+    const shared = this.reading.get(key);
+    if (shared !== undefined) {
+      // A read that began before the bundle was committed says "not found": this answer reads for itself.
+      const joined = await shared.catch((error: unknown) => {
+        if (error instanceof ClarificationError && error.code === ClarificationErrorCode.NotFound) return undefined;
+        throw error;
+      });
+      if (joined !== undefined) return joined;
+      return this.clarifications.authorizeBundle(caller, pendingId);
+    }
+    const read = this.clarifications.authorizeBundle(caller, pendingId);
+    this.reading.set(key, read);
+    try {
+      return await read;
+    } finally {
+      this.reading.delete(key);
+    }
+  }
+
+  /** Runs `claim`, letting answers to the same bundle that arrive meanwhile wait for it (see `claiming`). */
+  private async claimedAlone<T>(pendingId: string, outcome: NormalizedOutcome, claim: () => Promise<T | undefined>): Promise<T | undefined> {
+    const running = claim();
+    const over = running.then(
+      (won) => (won === undefined ? undefined : replayOf(outcome.terminal, outcome.answers)),
+      () => undefined,
+    );
+    if (!this.claiming.has(pendingId)) this.claiming.set(pendingId, over);
+    try {
+      return await running;
+    } finally {
+      if (this.claiming.get(pendingId) === over) this.claiming.delete(pendingId);
+    }
+  }
+
+  /**
+   * Reads the bundle and its activeness; while a winner's delivery is pending, waits (bounded) for its
+   * outcome and reads once more. `reopened`: a pending delivery was seen and then rolled back.
+   */
+  private async readSettled(pendingId: string): Promise<{ rows: BundleRow[]; active: boolean; reopened: boolean }> {
+    const bound = Math.max(this.config.resumeTimeoutMs, this.config.deliveryConfirmTimeoutMs) + SETTLE_GRACE_MS;
+    const change = this.signals.nextChange(pendingId, bound);
+    const state = await this.bundles.findBundleState(pendingId);
+    if (settlementOf(state.rows, state.active) !== Settlement.Delivering) {
+      change.cancel();
+      return { ...state, reopened: false };
+    }
+    await change.changed;
+    const settled = await this.bundles.findBundleState(pendingId);
+    return { ...settled, reopened: settlementOf(settled.rows, settled.active) === Settlement.Open };
+  }
+}
