@@ -1,5 +1,5 @@
 /**
- * Issue 9 §1d: asking on an archived task, or on a terminal session, is refused (409, the same
+ * Asking on an archived task, or on a terminal session, is refused (409, the same
  * message on REST and on the in-session ask), checked under the session's lock in the ask's own
  * transaction — so however asks and the archive interleave, no active bundle is ever left on an
  * archived task.
@@ -13,7 +13,7 @@ import { connectMcp, type McpConnection } from '../support/mcp.js';
 
 const ASK = 'ask_user_question_kandev';
 
-describe('issue 9 §1d: no question on an archived task or an ended session', () => {
+describe('no question on an archived task or an ended session', () => {
   let t: TestApp;
   const agents: McpConnection[] = [];
 

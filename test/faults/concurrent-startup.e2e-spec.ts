@@ -3,7 +3,7 @@ import { createTestDatabase, openPool } from '../support/database.js';
 import { freePort, killAllServers, launchServer, logLines, stopServer, tempDir, waitHealthy } from '../support/server-process.js';
 
 /**
- * Issue 9 §6: replicas (or the compose file) starting together on an empty database. Before the
+ * Replicas (or the compose file) starting together on an empty database. Before the
  * migrations were serialized, two processes racing on the catalog failed one time in three
  * (`duplicate key … pg_type_typname_nsp_index`); so three processes start at once, several times.
  */
@@ -14,7 +14,7 @@ const MIGRATION_NAMES = MIGRATIONS.map((Migration) => new Migration().name ?? Mi
 
 afterAll(killAllServers);
 
-describe('concurrent start-up on an empty database (issue 9 §6)', () => {
+describe('concurrent start-up on an empty database', () => {
   it.each(Array.from({ length: ROUNDS }, (_, round) => round + 1))(
     'round %i: three servers started at once all become healthy, and each migration is applied exactly once',
     async () => {

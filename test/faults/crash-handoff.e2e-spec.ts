@@ -1,5 +1,5 @@
 /**
- * Issue 9 §1c: exactly-once resume across a crash. Two replicas, A and B, on one database (real
+ * Exactly-once resume across a crash. Two replicas, A and B, on one database (real
  * server processes); A is stopped for good at one step of the hand-off (PARLEY_TEST_PAUSE_AT) and
  * killed with kill -9 there. B — with no restart, within A's lease expiry — carries the hand-off to
  * its end: it re-sends the resume with the SAME Idempotency-Key (the successor turn id, = body.turn_id)
@@ -27,7 +27,7 @@ const AGAIN = [
 /** How long B may take to finish A's hand-off: A's lease expiry plus B's sweep cadence and some slack. */
 const TAKE_OVER_WITHIN_MS = LEASE_TTL_MS * 2 + 4_000;
 
-describe('issue 9 §1c: a kill -9 at each step of the hand-off, and replica B finishing it', () => {
+describe('a kill -9 at each step of the hand-off, and replica B finishing it', () => {
   let databaseUrl: string;
   let db: ReturnType<typeof openPool>;
   let b: ServerProcess;

@@ -18,7 +18,7 @@ import {
 import { type Exit, killAllServers, logLines, type ServerProcess, withinLifetime } from '../support/server-process.js';
 
 /**
- * Issue 9 §5: a hung database — the postmaster and every backend SIGSTOPped for 15 s, so connections
+ * A hung database — the postmaster and every backend SIGSTOPped for 15 s, so connections
  * stay open and nothing answers. Requests end with a 503 within the connect and statement bounds (set
  * low here), /readyz answers 503 within a few seconds, /healthz stays fast, a server told to stop
  * exits within the shutdown bound; after SIGCONT the service recovers by itself.
@@ -104,7 +104,7 @@ afterAll(async () => {
   await db.remove();
 });
 
-describe('database hung under load (issue 9 §5)', () => {
+describe('database hung under load', () => {
   it('15 s: requests end with 503 within the bounds, /readyz 503, /healthz fast, SIGTERM exits; recovers after SIGCONT', async () => {
     const scenario = await startScenario(db, 2, { DB_STATEMENT_TIMEOUT_MS: String(STATEMENT_TIMEOUT_MS) });
     const [server, stopping] = scenario.servers as [ServerProcess, ServerProcess];

@@ -15,7 +15,7 @@ import {
 import { type Exit, killAllServers, logLines, type ServerProcess, withinLifetime } from '../support/server-process.js';
 
 /**
- * Issue 9 §5: the database stopped under load — for 3 s, and for 60 s (longer than a lease). While it
+ * The database stopped under load — for 3 s, and for 60 s (longer than a lease). While it
  * is away every request fails fast with a 503 and a JSON error on every surface (never a 401, never a
  * hang), /readyz is 503 and /healthz stays 200; once PostgreSQL is back the same process serves again
  * with exactly one LISTEN connection, a bounded pool and bounded logs and memory, and the agents that
@@ -45,7 +45,7 @@ afterAll(async () => {
   await db.remove();
 });
 
-describe('database stopped under load (issue 9 §5)', () => {
+describe('database stopped under load', () => {
   it('3 s: fails fast with 503 on every surface, /readyz 503, /healthz 200; recovers without a restart', async () => {
     const scenario = await startScenario(db);
     const [server] = scenario.servers as [ServerProcess];

@@ -1,5 +1,5 @@
 /**
- * Issue 9 §1b: a loser is told the winner's answer only once it is final. The three answering
+ * A loser is told the winner's answer only once it is final. The three answering
  * surfaces race on each fresh bundle while the agent's resume webhook refuses, answers slowly or
  * flips between refusing and accepting. In every round: at most one claimed:true, every loser's
  * reported answer (claimed:false) equals the answer finally stored, and whoever was not told a
@@ -23,7 +23,7 @@ const RESUME_TIMEOUT_MS = 3_000;
 type FindBundle = (...args: Parameters<BundleRepository['findBundleState']>) => ReturnType<BundleRepository['findBundleState']>;
 const CONFIG = { authMode: 'enabled', resumeTimeoutMs: RESUME_TIMEOUT_MS, deliveryConfirmTimeoutMs: 2_000, ...QUIET_LEASE } as const;
 
-describe('issue 9 §1b: the three-surface race against a refusing, a slow and a flaky resume webhook', () => {
+describe('the three-surface race against a refusing, a slow and a flaky resume webhook', () => {
   let t: TestApp;
   let token: string;
   let mcp: McpConnection;

@@ -1,5 +1,5 @@
 /**
- * Issue 9 §1 (spec R7, R7a): a winner whose answer never reached the agent is rolled back — the
+ * Rules R7, R7a: a winner whose answer never reached the agent is rolled back — the
  * bundle is pending again, never "answered" behind everyone's back — and the caller is told what the
  * bundle really is now: pending again (a retryable 500) or no longer active (409).
  */
@@ -22,7 +22,7 @@ const RETRY = [
 ];
 const NOT_ACTIVE = { error: 'clarification request is no longer active', code: 'CONFLICT' };
 
-describe('issue 9 §1: a failed delivery rolls the claim back and says what the bundle is now', () => {
+describe('a failed delivery rolls the claim back and says what the bundle is now', () => {
   let t: TestApp;
   const receivers: WebhookReceiver[] = [];
 

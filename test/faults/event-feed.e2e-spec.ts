@@ -1,5 +1,5 @@
 /**
- * Issue 9 §3: the question-event feed. A replay from `after: "0"` delivers every event exactly once
+ * The question-event feed. A replay from `after: "0"` delivers every event exactly once
  * in increasing (numeric) id order, across digit boundaries; events written concurrently by two
  * replicas reach a subscriber on a third, in one increasing order, none missing; and an event is
  * written in the transaction of the change it reports, so a kill -9 never leaves a bundle without
@@ -55,7 +55,7 @@ async function expectSubscriberSawTheFeed(db: Db, server: Server, sessionId: str
   return received;
 }
 
-describe('issue 9 §3: replay from after "0" across digit boundaries', () => {
+describe('replay from after "0" across digit boundaries', () => {
   let t: TestApp;
 
   beforeAll(async () => {
@@ -103,7 +103,7 @@ describe('issue 9 §3: replay from after "0" across digit boundaries', () => {
   });
 });
 
-describe('issue 9 §3: events of concurrent replicas, and a kill -9 right after asking', () => {
+describe('events of concurrent replicas, and a kill -9 right after asking', () => {
   let databaseUrl: string;
   let db: ReturnType<typeof openPool>;
   let writers: ServerProcess[];

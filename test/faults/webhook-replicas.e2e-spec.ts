@@ -1,5 +1,5 @@
 /**
- * Issue 15, "Outbound webhooks" across replicas: every replica's dispatcher reads the one outbox and
+ * "Outbound webhooks" across replicas: every replica's dispatcher reads the one outbox and
  * each delivery is claimed by one process (SKIP LOCKED, fenced by its lease), so two replicas send
  * each delivery once; a replica killed -9 while a receiver holds its POST leaves the delivery to
  * another replica once its claim expires — the same delivery id is sent again and nothing is lost.
@@ -26,7 +26,7 @@ const SLOW_MACHINE_MS = 240_000;
 /** The dispatcher's claim lasts the attempt's bound plus a 10 s margin. */
 const CLAIM_EXPIRES_WITHIN_MS = WEBHOOK_TIMEOUT_MS + 10_000 + 10_000;
 
-describe('outbound webhooks on several replicas (issue 15)', () => {
+describe('outbound webhooks on several replicas', () => {
   let databaseUrl: string;
   let db: ReturnType<typeof openPool>;
   let a: ServerProcess;

@@ -1,5 +1,5 @@
 /**
- * Issue 13 + spec 002 R3: a connector command (POST /api/v1/commands, answer_decision), a REST
+ * R3: a connector command (POST /api/v1/commands, answer_decision), a REST
  * respond and an MCP answer_question_kandev fired concurrently at the same fresh bundle, round after
  * round, through one real server and PostgreSQL — staggered (each surface leading in turn), or gated:
  * REST and MCP released the moment the command's send starts, so all three reach ResolveBundle's

@@ -1,5 +1,5 @@
 /**
- * Issue 11 target 2 (contention) with spec R2/R2a/R3: answers that reach a bundle while this process
+ * Contention, with rules R2/R2a/R3: answers that reach a bundle while this process
  * is claiming it share its authorize read, wait for that claim and replay its final answer (or re-read, if it did not win), instead of each queueing on the session's lock and
  * running the claim statement in turn. The claim stays the one claim: exactly one winner, and every
  * loser is told the winner's answer once it is final; a claim that fails lets a waiting answer claim.
@@ -22,7 +22,7 @@ const ANSWER = (choice: string) => ({
 });
 const CHOICES = ['pg', 'sqlite'];
 
-describe('answers arriving during a claim wait for it (issue 11 §2, R2a, R3)', () => {
+describe('answers arriving during a claim wait for it (R2a, R3)', () => {
   let t: TestApp;
 
   beforeAll(async () => {

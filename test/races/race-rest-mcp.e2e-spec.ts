@@ -1,5 +1,5 @@
 /**
- * Spec 002 R3 — the cross-entry-point race: a REST `POST /api/v1/clarification/:id/respond` (the web
+ * R3 — the cross-entry-point race: a REST `POST /api/v1/clarification/:id/respond` (the web
  * UI) and an MCP `answer_question_kandev` (an external agent) fired concurrently at the same fresh
  * bundle, through one real server on separate HTTP connections, against PostgreSQL.
  *
@@ -209,7 +209,7 @@ describe('R3: REST respond vs MCP answer_question_kandev racing on one bundle', 
     for (let round = 0; round < WAITER_ROUNDS; round += 1) {
       const { sessionId, pendingId, agentToken } = await freshBundle(t, { bearer: owner.token });
       const woken: unknown[] = [];
-      // The session's agent waits (its agent token): its wait consumes the answer (issue 9 §1c).
+      // The session's agent waits (its agent token): its wait consumes the answer.
       const wait = fetch(`${t.baseUrl}/api/v1/clarification/${pendingId}/wait`, {
         headers: { authorization: `Bearer ${agentToken}` },
       }).then(async (response) => {

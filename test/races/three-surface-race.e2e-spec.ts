@@ -1,5 +1,5 @@
 /**
- * Spec 002 R3 across all three answering surfaces: the GraphQL `answerQuestion` / `rejectQuestion`
+ * R3 across all three answering surfaces: the GraphQL `answerQuestion` / `rejectQuestion`
  * mutations, REST `POST /api/v1/clarification/:id/respond` and MCP `answer_question_kandev` (the MCP
  * SDK client on /mcp) fired concurrently at the same fresh bundle, round after round, through one
  * real server and PostgreSQL. Every surface resolves through ResolveBundle, so in every round:
@@ -105,7 +105,7 @@ describe('R3 across GraphQL, REST and MCP: one winner per bundle', () => {
       ]),
     ) as Record<Surface, Submission>;
 
-    // The live waiter is the session's agent (its agent token): its wait consumes the answer (issue 9 §1c).
+    // The live waiter is the session's agent (its agent token): its wait consumes the answer.
     const waiter = options.waiter
       ? request(t.baseUrl).get(`/api/v1/clarification/${pendingId}/wait`).set('authorization', `Bearer ${agentToken}`).then((res) => res)
       : undefined;

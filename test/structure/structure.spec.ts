@@ -1,5 +1,5 @@
 /**
- * Spec 002 P1 — "There SHALL be exactly one claim mechanism in the codebase" — asserted
+ * P1 — "There SHALL be exactly one claim mechanism in the codebase" — asserted
  * structurally, as the Verification notes require: a behavioural test passes just as well with a
  * dormant second mechanism present.
  */
@@ -93,7 +93,7 @@ describe('P1: one claim mechanism (structure)', () => {
 });
 
 // ---------------------------------------------------------------------------------------------
-// Boundaries (issue 16): SQL lives in repositories, libs meet at their index, surfaces resolve
+// Boundaries: SQL lives in repositories, libs meet at their index, surfaces resolve
 // through ResolveBundleService.
 // ---------------------------------------------------------------------------------------------
 
@@ -129,7 +129,7 @@ function libTarget(file: string, specifier: string): { lib: string; index: boole
 
 const libOf = (file: string) => path.relative(LIBS, file).split(path.sep)[0];
 
-describe('boundaries (issue 16)', () => {
+describe('boundaries', () => {
   const SQL = /\b(SELECT\s|INSERT\s+INTO|DELETE\s+FROM|UPDATE\s+\w+\s+SET|LISTEN\s|NOTIFY\s|pg_advisory\w*|pg_notify)|\.query\s*[<(]|createQueryBuilder\(/;
   /**
    * The persistence lib's own plumbing, which is the database layer rather than a user of it: the

@@ -1,7 +1,7 @@
 /**
  * Statements the process sends on its own: the event feed's reads, lease heartbeats, sweeps, retention;
  * the deadline sweep, the audit trail's batched writes of non-winning attempts and the webhook outbox's
- * dispatcher (issue 15). Shared by the tests' statement counter and the benchmarks' capture.
+ * dispatcher. Shared by the tests' statement counter and the benchmarks' capture.
  */
 const BACKGROUND = [
   /^\s*WITH horizon AS \(SELECT pg_snapshot_xmin/,

@@ -21,7 +21,7 @@ import { type Db, syncBundleIndex } from './bundles.js';
 /** The delivery owner the claim-only tests record (no process runs under it; see holdTestOwnerLease). */
 export const TEST_OWNER = 'test-claimer';
 
-/** Who the claims made directly by these helpers record as the winner (issue 15). */
+/** Who the claims made directly by these helpers record as the winner. */
 export const TEST_WINNER = winnerIdentity(SYNTHETIC_CALLER, 'rest');
 
 /** A fresh attempt for the audit trail, as ResolveBundle gives every call one. */

@@ -16,7 +16,7 @@ import { freePort, launchServer, logLines, type ServerProcess, stopServer, tempD
 export const FAULT_ADMIN_TOKEN = 'fault-admin-token-0123456789abcdef';
 export const POOL_SIZE = 6;
 const CONNECT_TIMEOUT_MS = 1_000;
-/** A request queued behind a full pool waits longer than a connect may take (issue 11: bursts are not outages). */
+/** A request queued behind a full pool waits longer than a connect may take (bursts are not outages). */
 const ACQUIRE_TIMEOUT_MS = 2_000;
 const LOAD_CLIENTS = 3;
 /** A blocked agent must outlive the longest fault: its bound is not what these tests are about. */

@@ -5,7 +5,7 @@ import type { McpConnection } from './mcp.js';
 /**
  * One answer submitted through any of the three answering surfaces — REST respond, GraphQL
  * answerQuestion/rejectQuestion, MCP answer_question_kandev — and its outcome in one shape, errors
- * included, for the races of issue 9 §1b.
+ * included, for the three-surface races.
  */
 
 export type Surface = 'rest' | 'graphql' | 'mcp';

@@ -15,7 +15,7 @@ export interface ResumeBody {
 export interface ReceivedPost {
   idempotencyKey: string | undefined;
   body: ResumeBody;
-  /** The body as sent (what a signature covers) and the request's headers (outbound webhooks, issue 15). */
+  /** The body as sent (what a signature covers) and the request's headers (outbound webhooks). */
   raw: string;
   headers: http.IncomingHttpHeaders;
   status: number;

@@ -1,5 +1,5 @@
 /**
- * Every entry point with the access it requires (issue 16, after Twenty's access snapshot): each REST
+ * Every entry point with the access it requires (after Twenty's access snapshot): each REST
  * route of every controller, each GraphQL field and each MCP tool, read from the running app's
  * metadata. A new entry point changes this list, so it cannot arrive unguarded without a reviewer
  * seeing the line that says so. Requirements:
@@ -146,7 +146,7 @@ function fastifyRoutes(t: TestApp): string[] {
   });
 }
 
-describe('access snapshot: every entry point and what it requires (issue 16)', () => {
+describe('access snapshot: every entry point and what it requires', () => {
   let t: TestApp;
   beforeAll(async () => {
     t = await startApp({ config: { authMode: 'enabled' } });
@@ -175,7 +175,7 @@ describe('access snapshot: every entry point and what it requires (issue 16)', (
     expect(served.length).toBeGreaterThan(controllerRoutes.size);
     const beyondControllers = served.filter((route) => !controllerRoutes.has(route));
     // GraphQL fields are listed above; the web bundle is static files, public by design, GET only;
-    // so is Swagger UI with the OpenAPI document (issue 14), which describes the routes above.
+    // so is Swagger UI with the OpenAPI document, which describes the routes above.
     const webBundle = (route: string) => /^GET \/(index\.html|assets\/[\w.-]+)?$/.test(route);
     const apiDocs = (route: string) => /^GET \/docs(\/.*)?$/.test(route);
     expect(beyondControllers.filter((route) => !webBundle(route) && !apiDocs(route)).sort()).toEqual(['GET /graphql', 'POST /graphql']);

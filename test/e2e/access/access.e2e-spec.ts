@@ -1,5 +1,5 @@
 /**
- * Task visibility, baseline-semantics.md "Authorization":
+ * Task visibility (docs/security.md, "Identity and access"):
  * - Caller scope: no identity, or the synthetic identity of auth-disabled mode ⇒ unscoped (sees all).
  * - Task access for a scoped user: task missing ⇒ not found; task `workspace_id` empty ⇒ allow;
  *   workspace row missing (dangling reference) ⇒ allow; workspace `owner_id` empty or equal to the

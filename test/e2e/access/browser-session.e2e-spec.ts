@@ -1,5 +1,5 @@
 /**
- * Issue 10, "Browser sessions": the `parley_session` cookie holds an opaque random id stored only as
+ * The `parley_session` cookie holds an opaque random id stored only as
  * SHA-256 in browser_sessions — never the personal access token — that ends at sign-out, at its idle
  * or absolute expiry, when its token is revoked and when its user is deleted; `Secure` when
  * PUBLIC_URL is https. GraphQL and MCP accept it like REST.
@@ -23,7 +23,7 @@ interface SessionRow {
   expires_at: Date;
 }
 
-describe('browser sessions (issue 10)', () => {
+describe('browser sessions', () => {
   let t: TestApp;
 
   const idOf = (cookie: string) => cookie.slice('parley_session='.length);

@@ -1,5 +1,5 @@
 /**
- * Authorization of the four clarification :id endpoints (spec 002 "Authorization", A1–A9) in both
+ * Authorization of the four clarification :id endpoints ("Authorization", A1–A9) in both
  * auth modes. There is one code path (A4): the same suite runs with AUTH_MODE=enabled, where a
  * foreign bundle must be indistinguishable from a fabricated id, and AUTH_MODE=disabled, where no
  * caller is ever newly denied and only A4's six enumerated changes are observable.
@@ -257,7 +257,7 @@ describe.each(['enabled', 'disabled'] as const)('clarification :id endpoints wit
       expect(Object.keys(JSON.parse(wait.text) as Json)).toEqual(['error', 'code']);
     });
 
-    it('another instance (a second app on the same database) reads, waits on and cancels the bundle from its rows alone (issue 9 §4)', async () => {
+    it('another instance (a second app on the same database) reads, waits on and cancels the bundle from its rows alone', async () => {
       const { fixture, pendingId } = await bundleOf();
       const other = await startApp({ databaseUrl: t.databaseUrl, config: { authMode: mode, waitTimeoutMs: WAIT_TIMEOUT_MS } });
       try {

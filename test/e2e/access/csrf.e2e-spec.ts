@@ -1,5 +1,5 @@
 /**
- * Issue 10, "CSRF": only application/json bodies are accepted on every route (415); a
+ * Only application/json bodies are accepted on every route (415); a
  * cookie-authenticated state-changing request must come from this server's origin (Origin matching
  * PUBLIC_URL or the Host, or Sec-Fetch-Site: same-origin), else 403;
  * a foreign Origin is refused whatever the credential (a CORS origin only without the cookie);
@@ -16,7 +16,7 @@ const EVIL = 'https://evil.example';
 const CROSS_ORIGIN = { error: 'cross-origin request refused: its Origin is not this server', code: 'FORBIDDEN' };
 const NO_ORIGIN = { error: "a request authenticated by the session cookie must carry this server's Origin (or Sec-Fetch-Site: same-origin)", code: 'FORBIDDEN' };
 
-describe('CSRF (issue 10)', () => {
+describe('CSRF', () => {
   let t: TestApp;
   let victim: { id: string; token: string };
   let cookie: string;

@@ -7,7 +7,7 @@ import { gql } from '../../support/graphql.js';
 import { captureStatements } from '../../support/statements.js';
 
 /**
- * Issue 10, "Timing": a foreign id must cost exactly what a fabricated one costs, or the difference is
+ * A foreign id must cost exactly what a fabricated one costs, or the difference is
  * an existence oracle. Existence and access are resolved in one query, so both paths send the same
  * statements — compared here statement by statement on the pool, for every route that takes an id.
  */

@@ -6,7 +6,7 @@ import { browserHeaders, createRunningSession, signIn, TWO_QUESTIONS } from '../
 import { subscribe } from '../../support/graphql.js';
 
 /**
- * Issue 10, "Revocation and identity": a revoked token (or an ended browser session) keeps nothing it
+ * A revoked token (or an ended browser session) keeps nothing it
  * already opened — an open long poll ends with 401 instead of receiving the answer, an open
  * subscription ends instead of receiving the ANSWERED event — on the replica where it was revoked
  * and on every other one.
@@ -23,7 +23,7 @@ interface Token {
   token: string;
 }
 
-describe('revocation bites what is already open (issue 10)', () => {
+describe('revocation bites what is already open', () => {
   let a: TestApp;
   let b: TestApp;
 

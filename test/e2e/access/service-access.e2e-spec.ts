@@ -1,5 +1,5 @@
 /**
- * Issue 16, "access where no surface can skip it": the task and session services check the caller
+ * The task and session services check the caller
  * themselves, so an entry point that forgets the route decorator (a new surface, a command) still
  * cannot read or change another user's task or session. Called here with no route in between: a
  * foreign caller gets exactly the error a missing resource gets, and nothing changes.
@@ -9,7 +9,7 @@ import { SessionService, SessionState, TaskService } from '#tasks';
 import { startApp, type TestApp } from '../../support/app.js';
 import { createRunningSession, createUser } from '../../support/fixtures.js';
 
-describe('TaskService and SessionService check the caller themselves (issue 16)', () => {
+describe('TaskService and SessionService check the caller themselves', () => {
   let t: TestApp;
   let owner: ReturnType<typeof userCaller>;
   let stranger: ReturnType<typeof userCaller>;

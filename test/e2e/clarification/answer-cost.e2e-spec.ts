@@ -11,7 +11,7 @@ import { connectMcp, type McpConnection } from '../../support/mcp.js';
 import { captureStatements } from '../../support/statements.js';
 
 /**
- * Issue 11 target 1 and 2, counted on the pool (not benchmarked): a winning answer costs at most
+ * Counted on the pool (not benchmarked): a winning answer costs at most
  * 2 commits and 8 statements on every surface and for every way it is delivered; a loser that
  * arrives after the winner's answer is final takes no lock and no commit, in at most 2 statements.
  * The caller's token lookup counts as a statement; its `last_used_at` write happens at most once a
@@ -44,7 +44,7 @@ function costOf(statements: string[]): Cost {
   return { statements: statements.length, commits, locks: statements.filter((statement) => /pg_advisory|FOR UPDATE/i.test(statement)).length };
 }
 
-describe('what one answer costs in statements and commits (issue 11)', () => {
+describe('what one answer costs in statements and commits', () => {
   let t: TestApp;
   let token: string;
   let mcp: McpConnection;

@@ -10,7 +10,7 @@ import { connectMcp } from '../../support/mcp.js';
 import { captureStatements } from '../../support/statements.js';
 
 /**
- * Issue 15, "Audit trail": every resolution attempt is recorded — bundle, outcome, surface, caller,
+ * Every resolution attempt is recorded — bundle, outcome, surface, caller,
  * time, the reject reason as given — after its outcome is known; readable by whoever may see the
  * bundle (GET /clarification/:id/audit, GraphQL questionAudit), a foreign or fabricated id being the
  * same not-found. Not-found attempts are kept only for ids that name a bundle.
@@ -33,7 +33,7 @@ interface Attempt {
   at: string;
 }
 
-describe('the audit trail of resolution attempts (issue 15)', () => {
+describe('the audit trail of resolution attempts', () => {
   let t: TestApp;
   let alice: { id: string; token: string };
   let bob: { id: string; token: string };

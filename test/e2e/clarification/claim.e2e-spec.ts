@@ -24,7 +24,7 @@ import {
 import { eventually } from '../../support/eventually.js';
 
 /**
- * baseline-semantics.md, "One activeness rule" and "The claim": every case is arranged with SQL
+ * The lifecycle rules, "One activeness rule" and "The claim": every case is arranged with SQL
  * and judged by the rows in the database, not only by what `completeActiveBundle` returns.
  */
 

@@ -363,7 +363,7 @@ describe('clarification REST surface', () => {
       expect(res.body).toEqual({ error: 'clarification request not found', code: 'NOT_FOUND' });
     });
 
-    it('GET /:id reads the durable rows on any instance, after a restart too: status, then the winner\'s response once final (issue 9 §4, A7)', async () => {
+    it('GET /:id reads the durable rows on any instance, after a restart too: status, then the winner\'s response once final (A7)', async () => {
       const fixture = await createRunningSession(t);
       const pendingId = await ask(fixture, TWO_QUESTIONS, { context: 'restart me' });
       const live = (await api().get(`/api/v1/clarification/${pendingId}`).expect(200)).body as Record<string, unknown>;
@@ -383,7 +383,7 @@ describe('clarification REST surface', () => {
           ...live,
           status: 'answered',
           response: { answers: ANSWERS, rejected: false, reject_reason: '' },
-          // Issue 15: who won (the claim helper answers as the synthetic caller over REST).
+          // who won (the claim helper answers as the synthetic caller over REST).
           resolved_by: { kind: 'synthetic', user_id: null, name: null, surface: 'rest', at: expect.stringMatching(ISO) },
         });
         // And the same on the first instance, which never saw the answer happen.
@@ -393,7 +393,7 @@ describe('clarification REST surface', () => {
       }
     });
 
-    it('GET /:id/wait of a bundle already answered returns the winner\'s response at once (issue 9 §4)', async () => {
+    it('GET /:id/wait of a bundle already answered returns the winner\'s response at once', async () => {
       const fixture = await createRunningSession(t);
       const pendingId = await ask(fixture);
       const won = await winAndDeliver(t, pendingId, { answers: ANSWERS });
@@ -477,7 +477,7 @@ describe('clarification REST surface', () => {
       }
     });
 
-    it('unknown bundle ⇒ 404; an active bundle cancels on any instance, after a restart too (issue 9 §4)', async () => {
+    it('unknown bundle ⇒ 404; an active bundle cancels on any instance, after a restart too', async () => {
       expect((await api().post(`/api/v1/clarification/${randomUUID()}/cancel`).expect(404)).body).toEqual({ error: 'clarification request not found', code: 'NOT_FOUND' });
       const fixture = await createRunningSession(t);
       const pendingId = await ask(fixture);

@@ -8,7 +8,7 @@ import { createRunningSession, createUser, type SessionFixture, TWO_QUESTIONS } 
 import { gqlData } from '../../support/graphql.js';
 
 /**
- * Issue 15, "Deadlines": `expires_in_seconds` when asking (REST and the in-session MCP ask). At the
+ * `expires_in_seconds` when asking (REST and the in-session MCP ask). At the
  * deadline the bundle expires, the agent's blocked call ends with a typed EXPIRED result (never a
  * silent proceed), a late answer gets the inactive 409, and the EXPIRED event is published. Without
  * it nothing changes; an answer in time wins and the deadline then does nothing.
@@ -18,7 +18,7 @@ const ANSWERS = [
   { question_id: 'q2', selected_options: ['q2_opt1'], custom_text: '' },
 ];
 
-describe('question deadlines (issue 15)', () => {
+describe('question deadlines', () => {
   let t: TestApp;
   let alice: { id: string; token: string };
   const as = (token: string) => ({ authorization: `Bearer ${token}` });

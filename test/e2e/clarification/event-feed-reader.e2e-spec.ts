@@ -1,5 +1,5 @@
 /**
- * Issue 11 target 6 (event lag): the process's one feed reader reads on the LISTEN connection, so an
+ * Event lag: the process's one feed reader reads on the LISTEN connection, so an
  * event reaches the open streams even while every pooled connection is taken by requests — it never
  * queues behind them; and a stream that falls behind takes every queued batch at once, with one access
  * check, instead of one check per small batch (which fell further behind the faster it was fed); an
@@ -17,7 +17,7 @@ import { holdCalls } from '../../support/hold-calls.js';
 
 const POOL_SIZE = 2;
 
-describe('the event feed reader does not queue for the pool (issue 11 §6)', () => {
+describe('the event feed reader does not queue for the pool', () => {
   let t: TestApp;
   let pool: pg.Pool;
 

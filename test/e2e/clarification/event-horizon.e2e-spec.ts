@@ -1,5 +1,5 @@
 /**
- * Issue 11 target 6 (event lag): the event feed hands out an event once every transaction that got
+ * Event lag: the event feed hands out an event once every transaction that got
  * its id before the event's own has ended (QuestionEventRepository's settled horizon). A transaction
  * has an id from its first write (a row lock included) to its commit, so the hot transactions that
  * write — the ask and the claim — make that write their last statement: nothing but COMMIT follows it.
@@ -32,7 +32,7 @@ function afterFirstWrite(statements: string[]): string[][] {
   return transactions;
 }
 
-describe('transactions that write events hold their id for one statement (issue 11 §6)', () => {
+describe('transactions that write events hold their id for one statement', () => {
   let t: TestApp;
   let capture: ReturnType<typeof captureStatements>;
 

@@ -21,10 +21,10 @@ import {
 } from '../../support/bundles.js';
 
 /**
- * baseline-semantics.md, "Lifecycle transitions" and the rollback / recovery of "Delivery after a
+ * The lifecycle rules, "Lifecycle transitions" and the rollback / recovery of "Delivery after a
  * winning claim": what each transition writes, row by row. A rolled-back claim's rows are pending
  * again, without response or delivery marker — answerable while still current, otherwise not active
- * (issue 9: an undelivered answer never stays behind as a winner).
+ * (an undelivered answer never stays behind as a winner).
  */
 
 const { Answered, Rejected } = ClarificationStatus;

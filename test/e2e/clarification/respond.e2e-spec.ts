@@ -1,6 +1,6 @@
 /**
  * POST /api/v1/clarification/:id/respond against the real application and a real PostgreSQL
- * database: spec 002 "Resolution semantics" (R1–R12), the N-rules of `answer_question_kandev` that
+ * database: "Resolution semantics" (R1–R12), the N-rules of `answer_question_kandev` that
  * bind every surface (N3a, N6–N8d), and L16. Every state claim is checked against the rows.
  */
 import http from 'node:http';

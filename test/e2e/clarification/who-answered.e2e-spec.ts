@@ -8,7 +8,7 @@ import { eventually } from '../../support/eventually.js';
 import { connectMcp } from '../../support/mcp.js';
 
 /**
- * Issue 15, "Who answered": a resolved bundle reports who won — the caller, the surface, the time —
+ * A resolved bundle reports who won — the caller, the surface, the time —
  * in GET /clarification/:id (`resolved_by`, beside R12's `response`), GraphQL `question`, the
  * ANSWERED/REJECTED event payload (and the subscription), recorded by the claim itself.
  */
@@ -27,7 +27,7 @@ interface ResolvedBy {
   at: string;
 }
 
-describe('who answered (issue 15)', () => {
+describe('who answered', () => {
   let t: TestApp;
   let alice: { id: string; token: string };
   const admin = `Bearer ${TEST_ADMIN_TOKEN}`;

@@ -1,5 +1,5 @@
 /**
- * Issue 13 — the answer_decision contract (spec 004, decision-contract.md) through the real REST
+ * The answer_decision contract (the connector contract, docs/api/commands.md) through the real REST
  * surface on a real PostgreSQL: the pending payload and its decision_ref, the order of the six
  * typed failures, dry run by default, strict request validation, the option bounds, and the two
  * optional creation fields (`multi_select`, `kind`) on REST and on the in-session MCP ask. Test names

@@ -1,5 +1,5 @@
 /**
- * Issue 13 under process faults, with the real built server (test/support/server-process.ts) on one
+ * The answer_decision contract under process faults, with the real built server (test/support/server-process.ts) on one
  * PostgreSQL database shared with an in-process replica whose CommandClock the test moves:
  * - a replay after a server restart returns the stored envelope byte for byte;
  * - a replica killed with kill -9 between send_started and accepted (held there by the test-only

@@ -1,5 +1,5 @@
 /**
- * Issue 13 — request-id receipts, decision claims and their leases, against a real PostgreSQL. The
+ * Request-id receipts, decision claims and their leases, against a real PostgreSQL. The
  * reference suite's concurrency tests are mirrored by stepping into the real service at the same
  * points (between reserving and claiming, between claiming and send_started) and an injectable
  * clock (CommandClock) moves lease expiry; the one send is the real ResolveBundle throughout.

@@ -1,5 +1,5 @@
 /**
- * Abuse limits (issue 10 items 3 and 4): MCP requests are bounded in batch size and in the rows
+ * Abuse limits: MCP requests are bounded in batch size and in the rows
  * their list calls may return together, refused before any call runs; rate limits per identity
  * (answers, lists, asks) and per client address (sign-in attempts, failed credentials) answer 429
  * with Retry-After and the IETF RateLimit fields, each surface in its own error shape.

@@ -1,5 +1,5 @@
 /**
- * GraphQL resource limits (issue 10 item 2) and client conveniences (issue 14): a document is
+ * GraphQL resource limits and client conveniences: a document is
  * refused before execution when it is too large (tokens), too deep (lexically, before the parser
  * can overflow its stack), selects too many list fields at its root, or costs more than the
  * budget — a list costs its page size, nested lists multiply; subscriptions get the same rules;

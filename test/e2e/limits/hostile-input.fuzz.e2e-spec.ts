@@ -1,5 +1,5 @@
 /**
- * Issue 10, property-based: arbitrary text — with NUL, lone surrogates and any other code point —
+ * Property-based: arbitrary text — with NUL, lone surrogates and any other code point —
  * in every surface's inputs (REST bodies and params, GraphQL variables and literals, MCP tool
  * arguments) never gets a 5xx; a refusal writes nothing and names the field; text that is accepted
  * is stored exactly as sent (never as U+FFFD). Bounded: a few dozen requests per property.
@@ -47,7 +47,7 @@ function graphqlString(value: string): string {
   return `"${literal}"`;
 }
 
-describe('hostile text on every surface (issue 10, property-based)', () => {
+describe('hostile text on every surface (property-based)', () => {
   let t: TestApp;
   let session: SessionFixture;
   let pendingId: string;

@@ -1,5 +1,5 @@
 /**
- * Issue 10, "Sizes on every surface": one set of limits (libs/common INPUT_LIMITS) applied by the
+ * One set of limits (libs/common INPUT_LIMITS) applied by the
  * domain's creation rules, so the in-session MCP ask refuses what REST refuses — it once stored a
  * 900 KB context that REST caps at 20,000 characters.
  */
@@ -12,7 +12,7 @@ import { connectMcp, rawToolCall } from '../../support/mcp.js';
 const ASK = 'ask_user_question_kandev';
 const options = [{ label: 'a' }, { label: 'b' }];
 
-describe('one set of input limits on every surface (issue 10)', () => {
+describe('one set of input limits on every surface', () => {
   let t: TestApp;
 
   const rowsOf = async (sessionId: string) =>

@@ -1,5 +1,5 @@
 /**
- * Issue 10, "Deep JSON": every JSON body is bounded while it is parsed — nesting, array items,
+ * Every JSON body is bounded while it is parsed — nesting, array items,
  * object fields, string sizes — before class-transformer or class-validator see it, with a 400
  * naming the path, in each surface's own error shape, and nothing written.
  */
@@ -10,7 +10,7 @@ import { createRunningSession, createUser } from '../../support/fixtures.js';
 const nested = (depth: number) => `${'['.repeat(depth)}${']'.repeat(depth)}`;
 const TOO_DEEP = /^body(\[0\]){32} is nested too deeply \(at most 32 levels\)$/;
 
-describe('parse-time bounds on JSON bodies (issue 10)', () => {
+describe('parse-time bounds on JSON bodies', () => {
   let t: TestApp;
   let token: string;
 

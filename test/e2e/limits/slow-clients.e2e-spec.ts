@@ -1,5 +1,5 @@
 /**
- * Issue 10, "Slow clients": sockets still sending a request's headers or body after
+ * Sockets still sending a request's headers or body after
  * HEADERS_TIMEOUT_MS / REQUEST_TIMEOUT_MS, and idle keep-alive sockets after KEEP_ALIVE_TIMEOUT_MS,
  * are closed; the long-lived exchanges — the /wait long poll, the blocking MCP ask (SSE), GraphQL
  * subscriptions (WebSocket) — are bounded by their own limits and outlive those timeouts.
@@ -48,7 +48,7 @@ async function within<T>(promise: Promise<T>, what: string, ms = 20_000): Promis
   }
 }
 
-describe('slow clients (issue 10)', () => {
+describe('slow clients', () => {
   let t: TestApp;
   const sockets: net.Socket[] = [];
 

@@ -1,5 +1,5 @@
 /**
- * Issue 10, "Text PostgreSQL cannot store": NUL and lone UTF-16 surrogates are refused with a 400
+ * NUL and lone UTF-16 surrogates are refused with a 400
  * naming the field on every surface — REST bodies, params and query strings, GraphQL variables and
  * inline literals, MCP tool arguments — before anything is written; never a 500, never U+FFFD.
  */
@@ -16,7 +16,7 @@ const LOW = '\udc00y';
 const NUL_REASON = 'contains a NUL character (\\u0000), which cannot be stored';
 const SURROGATE_REASON = 'contains an unpaired UTF-16 surrogate, which cannot be stored';
 
-describe('text PostgreSQL cannot store is refused on every surface (issue 10)', () => {
+describe('text PostgreSQL cannot store is refused on every surface', () => {
   let t: TestApp;
   let session: SessionFixture;
   let pendingId: string;

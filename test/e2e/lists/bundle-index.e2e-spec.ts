@@ -5,7 +5,7 @@ import { activeRow, CLARIFICATION_REQUEST } from '#tasks';
 import { startApp, type TestApp } from '../../support/app.js';
 
 /**
- * Issue 11 §4: the bundle index the pending list walks (`clarification_bundles`) is a maintained copy
+ * The bundle index the pending list walks (`clarification_bundles`) is a maintained copy
  * of the one activeness rule. This walks random lifecycles through the public API — asks, answers
  * (resumed or queued), rejections, rolled-back resumes, cancels, new turns, completed turns, ended
  * sessions, archived tasks — and after every step compares the index with the rule, bundle by bundle.
@@ -32,7 +32,7 @@ interface Session {
 const STEPS = 160;
 const SEED = 20261201;
 
-describe('the bundle index stays in step with the activeness rule (issue 11 §4)', () => {
+describe('the bundle index stays in step with the activeness rule', () => {
   let t: TestApp;
   let refusing: http.Server;
   let refusingUrl: string;

@@ -7,7 +7,7 @@ import { gql } from '../../support/graphql.js';
 import { connectMcp, type McpConnection } from '../../support/mcp.js';
 
 /**
- * Issue 9 §7: one keyset-cursor codec for every list; every bad cursor — including impossible
+ * One keyset-cursor codec for every list; every bad cursor — including impossible
  * instants that Date.parse rolls over and PostgreSQL rejects — is a 400 naming `cursor` on every
  * surface, never a 500; and a caller's visible workspaces reach SQL as one array parameter.
  */
@@ -30,7 +30,7 @@ const BAD_CURSORS: Array<[string, string]> = [
   ['far too long', 'A'.repeat(5000)],
 ];
 
-describe('the keyset-cursor codec (issue 9 §7)', () => {
+describe('the keyset-cursor codec', () => {
   it('round-trips what it makes and refuses everything else', () => {
     const position = { at: '2025-02-28T23:59:59.999999Z', id: 'pending-1' };
     expect(decodeCursor(encodeCursor(position))).toEqual(position);
@@ -83,7 +83,7 @@ describe('every list refuses a bad cursor with a 400 naming cursor, on every sur
   );
 });
 
-describe('a caller who sees more workspaces than a statement has bind parameters (issue 9 §7)', () => {
+describe('a caller who sees more workspaces than a statement has bind parameters', () => {
   let t: TestApp;
 
   beforeAll(async () => {

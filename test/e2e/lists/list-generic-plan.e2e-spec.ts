@@ -1,5 +1,5 @@
 /**
- * Issue 11 targets 4 and 5: the pending list's two statements are named, so after five calls
+ * The pending list's two statements are named, so after five calls
  * PostgreSQL may run them on a generic plan (no parameter values known). In that plan the keyset
  * position must still be an index condition of the bundle-index walk — as a filter, a deep page walks
  * its keys from their start, and its cost grows with the backlog (a last scoped page at 1M bundles
@@ -26,7 +26,7 @@ function nodesOf(node: PlanNode): PlanNode[] {
 
 const DEEP = { at: '2026-12-01T10:00:00.123456Z', pendingId: 'bundle-deep' };
 
-describe('the pending list on a generic plan keeps the keyset position in the index walk (issue 11 §4, §5)', () => {
+describe('the pending list on a generic plan keeps the keyset position in the index walk', () => {
   let t: TestApp;
   let client: pg.PoolClient;
 

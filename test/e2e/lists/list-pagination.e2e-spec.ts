@@ -1,5 +1,5 @@
 /**
- * Pagination conventions (issue 14): the task and workspace lists are keyset-paginated on every
+ * Pagination conventions: the task and workspace lists are keyset-paginated on every
  * surface — REST `GET /api/v1/tasks` and `/api/v1/workspaces`, GraphQL `taskConnection` and
  * `workspaceConnection`, MCP `list_tasks_kandev` — by (created_at, id) with the one cursor codec,
  * under the one page rule: `limit` absent ⇒ 50, an integer from 1 to 200 ⇒ itself, anything else a
@@ -147,7 +147,7 @@ const ordered = (rows: Seeded[]): string[] =>
 /** Instants with ties (three rows per instant) and microsecond steps, so the id tiebreak and precision both count. */
 const instant = (index: number): string => `2026-03-01T10:00:00.${String(100000 + Math.floor(index / 3) * 7).padStart(6, '0')}Z`;
 
-describe('task and workspace lists: one page rule, one cursor codec, every surface (issue 14)', () => {
+describe('task and workspace lists: one page rule, one cursor codec, every surface', () => {
   let t: TestApp;
   let mcp: ReturnType<typeof mcpSurface>;
   let surfaces: Surface[];

@@ -1,7 +1,7 @@
 /**
- * The list rules the three list surfaces share (spec 002 L1–L16, D1–D7): every scenario is arranged
+ * The list rules the three list surfaces share (L1–L16, D1–D7): every scenario is arranged
  * once and then run against `list_pending_questions_kandev` (MCP SDK client on /mcp), the GraphQL
- * `pendingQuestions` connection and REST `GET /api/v1/clarification` (issue 12). Each surface must
+ * `pendingQuestions` connection and REST `GET /api/v1/clarification`. Each surface must
  * meet the rule, and all three must agree exactly: the same pending ids in the same order, the same
  * bundles, the same cursors (interchangeable between the surfaces) and the same validation outcomes.
  */
@@ -300,7 +300,7 @@ describe('list parity: list_pending_questions_kandev, pendingQuestions and GET /
     }
   });
 
-  // Issue 9 §9: the list order and the cursor agree with the D1 created_at each bundle reports.
+  // the list order and the cursor agree with the D1 created_at each bundle reports.
   it('L6/D1/L12: a mixed legacy bundle is positioned by its D1 created_at, the time it reports — identically on every surface', async () => {
     const s = await fresh();
     try {
@@ -468,7 +468,7 @@ describe('list parity: list_pending_questions_kandev, pendingQuestions and GET /
     }
   });
 
-  it('issue 11 §4, L1a, L16: the merged per-key walks re-check only their page; a page with a row that fails the re-check is taken again, full and in order', async () => {
+  it('L1a, L16: the merged per-key walks re-check only their page; a page with a row that fails the re-check is taken again, full and in order', async () => {
     const s = await fresh('enabled');
     const statements = captureStatements(s.t);
     try {

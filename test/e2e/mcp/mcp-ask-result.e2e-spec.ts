@@ -8,7 +8,7 @@ import { createRunningSession, TWO_QUESTIONS } from '../../support/fixtures.js';
 import { connectMcp, type McpConnection } from '../../support/mcp.js';
 
 /**
- * ask_user_question_kandev's result is frozen by spec 002 ("Out of scope": its response envelope is
+ * ask_user_question_kandev's result is frozen ("Out of scope" of the source specification: its response envelope is
  * unchanged) as the reference returns it: kdlbs/kandev apps/backend/internal/mcp/server/handlers.go,
  * `extractQuestionAnswers` + `simplifyAnswer`, returned with `mcp.NewToolResultStructured(out,
  * MarshalIndent(out, "", "  "))`. Each case answers over REST while the agent blocks on /mcp/session.
@@ -53,7 +53,7 @@ function textOf(result: CallToolResult): string {
   return content.text;
 }
 
-describe('ask_user_question_kandev result: the reference shape (spec 002 "Out of scope")', () => {
+describe('ask_user_question_kandev result: the reference shape ("Out of scope")', () => {
   let t: TestApp;
   beforeAll(async () => {
     t = await startApp();

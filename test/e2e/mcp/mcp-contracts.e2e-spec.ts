@@ -1,5 +1,5 @@
 /**
- * The MCP contracts agents are written against (issue 9 §8, issue 14 "MCP tools"): every invalid
+ * The MCP contracts agents are written against: every invalid
  * argument of the external tools is a VALIDATION_ERROR tool error naming the field — never the
  * SDK's `-32602 Input validation error` — every module's typed error maps onto a code, an
  * unexpected error is logged with the request id and answered INTERNAL_ERROR; tools/list publishes

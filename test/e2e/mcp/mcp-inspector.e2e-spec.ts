@@ -1,5 +1,5 @@
 /**
- * Issue 14 "MCP tools": both MCP endpoints pass the official MCP Inspector's `--strict` check of
+ * Both MCP endpoints pass the official MCP Inspector's `--strict` check of
  * tools/list (tool-schema portability) without an error or a warning. The Inspector's own CLI runs
  * in a child process against the listening app, as a user would run it.
  */
@@ -38,7 +38,7 @@ function toolNames(run: InspectorRun): string[] {
   return listed.tools.map((tool) => tool.name).sort();
 }
 
-describe('MCP Inspector --strict (issue 14)', () => {
+describe('MCP Inspector --strict', () => {
   let t: TestApp;
 
   beforeAll(async () => {

@@ -273,7 +273,7 @@ async function fresh(authMode: AuthMode = 'disabled'): Promise<{ t: TestApp; mcp
 
 // ---------------------------------------------------------------------------------------------
 
-describe('list_pending_questions_kandev (spec 002 L1–L16, D1–D7)', () => {
+describe('list_pending_questions_kandev (L1–L16, D1–D7)', () => {
   it('L11: no matching bundle ⇒ exactly {"bundles":[],"count":0,"next_cursor":""}, not an error', async () => {
     const { t, mcp, done } = await fresh();
     try {
@@ -701,7 +701,7 @@ describe('list_pending_questions_kandev (spec 002 L1–L16, D1–D7)', () => {
     }
   });
 
-  it('L6/D1/L12 (issue 9 §9): a mixed legacy bundle is positioned by its D1 created_at — the earliest of all its rows — the time it reports', async () => {
+  it('L6/D1/L12: a mixed legacy bundle is positioned by its D1 created_at — the earliest of all its rows — the time it reports', async () => {
     const { t, mcp, done } = await fresh();
     try {
       const mixed = await seedBundle(t, await seedSession(t), {

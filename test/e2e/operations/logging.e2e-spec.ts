@@ -1,5 +1,5 @@
 /**
- * Issue 14, one log format: the real built server's stdout is pino JSON lines only (Nest's, Fastify's
+ * One log format: the real built server's stdout is pino JSON lines only (Nest's, Fastify's
  * and the service's own), every line written while serving a request carries its request id (`reqId`,
  * the x-request-id it answers with), an incoming W3C `traceparent` puts its trace id on them, the
  * resolution line names the caller, the surface and the request id — and tokens, cookies and answer
@@ -16,7 +16,7 @@ const TRACEPARENT = `00-${TRACE_ID}-00f067aa0ba902b7-01`;
 const ANSWER_TEXT = `never-logged-${randomUUID()}`;
 const REJECT_REASON = `never-logged-either-${randomUUID()}`;
 
-describe('logs (issue 14)', () => {
+describe('logs', () => {
   let server: ServerProcess;
   const secrets: string[] = [ADMIN_TOKEN, ANSWER_TEXT, REJECT_REASON];
 

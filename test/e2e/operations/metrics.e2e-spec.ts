@@ -1,5 +1,5 @@
 /**
- * Issue 14, metrics: /metrics (prom-client text) and every metric moving on the real application —
+ * Metrics: /metrics (prom-client text) and every metric moving on the real application —
  * active bundles, resolutions by outcome and surface, resolution latency per surface, live waiters,
  * resume hand-offs by outcome, event-feed lag, database pool in use / waiting, HTTP requests by route
  * and status. /metrics is admin-only when auth is enabled (a denial looks like "not found").
@@ -30,7 +30,7 @@ function sample(text: string, name: string, labels: Record<string, string> = {})
   return 0;
 }
 
-describe('metrics (issue 14)', () => {
+describe('metrics', () => {
   let t: TestApp;
   let webhook: WebhookReceiver;
   const scrape = async () => (await request(t.baseUrl).get('/metrics').expect(200)).text;

@@ -1,5 +1,5 @@
 /**
- * Issue 10: AUTH_MODE=disabled on a non-loopback HOST serves everything without credentials. The
+ * AUTH_MODE=disabled on a non-loopback HOST serves everything without credentials. The
  * real built server refuses to start so (exit 1, a fatal line naming the variables) unless
  * ALLOW_UNAUTHENTICATED_NETWORK=true, and then warns at every start.
  */
@@ -45,7 +45,7 @@ afterAll(async () => {
   for (const dir of tempDirs) await rm(dir, { recursive: true, force: true });
 });
 
-describe('AUTH_MODE=disabled on a non-loopback HOST (issue 10)', () => {
+describe('AUTH_MODE=disabled on a non-loopback HOST', () => {
   it('refuses to start: exit code 1 and a fatal line naming AUTH_MODE, HOST and ALLOW_UNAUTHENTICATED_NETWORK', async () => {
     const server = await launch({ HOST: '0.0.0.0', AUTH_MODE: 'disabled' });
     const exit = await withinLifetime(new Promise<Exit>(() => undefined), server.exited, 20_000, 'waiting for the start-up failure');

@@ -9,7 +9,7 @@ import { startApp, type TestApp } from '../../support/app.js';
 import { eventually } from '../../support/eventually.js';
 
 /**
- * Issue 11 (the waiters' burst): waiting for a free pooled connection and opening a new one have
+ * The waiters' burst: waiting for a free pooled connection and opening a new one have
  * separate bounds. A request queued behind a full pool waits past DB_CONNECT_TIMEOUT_MS (up to
  * DB_POOL_ACQUIRE_TIMEOUT_MS) and is served when a connection frees up, or ends with the 503 of an
  * unavailable database; a connection the database does not open still fails on the short connect

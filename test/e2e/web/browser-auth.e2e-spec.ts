@@ -136,7 +136,7 @@ describeInChromium('browser inbox (AUTH_MODE=enabled)', () => {
   });
 
   // The server side of sign-out needs the opaque, revocable session cookie of the hostile-input
-  // work (issue 10): until it is merged the cookie is the token itself, which sign-out cannot end,
+  // work: until it is merged the cookie is the token itself, which sign-out cannot end,
   // so this is declared failing. When that work lands this test fails: make it a plain `it`.
   it('sign-out ends the session on the server: the cookie it replaced no longer authenticates anything', async () => {
     await page.goto(`${t.baseUrl}/`);

@@ -1,5 +1,5 @@
 /**
- * The browser inbox (issue 12, spec 002 W1–W4a) in a real headless Chromium against the real
+ * The browser inbox (W1–W4a) in a real headless Chromium against the real
  * application on a real PostgreSQL, with AUTH_MODE=disabled (test/e2e/web/browser-auth.e2e-spec.ts covers
  * sign-in and workspaces). Every wait is for something the page shows, never for a time.
  */
@@ -115,7 +115,7 @@ describeInChromium('browser inbox (AUTH_MODE=disabled)', () => {
       await page.getByText('Your answer was sent to the agent.').waitFor();
       const returned = await asking;
       expect(returned.isError).toBe(false);
-      // The ask's result keeps the reference's shape (issue 9 §8): keyed by question id, the first selected option.
+      // The ask's result keeps the reference's shape: keyed by question id, the first selected option.
       expect(JSON.parse(returned.text)).toEqual({
         db: { selected_option: 'pg' },
         q2: { selected_option: 'q2_opt2', custom_text: 'not before the demo' },

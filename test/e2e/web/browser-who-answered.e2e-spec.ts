@@ -6,7 +6,7 @@ import { createRunningSession, type SessionFixture, TWO_QUESTIONS } from '../../
 import { connectMcp } from '../../support/mcp.js';
 
 /**
- * Issue 15, "Who answered" on the inbox page: after answering on the page, and when opening a bundle
+ * "Who answered" on the inbox page: after answering on the page, and when opening a bundle
  * someone else resolved, the page says who won and through which surface.
  */
 async function ask(t: TestApp, session: SessionFixture): Promise<string> {
@@ -19,7 +19,7 @@ async function openBundle(t: TestApp, page: Page, pendingId: string): Promise<vo
   await page.locator('.feed', { hasText: 'Live' }).waitFor();
 }
 
-describeInChromium('who answered, on the inbox page (issue 15)', () => {
+describeInChromium('who answered, on the inbox page', () => {
   let t: TestApp;
   let browser: BrowserSession;
   let page: Page;

@@ -1,5 +1,5 @@
 /**
- * The browser inbox as `npm run build` leaves it in dist/web (issue 12): self-contained (every
+ * The browser inbox as `npm run build` leaves it in dist/web: self-contained (every
  * script and stylesheet is a hashed file of our own, nothing from another origin) and small — the
  * JavaScript a browser downloads stays under 80 KB gzipped.
  */

@@ -10,7 +10,7 @@ import { gql, gqlData } from '../../support/graphql.js';
 import { type ReceivedPost, type Responder, startWebhookReceiver, type WebhookReceiver } from '../../support/webhook-receiver.js';
 
 /**
- * Issue 15, "Outbound webhooks": per-workspace subscriptions managed by the workspace's owner; the
+ * Per-workspace subscriptions managed by the workspace's owner; the
  * outbox row is written by the statement that writes the question event; deliveries are signed
  * (HMAC-SHA256 over `<timestamp>.<body>`), retried with backoff after failures (500s, refusals, a
  * receiver too slow to answer), logged, and the subscription is disabled after repeated failures —
@@ -42,7 +42,7 @@ interface OutboundBody {
   data: { resolved_by?: { kind: string; name: string | null; surface: string } };
 }
 
-describe('outbound webhooks (issue 15)', () => {
+describe('outbound webhooks', () => {
   let t: TestApp;
   let alice: { id: string; token: string };
   let bob: { id: string; token: string };

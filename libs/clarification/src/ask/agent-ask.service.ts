@@ -12,7 +12,7 @@ import { WaitError, WaitFailure } from '../wait/waiter.store.js';
 
 export interface AgentAskOptions {
   signal: AbortSignal;
-  /** Optional deadline (issue 15): unanswered by then, the bundle expires and this ask fails with EXPIRED. */
+  /** Optional deadline: unanswered by then, the bundle expires and this ask fails with EXPIRED. */
   expiresInSeconds?: unknown;
   /** Called every ASK_PROGRESS_INTERVAL_MS while the agent waits (keep-alive). */
   onProgress: (tick: number, pendingId: string) => Promise<void>;

@@ -5,7 +5,7 @@ export interface AskInput {
   taskId?: string;
   questions: unknown;
   context?: unknown;
-  /** Optional deadline (issue 15): the bundle expires this many seconds after it was asked, unanswered. */
+  /** Optional deadline: the bundle expires this many seconds after it was asked, unanswered. */
   expiresInSeconds?: unknown;
   /** The asker is the session's agent and waits here at once (its in-session ask). */
   agentWaitsHere?: boolean;

@@ -15,7 +15,7 @@ export interface BundleState {
   response: ResolutionResponse | null;
 }
 
-/** What GET /clarification/:id reports: the state, who won once final, and the deadline if any (issue 15). */
+/** What GET /clarification/:id reports: the state, who won once final, and the deadline if any. */
 export interface BundleReport extends BundleState {
   resolved_by: ResolvedBy | null;
   expires_at: string | null;

@@ -39,7 +39,7 @@ function normalizeOption(value: unknown, field: string, questionNumber: number, 
   };
 }
 
-/** Issue 13: `multi_select` and `kind` are optional and kept only when given, so other questions are unchanged. */
+/** `multi_select` and `kind` are optional and kept only when given, so other questions are unchanged. */
 function answeringMode(value: Record<string, unknown>, field: string): Pick<Question, 'multi_select' | 'kind'> {
   const mode: Pick<Question, 'multi_select' | 'kind'> = {};
   if (value.multi_select !== undefined && value.multi_select !== null) {
@@ -76,7 +76,7 @@ function normalizeQuestion(value: unknown, index: number): Question {
 }
 
 /**
- * Creation validation of baseline-semantics.md: 1–4 questions, a prompt each, 2–6 options each;
+ * Creation validation, as the lifecycle rules have it: 1–4 questions, a prompt each, 2–6 options each;
  * missing ids become q1..qN and q{i}_opt{j}; duplicate ids are rejected.
  */
 export function normalizeQuestions(value: unknown): Question[] {

@@ -5,7 +5,7 @@ import { ApiCaller, ApiErrors, PageQueryDto } from '#common';
 import { RateLimited, RateLimitKind } from '#rate-limit';
 import { AuditService } from './audit.service.js';
 
-/** The audit trail of one bundle: every attempt to resolve it, with its outcome (issue 15). */
+/** The audit trail of one bundle: every attempt to resolve it, with its outcome. */
 @ApiTags('clarification')
 @ApiCaller()
 @Controller('api/v1/clarification')

@@ -4,7 +4,7 @@ import { ClarificationError, ClarificationErrorCode } from '../bundle/clarificat
 import type { ResolutionInput } from '../resolve/resolution.validation.js';
 import type { ResolutionSurface } from '../bundle/resolution-surface.types.js';
 
-/** How one resolution attempt ended (issue 15, "Audit trail"). */
+/** How one resolution attempt ended. */
 export enum AuditOutcome {
   /** The attempt's claim won. */
   Won = 'won',

@@ -140,7 +140,7 @@ export class BundleRepository {
    * asking transaction; returns the rows as stored, in D2 order. One statement because it is the
    * transaction's first write: from it on, the transaction holds an id that every event written after
    * it waits behind (the feed's settled horizon, QuestionEventRepository), so nothing else runs between
-   * it and the commit (issue 11 target 6).
+   * it and the commit.
    */
   async insertBundle(bundle: NewBundle, manager: EntityManager): Promise<BundleRow[]> {
     return queryRows<BundleRow>(

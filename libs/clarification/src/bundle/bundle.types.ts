@@ -14,7 +14,7 @@ export interface NewBundle {
   rows: NewBundleRow[];
   /** The ASKED event's payload. */
   eventPayload: Record<string, unknown>;
-  /** A deadline (issue 15): the rows and the ASKED event carry `expires_at`, and the sweeper is told when it is due. */
+  /** A deadline: the rows and the ASKED event carry `expires_at`, and the sweeper is told when it is due. */
   expiresInSeconds?: number;
 }
 

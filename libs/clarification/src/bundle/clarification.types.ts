@@ -4,7 +4,7 @@ export interface QuestionOption {
   description: string;
 }
 
-/** How a connector may answer a question (issue 13); absent means `single`. */
+/** How a connector may answer a question; absent means `single`. */
 export type QuestionKind = 'single' | 'plan';
 
 export interface Question {
@@ -80,7 +80,7 @@ export interface BundleRowMetadata {
   response_delivery_pending?: boolean;
   /** The process (lease id) delivering a claimed response; set with response_delivery_pending. */
   delivery_owner?: string;
-  /** Who won the claim, from which surface and when (issue 15); written by the claim, removed by a rollback. */
+  /** Who won the claim, from which surface and when; written by the claim, removed by a rollback. */
   resolved_by?: unknown;
   /** The bundle's deadline (RFC 3339 UTC) when it was asked with `expires_in_seconds`. */
   expires_at?: string;

@@ -4,7 +4,7 @@ import type { ResolutionSurface } from './resolution-surface.types.js';
 import { Settlement, settlementOf, winningRows } from './settlement.rules.js';
 
 /**
- * Who the claim records as the winner (issue 15): the caller's kind, the user behind it (users
+ * Who the claim records as the winner: the caller's kind, the user behind it (users
  * only), and the surface the answer came through. The claim adds the user's name and the time.
  */
 export interface WinnerIdentity {

@@ -11,7 +11,7 @@ export function settledSignal(pendingId: string, from: string): string {
 
 /**
  * The claim's two statements, fixed texts sent as named prepared statements (planned once per
- * connection: the claim CTE's planning cost about twice its execution, issue 11 target 5).
+ * connection: the claim CTE's planning cost about twice its execution).
  */
 export const CLAIM_LOCK_SQL = `SELECT pg_advisory_xact_lock(hashtextextended($1, 0)) IS NULL AS locked,
   (SELECT w.process_id FROM clarification_waiters w

@@ -37,9 +37,9 @@ export interface ClaimRequest {
   bundleTaskId: string;
   terminal: TerminalStatus;
   responses: ReadonlyMap<string, Answer> | undefined;
-  /** Who is claiming and through which surface: recorded on the rows as `resolved_by` when the claim wins (issue 15). */
+  /** Who is claiming and through which surface: recorded on the rows as `resolved_by` when the claim wins. */
   winner: WinnerIdentity;
-  /** The attempt, recorded in the audit trail as won by the claim's own statement (issue 15). */
+  /** The attempt, recorded in the audit trail as won by the claim's own statement. */
   audit: ClaimAudit;
 }
 

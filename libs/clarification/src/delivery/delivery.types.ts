@@ -19,7 +19,7 @@ export interface WinningAttempt {
   rows: BundleRow[];
   session: BundleSession;
   outcome: NormalizedOutcome;
-  /** Recorded with the claim when it wins (issue 15). */
+  /** Recorded with the claim when it wins. */
   winner: WinnerIdentity;
   audit: ClaimAudit;
 }

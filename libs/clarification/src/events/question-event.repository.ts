@@ -38,7 +38,7 @@ const EVENT_COLUMNS = `id::text AS id, type, pending_id, session_id, task_id, wo
  * transaction of the change the events report: `events` inserts the events `sourceSql` yields —
  * columns (type, pending_id, session_id, task_id, payload) — positioned after any event this
  * transaction already wrote, and returns them; `events_outbox` queues their outbound webhook
- * deliveries (issue 15), so every event is offered to the subscriptions of its workspace by the very
+ * deliveries, so every event is offered to the subscriptions of its workspace by the very
  * statement that records it. PostgreSQL runs both whether or not the statement reads them. At most
  * once per statement (the names are fixed); on its own: `WITH <these CTEs> SELECT … FROM events`.
  */

@@ -226,7 +226,7 @@ class QuestionEventStream implements AsyncIterableIterator<QuestionEventRow> {
       if (event) return { value: event, done: false };
       if (this.replaying) await this.replayBatch();
       // Every batch that queued meanwhile, at once: one access check for all of them, so a stream that
-      // falls behind catches up instead of paying a check per small batch (issue 11 target 6).
+      // falls behind catches up instead of paying a check per small batch.
       else if (this.pendingBatches.length > 0) await this.accept(this.pendingBatches.splice(0).flat());
       else await new Promise<void>((resolve) => (this.wake = resolve));
       this.wake = undefined;

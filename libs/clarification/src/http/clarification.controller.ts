@@ -68,7 +68,7 @@ export class ClarificationController {
 
   /**
    * R10: 200 for the winner and for a loser to a resolved winner; 409 not active; 400; 404; 500.
-   * The inbox page says it is the page with `X-Parley-Surface: web` (recorded as who answered, issue 15).
+   * The inbox page says it is the page with `X-Parley-Surface: web` (recorded as who answered).
    */
   @Post(':id/respond')
   @ApiOkResponse({ type: RespondResultDoc })

@@ -28,7 +28,7 @@ export class CreateClarificationDto {
   @MaxLength(INPUT_LIMITS.context)
   context?: string;
 
-  /** Optional deadline (issue 15); its bounds are checked by the service, the same on every surface. */
+  /** Optional deadline; its bounds are checked by the service, the same on every surface. */
   @IsOptional()
   @IsInt()
   expires_in_seconds?: number;

@@ -43,7 +43,7 @@ export class BundleLifecycleRepository {
   }
 
   /**
-   * Deadline passed (issue 15): the bundle's pending rows on the current turn expire — marked
+   * Deadline passed: the bundle's pending rows on the current turn expire — marked
    * `expired_reason: deadline` — like a session ending does to them (index, EXPIRED event, signal).
    * The caller holds the session's lock.
    */

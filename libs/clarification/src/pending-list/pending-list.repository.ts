@@ -44,7 +44,7 @@ const BLANK_KEY_FILTER = `(walk.key <> '' OR $2::text IS NULL OR NOT EXISTS (SEL
  * What each bundle is re-checked against: the workspace filter and L1c visibility on its task (M5), the
  * activeness rule itself, and L16. The activeness rule is a scalar sub-select: a bare EXISTS is pulled
  * up into a semi-join, which at 1M bundles the planner drives from every pending message (then sorts)
- * instead of walking the index in order and stopping at the LIMIT (issue 11 target 4: > 90 s vs 1.5 ms).
+ * instead of walking the index in order and stopping at the LIMIT (> 90 s vs 1.5 ms).
  */
 const ROW_FILTERS = `($2::text IS NULL OR t.workspace_id = $2)
       AND ($6::text[] IS NULL OR t.workspace_id = ''
@@ -67,7 +67,7 @@ const HEAD_COLUMNS = `b.pending_id, b.task_id, b.session_id, b.created_at, ${key
  * so LIMIT counts returned bundles (L1a); a bundle with a row lacking its question_id is never listed
  * (L16). The merged walks read the index alone and re-check only the page they yield: per-key walks
  * are planned once for every key, and with the checks inside them the planner reads and re-checks every
- * bundle of every key before sorting (issue 11 target 4: 65 ms vs 1.4 ms at 100k bundles). When a row
+ * bundle of every key before sorting (65 ms vs 1.4 ms at 100k bundles). When a row
  * of that page fails its re-check (the index out of step, L16, a filter naming a workspace that does
  * not exist), rows behind it may be missing, so the page is taken again with the checks inside the walks.
  */
@@ -87,7 +87,7 @@ export class PendingListRepository {
     parameters.push(visibleIds);
     const keys = this.walkKeys(query);
     // The two common statements are named (planned once per connection): their generic plans keep the
-    // ordered index walks (issue 11 target 5, docs/benchmarks.md); the rare re-walk below stays unnamed.
+    // ordered index walks (docs/benchmarks.md); the rare re-walk below stays unnamed.
     if (keys === undefined) {
       return runNamed<PendingBundleHead>(
         this.dataSource,

@@ -41,7 +41,7 @@ export interface PendingBundleView {
   questions: PendingQuestionView[];
 }
 
-/** One bundle as GraphQL `question` reports it: the list's shape, who won once final, its deadline (issue 15). */
+/** One bundle as GraphQL `question` reports it: the list's shape, who won once final, its deadline. */
 export interface DescribedBundle extends PendingBundleView {
   resolved_by: ResolvedBy | null;
   expires_at: string | null;

@@ -53,8 +53,8 @@ export class ResolveBundleService {
   /**
    * The claim this process is making on each bundle, settled (never rejected) when it is over. Answers
    * that arrive meanwhile wait for it instead of queueing on the session's lock one after another — 63
-   * losers of a burst would each take the lock, run the claim statement and commit, in turn (issue 11
-   * target 2). Only a wait: the claim itself is still the one claim, in the database. It settles to
+   * losers of a burst would each take the lock, run the claim statement and commit, in turn
+   * (docs/benchmarks.md, contention). Only a wait: the claim itself is still the one claim, in the database. It settles to
    * the loser's replay when the claim won and its delivery is final (what the rows now record: the
    * answers are stored as normalized, in D2 order), so waiting losers need no re-read; otherwise to
    * `undefined`, and they read the rows.
@@ -62,7 +62,7 @@ export class ResolveBundleService {
   private readonly claiming = new Map<string, Promise<Resolution | undefined>>();
   /**
    * The authorize read in flight for each bundle and reach, shared by answers that arrive while it
-   * runs: a burst's losers then cost one read between them (issue 11 target 2). A shared read may
+   * runs: a burst's losers then cost one read between them. A shared read may
    * predate an answer's arrival; to a resolver that is harmless — a winner, once read, is final; an
    * open bundle read stale is settled by the claim (a failed claim re-reads); a delivery in progress
    * is re-read. Only resolvers share it: a plain read must see its caller's own earlier writes.
@@ -80,7 +80,7 @@ export class ResolveBundleService {
   ) {}
 
   /**
-   * Resolves, and records the attempt in the audit trail (issue 15): a winning claim records itself
+   * Resolves, and records the attempt in the audit trail: a winning claim records itself
    * in its own statement; any other outcome is queued once known, off the answer's path. The trail is
    * never read by the claim.
    */

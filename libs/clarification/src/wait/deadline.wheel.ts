@@ -9,7 +9,7 @@ const RESOLUTION_MS = 10;
 
 /**
  * The deadlines of every blocked caller on ONE timer, armed for the earliest: ten thousand waiters
- * cost ten thousand set entries instead of ten thousand timers and their closures (issue 11, target 3).
+ * cost ten thousand set entries instead of ten thousand timers and their closures (less memory per waiter, docs/benchmarks.md).
  */
 export class DeadlineWheel {
   private readonly slots = new Map<number, Set<Expiring>>();

@@ -16,7 +16,7 @@ export interface LongPollEndings {
 }
 
 /**
- * A parked long poll (issue 11, target 3): the waiter's listener, passing its outcome straight to
+ * A parked long poll (less memory per waiter, docs/benchmarks.md): the waiter's listener, passing its outcome straight to
  * the caller's listener — no promise chain between the waiter and the reply — and the one thing
  * revocation ends.
  */

@@ -174,7 +174,7 @@ describe('WaiterStore', () => {
     });
   });
 
-  describe('park: a listener instead of a promise (the REST long poll, issue 11 target 3)', () => {
+  describe('park: a listener instead of a promise (the REST long poll)', () => {
     function recorder() {
       const told: string[] = [];
       return {
