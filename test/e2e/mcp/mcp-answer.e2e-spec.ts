@@ -1,6 +1,6 @@
 /**
  * answer_question_kandev, list_tasks_kandev, surface placement and authentication of the external
- * MCP surface (/mcp), spec 002: N1–N9, R1/R2/R2b/R2c, S1–S3, T1/T2, A1–A5 through MCP — always with
+ * MCP surface (/mcp), rules N1–N9, R1/R2/R2b/R2c, S1–S3, T1/T2, A1–A5 through MCP — always with
  * the MCP SDK client against the real server and PostgreSQL.
  */
 import request from 'supertest';
