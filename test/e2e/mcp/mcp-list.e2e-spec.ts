@@ -1,5 +1,5 @@
 /**
- * list_pending_questions_kandev on the external MCP surface (/mcp), spec 002:
+ * list_pending_questions_kandev on the external MCP surface (/mcp), rules
  * L1–L16, D1–D7, M5/M5a — always through the MCP SDK client against the real server and PostgreSQL.
  *
  * The list is global and ordering/pagination assertions need to know every bundle that exists, so
