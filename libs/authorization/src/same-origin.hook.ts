@@ -1,5 +1,5 @@
 import type { FastifyReply, FastifyRequest, HookHandlerDoneFunction } from 'fastify';
-import { RequestBoundaryError, RequestBoundaryErrorCode, STATE_CHANGING_METHODS } from '#common';
+import { isWebSocketUpgrade, RequestBoundaryError, RequestBoundaryErrorCode, STATE_CHANGING_METHODS } from '#common';
 import type { RequestHosts } from './request-hosts.js';
 import { sessionCookie } from './request-caller.js';
 
@@ -18,9 +18,7 @@ export function hostCheckHook(hosts: RequestHosts) {
   };
 }
 
-function isWebSocketUpgrade(request: FastifyRequest): boolean {
-  return request.headers.upgrade?.toLowerCase() === 'websocket';
-}
+const crossOrigin = () => new RequestBoundaryError(RequestBoundaryErrorCode.CrossOrigin, 'cross-origin request refused: its Origin is not this server');
 
 /**
  * CSRF and cross-site WebSocket hijacking: a state-changing request (or a WebSocket upgrade, which no
@@ -37,14 +35,12 @@ export function sameOriginHook(hosts: RequestHosts) {
     const cookieAuthenticated = authorization === undefined && sessionCookie(request) !== undefined;
     if (origin !== undefined) {
       if (hosts.isAllowedOrigin(origin, host, cookieAuthenticated)) return done();
-      return done(new RequestBoundaryError(RequestBoundaryErrorCode.CrossOrigin, 'cross-origin request refused: its Origin is not this server'));
+      return done(crossOrigin());
     }
     // Every browser sends an Origin on a WebSocket upgrade: one without it is no page's doing.
     if (authorization !== undefined || upgrade) return done();
     const fetchSite = request.headers['sec-fetch-site'];
-    if (fetchSite === 'same-site' || fetchSite === 'cross-site') {
-      return done(new RequestBoundaryError(RequestBoundaryErrorCode.CrossOrigin, 'cross-origin request refused: its Origin is not this server'));
-    }
+    if (fetchSite === 'same-site' || fetchSite === 'cross-site') return done(crossOrigin());
     if (fetchSite !== 'same-origin' && cookieAuthenticated) {
       return done(
         new RequestBoundaryError(

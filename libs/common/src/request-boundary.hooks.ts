@@ -41,11 +41,16 @@ export const storableUrlHook: OnRequestHook = (request, _reply, done) => {
   done(found === undefined ? undefined : new RequestBoundaryError(RequestBoundaryErrorCode.UnstorableText, found));
 };
 
+/** Whether the request asks to become a WebSocket (a GraphQL subscription). */
+export function isWebSocketUpgrade(request: FastifyRequest): boolean {
+  return request.headers.upgrade?.toLowerCase() === 'websocket';
+}
+
 /**
  * A WebSocket upgrade refused before its route (a hook's 4xx) leaves the socket open once its answer
  * is written — the WebSocket plugin only ends the upgrades its own hooks have seen — so it is ended here.
  */
 export function endRefusedUpgradeHook(request: FastifyRequest, _reply: FastifyReply, done: HookHandlerDoneFunction): void {
-  if (request.headers.upgrade?.toLowerCase() === 'websocket') request.raw.socket.destroy();
+  if (isWebSocketUpgrade(request)) request.raw.socket.destroy();
   done();
 }
