@@ -1,30 +1,9 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
-import { queryRow, queryRows, runNamed } from '#persistence';
+import { namedStatement, queryRow, queryRows } from '#persistence';
 
 /** Which workspaces a caller sees: every one, or exactly these ids. */
 export type WorkspaceVisibility = { readonly all: true } | { readonly all: false; readonly ids: readonly string[] };
-
-export interface SqlCondition {
-  sql: string;
-  parameters: Record<string, unknown>;
-}
-
-/**
- * The task-visibility rule as one SQL condition over a task alias: the task's workspace is empty,
- * or names no workspace row (dangling), or is one the caller sees (rule L1c). An empty visible set
- * drops that term (L1b); an unscoped caller gets no condition at all.
- */
-export function taskVisibilityCondition(taskAlias: string, visibility: WorkspaceVisibility): SqlCondition {
-  if (visibility.all) return { sql: 'TRUE', parameters: {} };
-  const disjuncts = [
-    `${taskAlias}.workspace_id = ''`,
-    `NOT EXISTS (SELECT 1 FROM workspaces visibility_ws WHERE visibility_ws.id = ${taskAlias}.workspace_id)`,
-  ];
-  // One array parameter whatever the number of ids (PostgreSQL caps a statement at 65,535 parameters).
-  if (visibility.ids.length > 0) disjuncts.push(`${taskAlias}.workspace_id = ANY(CAST(:visibleWorkspaceIds AS text[]))`);
-  return { sql: `(${disjuncts.join(' OR ')})`, parameters: { visibleWorkspaceIds: [...visibility.ids] } };
-}
 
 /**
  * The rule of AccessService.authorizeTaskAccess for a scoped user, as one SQL condition over a task
@@ -37,6 +16,13 @@ export function taskAccessibleBy(taskAlias: string, userIdSql: string): string {
     OR NOT EXISTS (SELECT 1 FROM workspaces access_w WHERE access_w.id = ${taskAlias}.workspace_id)
     OR EXISTS (SELECT 1 FROM workspaces access_w WHERE access_w.id = ${taskAlias}.workspace_id AND access_w.owner_id IN ('', ${userIdSql}))))`;
 }
+
+/** Named: every scoped list of a person (pending questions, tasks, workspaces, decisions) reads it first. */
+export const VISIBLE_WORKSPACES = namedStatement(
+  'visible_workspaces',
+  ['user_id'],
+  `SELECT id FROM workspaces WHERE owner_id IN ('', :user_id) ORDER BY id`,
+);
 
 @Injectable()
 export class AccessRepository {
@@ -93,10 +79,7 @@ export class AccessRepository {
   }
 
   async listWorkspaceIdsVisibleTo(userId: string): Promise<string[]> {
-    // Named: every scoped list of a person (pending questions, tasks, workspaces, decisions) reads it first.
-    const rows = await runNamed<{ id: string }>(this.dataSource, 'visible_workspaces', `SELECT id FROM workspaces WHERE owner_id IN ('', $1) ORDER BY id`, [
-      userId,
-    ]);
+    const rows = await VISIBLE_WORKSPACES.run<{ id: string }>(this.dataSource, { user_id: userId });
     return rows.map((row) => row.id);
   }
 }

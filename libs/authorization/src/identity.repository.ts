@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
-import { queryRow, queryRows, runNamed } from '#persistence';
+import { namedStatement, queryRow, queryRows } from '#persistence';
 import { REVOCATION_CHANNEL } from './caller-revocations.js';
 
 export interface UserRow {
@@ -22,6 +22,20 @@ export interface ActiveToken {
   token_id: string;
   user_id: string;
 }
+
+/** Every authenticated request reads it first: named, so it is planned once per connection. */
+export const ACTIVE_TOKEN = namedStatement(
+  'active_token',
+  ['token_sha256'],
+  `WITH token AS (
+     SELECT id, user_id FROM access_tokens WHERE token_sha256 = :token_sha256 AND revoked_at IS NULL
+   ), touched AS (
+     UPDATE access_tokens SET last_used_at = clock_timestamp()
+     WHERE id IN (SELECT id FROM token)
+       AND (last_used_at IS NULL OR last_used_at < clock_timestamp() - interval '1 minute')
+   )
+   SELECT id AS token_id, user_id FROM token`,
+);
 
 @Injectable()
 export class IdentityRepository {
@@ -73,19 +87,7 @@ export class IdentityRepository {
 
   /** A live token (its id and owner), recording its use (at most once a minute, to keep reads cheap). */
   async useActiveToken(tokenSha256: string): Promise<ActiveToken | undefined> {
-    const [token] = await runNamed<ActiveToken>(
-      this.dataSource,
-      'active_token',
-      `WITH token AS (
-         SELECT id, user_id FROM access_tokens WHERE token_sha256 = $1 AND revoked_at IS NULL
-       ), touched AS (
-         UPDATE access_tokens SET last_used_at = clock_timestamp()
-         WHERE id IN (SELECT id FROM token)
-           AND (last_used_at IS NULL OR last_used_at < clock_timestamp() - interval '1 minute')
-       )
-       SELECT id AS token_id, user_id FROM token`,
-      [tokenSha256],
-    );
+    const [token] = await ACTIVE_TOKEN.run<ActiveToken>(this.dataSource, { token_sha256: tokenSha256 });
     return token;
   }
 

@@ -9,5 +9,7 @@ export * from './request-caller.js';
 export * from './request-hosts.js';
 export * from './resource-access.guard.js';
 export * from './same-origin.hook.js';
+export * from './task-visibility.sql.js';
 export * from './token.js';
 export * from './caller-revocations.js';
+export * from './authorization.statements.js';

@@ -10,3 +10,4 @@ export * from './process-lease.repository.js';
 export * from './database-availability.js';
 export * from './database-reachability.js';
 export * from './named-statement.js';
+export * from './condition.sql.js';

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
-import { type CursorPosition, keysetInstantSql } from '#common';
-import { taskVisibilityCondition, type WorkspaceVisibility } from '#authorization';
+import { type CursorPosition, keysetAfter, keysetInstantSql } from '#common';
+import { taskVisibleTo, VISIBLE_WORKSPACE_IDS, visibleWorkspaceIds, type WorkspaceVisibility } from '#authorization';
 import { queryRow, type SqlExecutor } from '#persistence';
 import { sessionHasActiveBundle } from './activeness.sql.js';
 import type { ListedTaskRow, TaskRow } from './tasks.rows.js';
@@ -51,22 +51,17 @@ export class TaskRepository {
 
   /** One page of the visible tasks, oldest first (created_at, then id: the keyset order). */
   list(filter: TaskListFilter): Promise<ListedTaskRow[]> {
-    const visible = taskVisibilityCondition('t', filter.visibility);
     const query = this.dataSource
       .createQueryBuilder()
       .select([...PROJECTED_COLUMNS, `${keysetInstantSql('t.created_at')} AS created_at_key`])
       .from('tasks', 't')
-      .where(visible.sql, visible.parameters)
+      .where(taskVisibleTo('t'))
+      .andWhere(keysetAfter({ at: 't.created_at', id: 't.id' }, { at: 'after_at', id: 'after_id' }))
+      .setParameters({ [VISIBLE_WORKSPACE_IDS]: visibleWorkspaceIds(filter.visibility), after_at: filter.after?.at ?? null, after_id: filter.after?.id ?? null })
       .orderBy('t.created_at', 'ASC')
       .addOrderBy('t.id', 'ASC')
       .limit(filter.limit);
-    if (filter.workspaceId !== undefined) query.andWhere('t.workspace_id = :workspaceId', { workspaceId: filter.workspaceId });
-    if (filter.after) {
-      query.andWhere('(t.created_at, t.id) > (CAST(:afterAt AS timestamptz), CAST(:afterId AS text))', {
-        afterAt: filter.after.at,
-        afterId: filter.after.id,
-      });
-    }
+    if (filter.workspaceId !== undefined) query.andWhere('t.workspace_id = :workspace_id', { workspace_id: filter.workspaceId });
     return query.getRawMany<ListedTaskRow>();
   }
 

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
-import { type CursorPosition, keysetInstantSql } from '#common';
+import { type CursorPosition, keysetAfter, keysetInstantSql } from '#common';
 import type { WorkspaceVisibility } from '#authorization';
 import { queryRow } from '#persistence';
 import type { ListedWorkspaceRow, WorkspaceRow } from './tasks.rows.js';
@@ -25,16 +25,13 @@ export class WorkspaceRepository {
       .createQueryBuilder()
       .select([...COLUMNS.map((column) => `w.${column}`), `${keysetInstantSql('w.created_at')} AS created_at_key`])
       .from('workspaces', 'w')
-      .where('TRUE')
+      .where(keysetAfter({ at: 'w.created_at', id: 'w.id' }, { at: 'after_at', id: 'after_id' }), { after_at: after?.at ?? null, after_id: after?.id ?? null })
       .orderBy('w.created_at', 'ASC')
       .addOrderBy('w.id', 'ASC')
       .limit(limit);
     if (!visibility.all) {
       if (visibility.ids.length === 0) return Promise.resolve([]);
       query.andWhere('w.id = ANY(CAST(:ids AS text[]))', { ids: [...visibility.ids] });
-    }
-    if (after) {
-      query.andWhere('(w.created_at, w.id) > (CAST(:afterAt AS timestamptz), CAST(:afterId AS text))', { afterAt: after.at, afterId: after.id });
     }
     return query.getRawMany<ListedWorkspaceRow>();
   }

@@ -479,7 +479,7 @@ describe('list parity: list_pending_questions_kandev, pendingQuestions and GET /
       /** A page on every surface, and how many per-key walk statements the three sent. */
       const page = async (args: ListArgs) => {
         const { result, pool } = await statements.during(() => s.page(args, alice.token));
-        return { ids: result.ids, next_cursor: result.next_cursor, walks: pool.filter((text) => text.includes('unnest($7::text[])')).length };
+        return { ids: result.ids, next_cursor: result.next_cursor, walks: pool.filter((text) => text.includes('unnest(CAST($7 AS text[]))')).length };
       };
 
       const first = await page({ limit: 3 });

@@ -201,5 +201,16 @@ export const COMMANDS: CliCommand[] = [
       return recordOutput({ written: 'schema.graphql' });
     },
   },
+  {
+    name: 'sql:write',
+    usage: 'sql:write',
+    summary: "write every named statement's SQL to libs/<lib>/sql/",
+    details: ['Regenerates the committed statement files (a test fails when one is stale).'],
+    context: 'none',
+    run: async () => {
+      const { writeSqlFiles } = await import('./sql-files.js');
+      return recordOutput({ written: await writeSqlFiles(process.cwd()) });
+    },
+  },
   ...WEBHOOK_COMMANDS,
 ];

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource, type EntityManager } from 'typeorm';
 import { type CallerReach, taskAccessibleBy } from '#authorization';
-import { queryRow, queryRows, runNamed, type SqlExecutor } from '#persistence';
+import { namedStatement, queryRow, queryRows, type SqlExecutor } from '#persistence';
 import {
   activeRow,
   bundleIsActive,
@@ -18,14 +18,52 @@ import { BUNDLE_COLUMNS, D2_ORDER } from './bundle.sql.js';
 import type { AuthorizedBundle, NewBundle } from './bundle.types.js';
 import type { BundleRow } from './clarification.types.js';
 
-function reachCondition(reach: CallerReach): { sql: string; parameters: unknown[] } {
+/**
+ * Spec M5 + A1–A5 in one statement: the bundle's rows in D2 order with its session, and whether the
+ * caller may reach its task (`reach` is that condition over the task `t` and the bundle row `m`).
+ */
+function authorizedBundle<const P extends string>(variant: string, parameters: readonly P[], reach: string) {
+  return namedStatement(
+    'authorized_bundle',
+    parameters,
+    `WITH bundle AS (
+       SELECT ${BUNDLE_COLUMNS}, s.state AS session_state, s.resume_url AS session_resume_url,
+              row_number() OVER (ORDER BY ${D2_ORDER}) AS d2
+         FROM task_session_messages m LEFT JOIN task_sessions s ON s.id = m.task_session_id
+        WHERE m.metadata->>'pending_id' = :pending_id AND m.type = '${CLARIFICATION_REQUEST}'),
+     access AS (
+       SELECT (SELECT ${reach} FROM bundle m
+                 LEFT JOIN tasks t ON t.id = ${bundleTaskIdSql('m.task_id', 'm.session_task_id')}
+                ORDER BY m.d2 LIMIT 1) AS allowed),
+     state AS (SELECT CASE WHEN (SELECT allowed FROM access) THEN ${bundleIsActive(':pending_id')} END AS active)
+     SELECT m.*, access.allowed, state.active FROM bundle m, access, state ORDER BY m.d2`,
+    variant,
+  );
+}
+
+/** The statement for each kind of caller: an unscoped one, a person, a session agent (its own session only). */
+export const AUTHORIZED_BUNDLE = {
+  all: authorizedBundle('all', ['pending_id'], 'TRUE'),
+  user: authorizedBundle('user', ['pending_id', 'user_id'], taskAccessibleBy('t', ':user_id')),
+  session: authorizedBundle('session', ['pending_id', 'session_id'], 'm.task_session_id = :session_id'),
+};
+
+type AuthorizedBundleRow = BundleRow & {
+  session_state: string | null;
+  session_resume_url: string | null;
+  allowed: boolean;
+  active: boolean | null;
+  d2: string;
+};
+
+function authorizedBundleRows(dataSource: DataSource, pendingId: string, reach: CallerReach): Promise<AuthorizedBundleRow[]> {
   switch (reach.kind) {
     case 'all':
-      return { sql: 'TRUE', parameters: [] };
+      return AUTHORIZED_BUNDLE.all.run<AuthorizedBundleRow>(dataSource, { pending_id: pendingId });
     case 'user':
-      return { sql: taskAccessibleBy('t', '$2'), parameters: [reach.userId] };
+      return AUTHORIZED_BUNDLE.user.run<AuthorizedBundleRow>(dataSource, { pending_id: pendingId, user_id: reach.userId });
     case 'session':
-      return { sql: `m.task_session_id = $2`, parameters: [reach.sessionId] };
+      return AUTHORIZED_BUNDLE.session.run<AuthorizedBundleRow>(dataSource, { pending_id: pendingId, session_id: reach.sessionId });
   }
 }
 
@@ -69,30 +107,12 @@ export class BundleRepository {
   }
 
   /**
-   * Spec M5 + A1–A5 in one statement: the bundle's rows in D2 order with its session, or nothing when
-   * the bundle is missing or the caller may not reach its task — both cost the same single query, so
-   * a foreign id and a fabricated one cannot be told apart by status, body or time.
+   * The bundle's rows in D2 order with its session, or nothing when the bundle is missing or the
+   * caller may not reach its task — both cost the same single query, so a foreign id and a fabricated
+   * one cannot be told apart by status, body or time.
    */
   async findAuthorizedBundle(pendingId: string, reach: CallerReach): Promise<AuthorizedBundle> {
-    const condition = reachCondition(reach);
-    const rows = await runNamed<
-      BundleRow & { session_state: string | null; session_resume_url: string | null; allowed: boolean; active: boolean | null; d2: string }
-    >(
-      this.dataSource,
-      'authorized_bundle',
-      `WITH bundle AS (
-         SELECT ${BUNDLE_COLUMNS}, s.state AS session_state, s.resume_url AS session_resume_url,
-                row_number() OVER (ORDER BY ${D2_ORDER}) AS d2
-           FROM task_session_messages m LEFT JOIN task_sessions s ON s.id = m.task_session_id
-          WHERE m.metadata->>'pending_id' = $1 AND m.type = '${CLARIFICATION_REQUEST}'),
-       access AS (
-         SELECT (SELECT ${condition.sql} FROM bundle m
-                   LEFT JOIN tasks t ON t.id = ${bundleTaskIdSql('m.task_id', 'm.session_task_id')}
-                  ORDER BY m.d2 LIMIT 1) AS allowed),
-       state AS (SELECT CASE WHEN (SELECT allowed FROM access) THEN ${bundleIsActive('$1')} END AS active)
-       SELECT m.*, access.allowed, state.active FROM bundle m, access, state ORDER BY m.d2`,
-      [pendingId, ...condition.parameters],
-    );
+    const rows = await authorizedBundleRows(this.dataSource, pendingId, reach);
     if (rows.length === 0 || rows[0]?.allowed !== true) return { rows: [], session: undefined, active: false };
     const first = rows[0];
     const session =

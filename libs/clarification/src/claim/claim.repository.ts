@@ -1,8 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource, type EntityManager } from 'typeorm';
-import { inTransaction, ProcessLease, runNamed } from '#persistence';
+import { inTransaction, ProcessLease } from '#persistence';
 import { type Answer, ClarificationStatus } from '../bundle/clarification.types.js';
-import { CLAIM_LOCK_SQL, CLAIM_SQL, settledSignal } from './claim.sql.js';
+import { CLAIM, CLAIM_LOCK, settledSignal } from './claim.sql.js';
 import type { ClaimedRow, ClaimPlan, ClaimRequest, ClaimResult } from './claim.types.js';
 
 /** The one claim: the active rows move to their terminal state, with everything the plan commits with. */
@@ -25,11 +25,11 @@ export class ClaimRepository {
       throw new Error(`invalid clarification terminal status: ${String(request.terminal)}`);
     }
     return inTransaction(this.dataSource, async (manager) => {
-      const [locked] = await runNamed<{ remote_agent: string | null }>(manager, 'claim_lock', CLAIM_LOCK_SQL, [
-        request.sessionId,
-        request.pendingId,
-        self,
-      ]);
+      const [locked] = await CLAIM_LOCK.run<{ remote_agent: string | null }>(manager, {
+        session_id: request.sessionId,
+        pending_id: request.pendingId,
+        process_id: self,
+      });
       const plan = decide(locked?.remote_agent ?? undefined);
       const rows = await this.claimRows(manager, request, plan);
       if (rows.length === 0) return { claimed: false, rows: [], plan: undefined };
@@ -54,32 +54,27 @@ export class ClaimRepository {
         ? JSON.stringify({ pending_id: request.pendingId, kind: 'deliver', owner })
         : null;
     const responses = Object.fromEntries(request.responses ?? new Map<string, Answer>());
-    const rows = await runNamed<ClaimedRow & { written?: unknown }>(
-      manager,
-      'claim',
-      CLAIM_SQL,
-      [
-        request.pendingId,
-        request.terminal,
-        JSON.stringify(responses),
-        final,
-        owner,
-        successor?.turnId ?? null,
-        request.sessionId,
-        request.sessionTaskId,
-        request.bundleTaskId,
-        successor?.queuedPrompt?.messageId ?? null,
-        successor?.queuedPrompt?.content ?? null,
-        successor?.queuedPrompt ? JSON.stringify(successor.queuedPrompt.metadata) : null,
-        handoff,
-        plan.kind === 'final' ? plan.event.type : null,
-        plan.kind === 'final' ? JSON.stringify(plan.event.payload) : null,
-        signal,
-        JSON.stringify(request.winner),
-        request.audit.attemptId,
-        request.audit.rejectReason,
-      ],
-    );
+    const rows = await CLAIM.run<ClaimedRow & { written?: unknown }>(manager, {
+      pending_id: request.pendingId,
+      terminal: request.terminal,
+      responses: JSON.stringify(responses),
+      final,
+      owner,
+      successor_turn_id: successor?.turnId ?? null,
+      session_id: request.sessionId,
+      session_task_id: request.sessionTaskId,
+      bundle_task_id: request.bundleTaskId,
+      prompt_message_id: successor?.queuedPrompt?.messageId ?? null,
+      prompt_content: successor?.queuedPrompt?.content ?? null,
+      prompt_metadata: successor?.queuedPrompt ? JSON.stringify(successor.queuedPrompt.metadata) : null,
+      handoff,
+      event_type: plan.kind === 'final' ? plan.event.type : null,
+      event_payload: plan.kind === 'final' ? JSON.stringify(plan.event.payload) : null,
+      signal,
+      winner: JSON.stringify(request.winner),
+      attempt_id: request.audit.attemptId,
+      reject_reason: request.audit.rejectReason,
+    });
     return rows.map(({ id, metadata }) => ({ id, metadata }));
   }
 }

@@ -1,11 +1,11 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
-import { keysetInstantSql } from '#common';
-import { type WorkspaceVisibility } from '#authorization';
-import { queryRow, queryRows, runNamed } from '#persistence';
-import { bundleIsActive, CLARIFICATION_REQUEST } from '#tasks';
+import { visibleWorkspaceIds, type WorkspaceVisibility } from '#authorization';
+import { queryRow, queryRows } from '#persistence';
+import { CLARIFICATION_REQUEST } from '#tasks';
 import { D2_ORDER } from '../bundle/bundle.sql.js';
 import type { BundleRow } from '../bundle/clarification.types.js';
+import { pendingListStatements, type PendingListStatements } from './pending-list.sql.js';
 
 export interface PendingListQuery {
   visibility: WorkspaceVisibility;
@@ -27,37 +27,6 @@ export interface PendingBundleHead {
 const MAX_KEY_WALKS = 32;
 
 /**
- * What the bundle index answers by itself: its partial-index predicate, the created_since bound, the
- * keyset position. The bounds are written without `$n IS NULL OR …`: the statements are named, and in
- * the generic plan PostgreSQL settles on after five calls such a disjunction is a filter, not an index
- * condition — a deep page then walked its keys from their start (10 ms instead of 2 ms on the last
- * scoped page at 1M bundles, linear in the backlog). An absent bound is the lowest position instead.
- */
-const INDEX_FILTERS = `b.active AND b.task_id <> ''
-      AND b.created_at >= COALESCE($3::timestamptz, '-infinity')
-      AND (b.created_at, b.pending_id) > (COALESCE($4::timestamptz, '-infinity'), COALESCE($5::text, ''))`;
-
-/** The '' key (visible to everyone) holds a named workspace's tasks only when that workspace does not exist. */
-const BLANK_KEY_FILTER = `(walk.key <> '' OR $2::text IS NULL OR NOT EXISTS (SELECT 1 FROM workspaces named_w WHERE named_w.id = $2))`;
-
-/**
- * What each bundle is re-checked against: the workspace filter and L1c visibility on its task (M5), the
- * activeness rule itself, and L16. The activeness rule is a scalar sub-select: a bare EXISTS is pulled
- * up into a semi-join, which at 1M bundles the planner drives from every pending message (then sorts)
- * instead of walking the index in order and stopping at the LIMIT (> 90 s vs 1.5 ms).
- */
-const ROW_FILTERS = `($2::text IS NULL OR t.workspace_id = $2)
-      AND ($6::text[] IS NULL OR t.workspace_id = ''
-           OR NOT EXISTS (SELECT 1 FROM workspaces visible_w WHERE visible_w.id = t.workspace_id)
-           OR t.workspace_id = ANY($6::text[]))
-      AND (SELECT ${bundleIsActive('b.pending_id')})
-      AND NOT EXISTS (SELECT 1 FROM task_session_messages l16
-                       WHERE l16.metadata->>'pending_id' = b.pending_id AND l16.type = '${CLARIFICATION_REQUEST}'
-                         AND COALESCE(l16.metadata->>'question_id', '') = '')`;
-
-const HEAD_COLUMNS = `b.pending_id, b.task_id, b.session_id, b.created_at, ${keysetInstantSql('b.created_at')} AS scan_key`;
-
-/**
  * The pending list as a keyset walk of the bundle index (`clarification_bundles`, one row per bundle,
  * in step with the activeness rule): ordered by the bundle's D1 created_at then pending_id (L6), so
  * a page reads about what it returns — never the backlog, never what the caller cannot see. A caller
@@ -73,7 +42,11 @@ const HEAD_COLUMNS = `b.pending_id, b.task_id, b.session_id, b.created_at, ${key
  */
 @Injectable()
 export class PendingListRepository {
-  constructor(private readonly dataSource: DataSource) {}
+  private readonly statements: PendingListStatements;
+
+  constructor(private readonly dataSource: DataSource) {
+    this.statements = pendingListStatements(dataSource);
+  }
 
   /** The bundle index's count of active bundles: an index-only count over `clarification_bundles_session_idx` (WHERE active). */
   async activeCount(): Promise<number> {
@@ -82,51 +55,23 @@ export class PendingListRepository {
   }
 
   async listHeads(query: PendingListQuery): Promise<PendingBundleHead[]> {
-    const parameters: unknown[] = [query.limit, query.workspaceId ?? null, query.createdSince ?? null, query.after?.at ?? null, query.after?.pendingId ?? null];
-    const visibleIds = query.visibility.all ? null : [...query.visibility.ids];
-    parameters.push(visibleIds);
+    const values = {
+      limit: query.limit,
+      workspace_id: query.workspaceId ?? null,
+      created_since: query.createdSince ?? null,
+      after_at: query.after?.at ?? null,
+      after_id: query.after?.pendingId ?? null,
+      visible_workspace_ids: visibleWorkspaceIds(query.visibility),
+    };
     const keys = this.walkKeys(query);
     // The two common statements are named (planned once per connection): their generic plans keep the
-    // ordered index walks (docs/benchmarks.md); the rare re-walk below stays unnamed.
-    if (keys === undefined) {
-      return runNamed<PendingBundleHead>(
-        this.dataSource,
-        'pending_heads',
-        `SELECT ${HEAD_COLUMNS} FROM clarification_bundles b JOIN tasks t ON t.id = b.task_id
-          WHERE ${INDEX_FILTERS} AND ${ROW_FILTERS} ORDER BY b.created_at, b.pending_id LIMIT $1`,
-        parameters,
-      );
-    }
-    parameters.push(keys);
-    const candidates = await runNamed<PendingBundleHead & { listed: boolean | null }>(
-      this.dataSource,
-      'pending_candidates',
-      `SELECT b.pending_id, b.task_id, b.session_id, ${keysetInstantSql('b.created_at')} AS scan_key,
-              (t.id IS NOT NULL AND ${ROW_FILTERS}) AS listed
-         FROM (SELECT walked.* FROM unnest($7::text[]) AS walk(key)
-                CROSS JOIN LATERAL (
-                  SELECT b.pending_id, b.task_id, b.session_id, b.created_at FROM clarification_bundles b
-                   WHERE b.visibility_key = walk.key AND ${INDEX_FILTERS} AND ${BLANK_KEY_FILTER}
-                   ORDER BY b.created_at, b.pending_id LIMIT $1) walked
-                ORDER BY walked.created_at, walked.pending_id LIMIT $1) b
-         LEFT JOIN tasks t ON t.id = b.task_id
-        ORDER BY b.created_at, b.pending_id`,
-      parameters,
-    );
+    // ordered index walks (docs/benchmarks.md); the rare re-walk below is not kept prepared.
+    if (keys === undefined) return this.statements.heads.run<PendingBundleHead>(this.dataSource, values);
+    const candidates = await this.statements.candidates.run<PendingBundleHead & { listed: boolean | null }>(this.dataSource, { ...values, keys });
     if (candidates.every((candidate) => candidate.listed === true)) {
       return candidates.map(({ pending_id, task_id, session_id, scan_key }) => ({ pending_id, task_id, session_id, scan_key }));
     }
-    return queryRows<PendingBundleHead>(
-      this.dataSource,
-      `SELECT page.pending_id, page.task_id, page.session_id, page.scan_key
-         FROM unnest($7::text[]) AS walk(key)
-        CROSS JOIN LATERAL (
-          SELECT ${HEAD_COLUMNS} FROM clarification_bundles b JOIN tasks t ON t.id = b.task_id
-           WHERE b.visibility_key = walk.key AND ${INDEX_FILTERS} AND ${BLANK_KEY_FILTER} AND ${ROW_FILTERS}
-           ORDER BY b.created_at, b.pending_id LIMIT $1) page
-        ORDER BY page.created_at, page.pending_id LIMIT $1`,
-      parameters,
-    );
+    return this.statements.rewalk.runUnprepared<PendingBundleHead>(this.dataSource, { ...values, keys });
   }
 
   /** The visibility keys to walk one by one, or undefined for one filtered walk of every key. */

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
-import { taskVisibilityCondition, type WorkspaceVisibility } from '#authorization';
+import { taskVisibleTo, VISIBLE_WORKSPACE_IDS, visibleWorkspaceIds, type WorkspaceVisibility } from '#authorization';
 import { queryRows } from '#persistence';
 import { activeOrHeldRow, activeRow, CLARIFICATION_REQUEST } from '#tasks';
 import { D2_ORDER } from '../bundle/bundle.sql.js';
@@ -46,7 +46,6 @@ export class WorkerBundleRepository {
 
   /** One head per visible worker (session) that has a current decision (see `currentBundleRows`), oldest bundle first. */
   listWorkerBundles(visibility: WorkspaceVisibility): Promise<WorkerBundleHead[]> {
-    const visible = taskVisibilityCondition('t', visibility);
     return this.dataSource
       .createQueryBuilder()
       .select('heads.worker_id', 'worker_id')
@@ -63,7 +62,7 @@ export class WorkerBundleRepository {
           .innerJoin('task_sessions', 'cs', 'cs.id = cm.task_session_id')
           .innerJoin('tasks', 't', 't.id = cs.task_id')
           .where(activeOrHeldRow('cm'))
-          .andWhere(visible.sql, visible.parameters)
+          .andWhere(taskVisibleTo('t'), { [VISIBLE_WORKSPACE_IDS]: visibleWorkspaceIds(visibility) })
           .orderBy('cm.task_session_id')
           .addOrderBy('cm.created_at', 'DESC')
           .addOrderBy(`cm.metadata->>'pending_id'`, 'DESC');
