@@ -9,8 +9,14 @@ import { AuditService } from './audit/audit.service.js';
 import { BundleRepository } from './bundle/bundle.repository.js';
 import { ClaimRepository } from './claim/claim.repository.js';
 import { DeliveryOwnershipRepository } from './claim/delivery-ownership.repository.js';
+import { DeliveryEndService } from './delivery/delivery-end.service.js';
+import { DeliveryFlightStore } from './delivery/delivery-flight.store.js';
+import { DeliveryRecoveryService } from './delivery/delivery-recovery.service.js';
 import { DeliveryService } from './delivery/delivery.service.js';
 import { DeliverySweeper } from './delivery/delivery.sweeper.js';
+import { LiveDeliveryService } from './delivery/live-delivery.service.js';
+import { ReplicaHandoffReceiver } from './delivery/replica-handoff.receiver.js';
+import { ResumeHandoffService } from './delivery/resume-handoff.service.js';
 import { ResumeDispatcher } from './delivery/resume.dispatcher.js';
 import { QuestionEventRepository } from './events/question-event.repository.js';
 import { QuestionEventService } from './events/question-event.service.js';
@@ -45,15 +51,21 @@ import { WaiterStore } from './wait/waiter.store.js';
     ClarificationService,
     DeadlineRepository,
     DeadlineSweeper,
+    DeliveryEndService,
+    DeliveryFlightStore,
     DeliveryOwnershipRepository,
+    DeliveryRecoveryService,
     DeliverySweeper,
     DeliveryService,
+    LiveDeliveryService,
     PendingListRepository,
     PendingListService,
     QuestionEventRepository,
     QuestionEventService,
+    ReplicaHandoffReceiver,
     ResolveBundleService,
     ResumeDispatcher,
+    ResumeHandoffService,
     WaiterPresenceRepository,
     WaiterPresenceService,
     WaiterStore,

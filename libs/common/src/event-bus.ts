@@ -28,6 +28,21 @@ export interface ParleyEvents {
 
 export type ParleyEventName = keyof ParleyEvents;
 
+/** Each name once; a `Record` so the compiler fails when an event is added above and not here. */
+const EVENT_NAMES: Record<ParleyEventName, true> = {
+  'clarification.requested': true,
+  'clarification.primary_answered': true,
+  'clarification.stale_dismissed': true,
+  'clarification.cancelled': true,
+  'clarification.expired': true,
+  'clarification.detached': true,
+  'clarification.superseded': true,
+  'session.message.updated': true,
+};
+
+/** Every event the bus carries, for a subscriber that watches them all. */
+export const PARLEY_EVENT_NAMES = Object.keys(EVENT_NAMES) as readonly ParleyEventName[];
+
 /** The in-process event bus. A failing subscriber is logged and never breaks the publisher. */
 @Injectable()
 export class EventBus {

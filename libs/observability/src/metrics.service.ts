@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+import { PARLEY_EVENT_NAMES, type ParleyEventName } from '#common';
 
 /** How a resume prompt left this process: a webhook answered 2xx, refused (or timed out), or the prompt was queued. */
 export type ResumeHandoffOutcome = 'accepted' | 'refused' | 'queued';
@@ -39,6 +40,12 @@ export class ParleyMetrics {
     buckets: LATENCY_BUCKETS,
     registers: [this.registry],
   });
+  private readonly lifecycleEvents = new Counter({
+    name: 'parley_lifecycle_events_total',
+    help: 'Lifecycle events this process published (asked, answered, dismissed, cancelled, expired, detached, superseded, messages updated), by event name',
+    labelNames: ['event'] as const,
+    registers: [this.registry],
+  });
   private readonly httpRequests = new Counter({
     name: 'parley_http_requests_total',
     help: 'HTTP requests by method, route pattern and status',
@@ -48,6 +55,8 @@ export class ParleyMetrics {
 
   constructor() {
     collectDefaultMetrics({ register: this.registry, prefix: 'parley_' });
+    // Every event's series from the start, at 0: a rate over a series that appears only with its first event misses that event.
+    for (const event of PARLEY_EVENT_NAMES) this.lifecycleEvents.inc({ event }, 0);
   }
 
   /** Starts timing one resolution; the returned function records its outcome. */
@@ -66,6 +75,10 @@ export class ParleyMetrics {
   /** A batch of the event feed was handed to the streams: how long each event took to get there. */
   eventsDispatched(createdAt: readonly Date[], now = Date.now()): void {
     for (const at of createdAt) this.eventFeedLag.observe(Math.max(0, now - at.getTime()) / 1000);
+  }
+
+  lifecycleEvent(event: ParleyEventName): void {
+    this.lifecycleEvents.inc({ event });
   }
 
   httpRequest(method: string, route: string, status: number): void {

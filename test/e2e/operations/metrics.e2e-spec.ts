@@ -1,8 +1,8 @@
 /**
  * Metrics: /metrics (prom-client text) and every metric moving on the real application —
  * active bundles, resolutions by outcome and surface, resolution latency per surface, live waiters,
- * resume hand-offs by outcome, event-feed lag, database pool in use / waiting, HTTP requests by route
- * and status. /metrics is admin-only when auth is enabled (a denial looks like "not found").
+ * resume hand-offs by outcome, event-feed lag, lifecycle events by name, database pool in use /
+ * waiting, HTTP requests by route and status. /metrics is admin-only when auth is enabled (a denial looks like "not found").
  */
 import type { Pool } from 'pg';
 import { DataSource } from 'typeorm';
@@ -118,6 +118,26 @@ describe('metrics', () => {
     } finally {
       await subscription.close();
     }
+  });
+
+  it('lifecycle events are counted by name: every series present from the start, each moving with its event', async () => {
+    const before = await scrape();
+    expect(before).toContain('# TYPE parley_lifecycle_events_total counter');
+    expect(before).toMatch(/^parley_lifecycle_events_total\{event="clarification\.superseded"\} \d+$/m);
+    const answered = await ask();
+    await api().post(`/api/v1/clarification/${answered}/respond`).send({ answers: ANSWERS }).expect(200);
+    const rejected = await ask();
+    await api().post(`/api/v1/clarification/${rejected}/respond`).send({ rejected: true, reject_reason: 'not now' }).expect(200);
+    const after = await scrape();
+    const moved = (event: string) => sample(after, 'parley_lifecycle_events_total', { event }) - sample(before, 'parley_lifecycle_events_total', { event });
+    expect({
+      requested: moved('clarification.requested'),
+      answered: moved('clarification.primary_answered'),
+      dismissed: moved('clarification.stale_dismissed'),
+      // Each ask and each resolution changes its session's messages once.
+      messages: moved('session.message.updated'),
+      cancelled: moved('clarification.cancelled'),
+    }).toEqual({ requested: 2, answered: 1, dismissed: 1, messages: 4, cancelled: 0 });
   });
 
   it('HTTP requests by method, route pattern and status', async () => {

@@ -2,7 +2,8 @@ import { Injectable, Logger, type OnApplicationBootstrap } from '@nestjs/common'
 import { ProcessLease } from '#persistence';
 import { BundleSignals } from '../wait/bundle-signal.service.js';
 import { DeliveryOwnershipRepository } from '../claim/delivery-ownership.repository.js';
-import { DeliveryService } from './delivery.service.js';
+import { DeliveryFlightStore } from './delivery-flight.store.js';
+import { DeliveryRecoveryService } from './delivery-recovery.service.js';
 
 /**
  * Claims whose delivery nobody carries out any more — their owner's lease expired (the process died),
@@ -17,7 +18,8 @@ export class DeliverySweeper implements OnApplicationBootstrap {
 
   constructor(
     private readonly ownership: DeliveryOwnershipRepository,
-    private readonly delivery: DeliveryService,
+    private readonly flights: DeliveryFlightStore,
+    private readonly recovery: DeliveryRecoveryService,
     private readonly lease: ProcessLease,
     private readonly signals: BundleSignals,
   ) {}
@@ -38,8 +40,8 @@ export class DeliverySweeper implements OnApplicationBootstrap {
 
   private async sweepOnce(): Promise<void> {
     for (const claim of await this.ownership.undelivered(this.lease.id)) {
-      if (this.delivery.isInFlight(claim.pending_id)) continue;
-      await this.delivery.recover(claim).catch((error: unknown) =>
+      if (this.flights.isInFlight(claim.pending_id)) continue;
+      await this.recovery.recover(claim).catch((error: unknown) =>
         this.logger.warn({ msg: 'undelivered claim not recovered', pending_id: claim.pending_id, err: String(error) }),
       );
     }
