@@ -1,4 +1,5 @@
 import type { ModelMessage, Tool, ToolApprovalResponse } from 'ai';
+import type { Outcome } from '../core/outcome.types.js';
 import type { Parley } from '../core/parley.client.js';
 import { type ApprovalDecision, type ApprovalRequest, approvalQuestion, decisionsOf, inBundles } from '../shared/approval.questions.js';
 
@@ -38,8 +39,9 @@ export function approvalRequestsOf(content: ReadonlyArray<{ type: string }>): To
 export async function askApprovals(
   target: ApprovalTarget,
   requests: readonly ToolApprovalRequestPart[],
-): Promise<{ pendingIds: string[]; decisions: ApprovalDecision[]; message: ModelMessage }> {
+): Promise<{ pendingIds: string[]; outcomes: Outcome[]; decisions: ApprovalDecision[]; message: ModelMessage }> {
   const pendingIds: string[] = [];
+  const outcomes: Outcome[] = [];
   const decisions: ApprovalDecision[] = [];
   const asked: ApprovalRequest[] = requests.map((part) => ({ id: part.approvalId, toolName: part.toolCall.toolName, input: part.toolCall.input }));
   for (const bundle of inBundles(asked)) {
@@ -51,7 +53,9 @@ export async function askApprovals(
     });
     pendingIds.push(handle.pendingId);
     await target.onAsked?.(handle.pendingId);
-    decisions.push(...decisionsOf(bundle, await handle.wait(target.signal ? { signal: target.signal } : {})));
+    const outcome = await handle.wait(target.signal ? { signal: target.signal } : {});
+    outcomes.push(outcome);
+    decisions.push(...decisionsOf(bundle, outcome));
   }
   const content: ToolApprovalResponse[] = decisions.map((decision) => ({
     type: 'tool-approval-response',
@@ -59,7 +63,7 @@ export async function askApprovals(
     approved: decision.approved,
     ...(decision.reason ? { reason: decision.reason } : {}),
   }));
-  return { pendingIds, decisions, message: { role: 'tool', content } };
+  return { pendingIds, outcomes, decisions, message: { role: 'tool', content } };
 }
 
 /** What `runWithApprovals` needs of a generateText (or similar) result. */
@@ -76,17 +80,21 @@ export interface StepResult {
  */
 export async function runWithApprovals<R extends StepResult>(
   target: ApprovalTarget & { messages: ModelMessage[]; generate: (messages: ModelMessage[]) => Promise<R> },
-): Promise<{ result: R; messages: ModelMessage[]; decisions: ApprovalDecision[]; pendingIds: string[] }> {
+): Promise<{ result: R; messages: ModelMessage[]; decisions: ApprovalDecision[]; pendingIds: string[]; outcomes: Outcome[]; responses: ModelMessage[] }> {
   const messages = [...target.messages];
+  const outcomes: Outcome[] = [];
+  const responses: ModelMessage[] = [];
   const decisions: ApprovalDecision[] = [];
   const pendingIds: string[] = [];
   for (;;) {
     const result = await target.generate(messages);
     const requests = approvalRequestsOf(result.content);
-    if (requests.length === 0) return { result, messages: [...messages, ...result.response.messages], decisions, pendingIds };
+    if (requests.length === 0) return { result, messages: [...messages, ...result.response.messages], decisions, pendingIds, outcomes, responses };
     const asked = await askApprovals(target, requests);
     messages.push(...result.response.messages, asked.message);
     decisions.push(...asked.decisions);
     pendingIds.push(...asked.pendingIds);
+    outcomes.push(...asked.outcomes);
+    responses.push(asked.message);
   }
 }

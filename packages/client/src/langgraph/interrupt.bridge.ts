@@ -21,7 +21,7 @@ interface PendingInterrupt {
 /** What `driveThread` needs of a compiled graph (checkpointer attached). */
 export interface InterruptibleGraph<TOutput> {
   invoke(input: unknown, config: { configurable: { thread_id: string } }): Promise<TOutput>;
-  getState(config: { configurable: { thread_id: string } }): Promise<{ tasks: ReadonlyArray<{ interrupts: PendingInterrupt[] }> }>;
+  getState(config: { configurable: { thread_id: string } }): Promise<{ tasks: ReadonlyArray<{ interrupts: PendingInterrupt[] }>; config?: { configurable?: Record<string, unknown> } }>;
 }
 
 export interface ThreadTarget<TOutput> {
@@ -46,9 +46,10 @@ export function interruptMarker(threadId: string, interruptId: string): string {
   return `[langgraph thread ${threadId}, interrupt ${interruptId}]`;
 }
 
-async function interruptsOf<TOutput>(target: ThreadTarget<TOutput>): Promise<PendingInterrupt[]> {
+/** The thread's pending interrupts, and whether it has run at all (it has a checkpoint). */
+async function threadOf<TOutput>(target: ThreadTarget<TOutput>): Promise<{ pending: PendingInterrupt[]; started: boolean }> {
   const state = await target.graph.getState({ configurable: { thread_id: target.threadId } });
-  return state.tasks.flatMap((task) => task.interrupts);
+  return { pending: state.tasks.flatMap((task) => task.interrupts), started: state.config?.configurable?.checkpoint_id !== undefined };
 }
 
 /**
@@ -69,21 +70,23 @@ async function replyTo<TOutput>(target: ThreadTarget<TOutput>, pending: PendingI
 }
 
 /**
- * Runs a thread to its end with every `interrupt()` answered on Parley: invokes the graph (with
- * `input` when the thread is not already paused), and while it is paused, asks one bundle per
- * interrupt and resumes with `new Command({ resume })`. The thread's checkpointer is the durable
- * state: a process restarted while a thread waits calls this again (without input) and resumes it —
- * once the resumed node's checkpoint is written, the reply is never applied again.
+ * Runs a thread to its end with every `interrupt()` answered on Parley: starts it with `input` when
+ * it has never run, and while it is paused, asks one bundle per interrupt and resumes with
+ * `new Command({ resume })`. The thread's checkpointer is the durable state: a process restarted
+ * while the thread waits calls this again (same arguments) and resumes it, on the same bundle; a
+ * thread that already ran to its end is left alone (so a restart never starts it over). Once the
+ * resumed node's checkpoint is written, the reply is never applied again.
  */
 export async function driveThread<TOutput>(target: ThreadTarget<TOutput>, input?: unknown): Promise<{ output: TOutput | undefined; replies: HumanReply[] }> {
   const config = { configurable: { thread_id: target.threadId } };
   const replies: HumanReply[] = [];
-  let pending = await interruptsOf(target);
+  const thread = await threadOf(target);
+  let pending = thread.pending;
   let output: TOutput | undefined;
   if (pending.length === 0) {
-    if (input === undefined) return { output, replies };
+    if (input === undefined || thread.started) return { output, replies };
     output = await target.graph.invoke(input, config);
-    pending = await interruptsOf(target);
+    pending = (await threadOf(target)).pending;
   }
   while (pending.length > 0) {
     const answered: HumanReply[] = [];
@@ -91,7 +94,7 @@ export async function driveThread<TOutput>(target: ThreadTarget<TOutput>, input?
     replies.push(...answered);
     const resume = pending.length === 1 ? answered[0] : Object.fromEntries(pending.map((one, index) => [one.id ?? String(index), answered[index]]));
     output = await target.graph.invoke(new Command({ resume }), config);
-    pending = await interruptsOf(target);
+    pending = (await threadOf(target)).pending;
   }
   return { output, replies };
 }
