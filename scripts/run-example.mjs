@@ -13,12 +13,12 @@ const names = readdirSync(new URL('../examples', import.meta.url), { withFileTyp
   .map((entry) => entry.name);
 const name = process.argv[2];
 if (!name || !names.includes(name)) {
-  console.error(`usage: npm run example -- <${names.join('|')}>`);
+  process.stderr.write(`usage: npm run example -- <${names.join('|')}>\n`);
   process.exit(2);
 }
 const main = `${root}dist/examples/${name}/main.js`;
 if (!existsSync(main)) {
-  console.error(`${main} is missing: run npm run build:examples`);
+  process.stderr.write(`${main} is missing: run npm run build:examples\n`);
   process.exit(1);
 }
 const { status, signal } = spawnSync(process.execPath, [main, ...process.argv.slice(3)], { stdio: 'inherit' });

@@ -1,6 +1,5 @@
 import { Command, interrupt } from '@langchain/langgraph';
 import type { Parley } from '../core/parley.client.js';
-import type { Question } from '../core/wire.types.js';
 import { humanReply, type HumanQuestionsInput, type HumanReply } from '../shared/human-question.types.js';
 
 /**
@@ -38,7 +37,7 @@ export interface ThreadTarget<TOutput> {
 function defaultQuestions(payload: unknown): HumanQuestionsInput {
   const input = payload as Partial<HumanQuestionsInput> | null;
   if (!input || !Array.isArray(input.questions)) throw new Error('the interrupt payload is not { questions: [...] }: pass toQuestions to map it');
-  return { questions: input.questions as Question[], ...(typeof input.context === 'string' ? { context: input.context } : {}) };
+  return { questions: input.questions, ...(typeof input.context === 'string' ? { context: input.context } : {}) };
 }
 
 /** The tag written into a bundle's context that names the thread and interrupt it was asked for. */

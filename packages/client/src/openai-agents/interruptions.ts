@@ -1,4 +1,5 @@
-import { type Agent, RunState, type RunToolApprovalItem } from '@openai/agents';
+import { RunState, type RunToolApprovalItem } from '@openai/agents';
+import type { AnyAgent } from './agent.types.js';
 import type { Parley } from '../core/parley.client.js';
 import { type ApprovalDecision, type ApprovalRequest, approvalQuestion, decisionsOf, MAX_QUESTIONS } from '../shared/approval.questions.js';
 import type { RunStateStore, StoredRun } from './run-state.store.js';
@@ -16,9 +17,9 @@ export interface InterruptionTarget {
 }
 
 /** A run paused on tool approvals: what `run()` returned with `interruptions`. */
-export interface InterruptedRun<TAgent extends Agent<any, any>> {
+export interface InterruptedRun<TAgent extends AnyAgent> {
   interruptions: RunToolApprovalItem[];
-  state: RunState<any, TAgent>;
+  state: RunState<unknown, TAgent>;
 }
 
 function callIdOf(item: RunToolApprovalItem): string {
@@ -42,7 +43,7 @@ export function requestsOf(interruptions: readonly RunToolApprovalItem[]): Appro
 }
 
 /** Applies decisions to a state's pending approvals: `state.approve` or `state.reject` with the person's reason. */
-export function applyDecisions(state: RunState<any, any>, decisions: readonly ApprovalDecision[]): void {
+export function applyDecisions(state: RunState<unknown, AnyAgent>, decisions: readonly ApprovalDecision[]): void {
   for (const item of state.getInterruptions()) {
     const decision = decisions.find((candidate) => candidate.id === callIdOf(item));
     if (!decision) continue;
@@ -56,7 +57,7 @@ export function applyDecisions(state: RunState<any, any>, decisions: readonly Ap
  * most four), stores the serialized RunState with it, and returns the stored run. Storing comes
  * before anything waits, so a process killed from here on resumes with `decideStoredRun`.
  */
-export async function askInterruptions<TAgent extends Agent<any, any>>(target: InterruptionTarget, paused: InterruptedRun<TAgent>): Promise<StoredRun> {
+export async function askInterruptions<TAgent extends AnyAgent>(target: InterruptionTarget, paused: InterruptedRun<TAgent>): Promise<StoredRun> {
   const requests = requestsOf(paused.interruptions);
   if (requests.length > MAX_QUESTIONS) throw new Error(`a bundle holds at most ${MAX_QUESTIONS} questions; this run paused on ${requests.length} tool calls`);
   const handle = await target.parley.ask({
@@ -75,14 +76,14 @@ export async function askInterruptions<TAgent extends Agent<any, any>>(target: I
  * Waits for a stored run's bundle (by pending id: after a restart too), rebuilds its RunState for
  * `agent` and applies the decisions. The caller continues with `run(agent, state)`.
  */
-export async function decideStoredRun<TAgent extends Agent<any, any>>(
+export async function decideStoredRun<TAgent extends AnyAgent>(
   parley: Parley,
   agent: TAgent,
   stored: StoredRun,
   signal?: AbortSignal,
-): Promise<{ state: RunState<any, TAgent>; decisions: ApprovalDecision[]; outcome: Awaited<ReturnType<Parley['outcome']>> }> {
+): Promise<{ state: RunState<unknown, TAgent>; decisions: ApprovalDecision[]; outcome: Awaited<ReturnType<Parley['outcome']>> }> {
   const outcome = await parley.outcome(stored.pendingId, signal ? { signal } : {});
-  const state = await RunState.fromString<any, TAgent>(agent, stored.state);
+  const state = await RunState.fromString<unknown, TAgent>(agent, stored.state);
   const decisions = decisionsOf(stored.requests, outcome);
   applyDecisions(state, decisions);
   return { state, decisions, outcome };

@@ -8,7 +8,7 @@ const REQUESTS = [
 
 describe('approval questions', () => {
   it('show the tool’s name and arguments, with approve and deny', () => {
-    const question = approvalQuestion(REQUESTS[0]!, 0);
+    const question = approvalQuestion(REQUESTS[0], 0);
     expect(question).toMatchObject({ id: 'approval_1', title: 'Approve deploy?', options: [{ option_id: 'approve' }, { option_id: 'deny' }] });
     expect(question.prompt).toContain('`deploy`');
     expect(question.prompt).toContain('"service": "checkout"');
