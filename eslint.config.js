@@ -3,7 +3,7 @@ import tseslint from 'typescript-eslint';
 import { libBoundaries } from './eslint/lib-boundaries.js';
 
 export default tseslint.config(
-  { ignores: ['dist/**', 'node_modules/**', 'coverage/**', '.parley/**'] },
+  { ignores: ['dist/**', '**/dist/**', 'node_modules/**', 'coverage/**', '.parley/**', 'packages/client/src/core/generated/**'] },
   js.configs.recommended,
   ...tseslint.configs.recommendedTypeChecked,
   {

@@ -27,7 +27,13 @@ const base = {
     '/node_modules/.+\\.js$': swc,
   },
   transformIgnorePatterns: ['^(?!.*/node_modules/(content-disposition|cookie)/).*/node_modules/'],
-  moduleNameMapper: { ...subpathImports, '^(\\.{1,2}/.*)\\.js$': '$1' },
+  moduleNameMapper: {
+    ...subpathImports,
+    // The client package is tested from its sources (the spawned agents and examples run its dist/).
+    '^@parley/client$': '<rootDir>/packages/client/src/index.ts',
+    '^@parley/client/(.*)$': '<rootDir>/packages/client/src/$1/index.ts',
+    '^(\\.{1,2}/.*)\\.js$': '$1',
+  },
 };
 
 /** The tests that need the test PostgreSQL server (one for the whole run; each file makes its own database). */
@@ -42,7 +48,7 @@ export default {
   testTimeout: 60000,
   projects: [
     // Pure modules, beside their code: no database, no application, seconds.
-    { ...base, displayName: 'unit', roots: ['<rootDir>/libs', '<rootDir>/apps'], testMatch: ['**/*.spec.ts'] },
+    { ...base, displayName: 'unit', roots: ['<rootDir>/libs', '<rootDir>/apps', '<rootDir>/packages'], testMatch: ['**/*.spec.ts'] },
     // Checks of the repository itself (layout, import circles, rule ids, doc links, frozen migrations).
     { ...withDatabase, displayName: 'structure', roots: ['<rootDir>/test/structure'], testMatch: ['**/*.spec.ts'] },
     // The real application on real PostgreSQL, by feature (test/e2e/) and its races (test/races/).

@@ -192,13 +192,18 @@ export const COMMANDS: CliCommand[] = [
   {
     name: 'schema:write',
     usage: 'schema:write',
-    summary: 'write the GraphQL SDL to schema.graphql',
-    details: ['Regenerates the committed schema.graphql (a test fails when it is stale).'],
+    summary: 'write the GraphQL SDL to schema.graphql and the OpenAPI document to docs/api/openapi.json',
+    details: ['Regenerates the committed schema.graphql and docs/api/openapi.json (a test fails when either is stale).'],
     context: 'none',
     run: async () => {
-      const [{ writeFile }, { buildSchemaSdl }] = await Promise.all([import('node:fs/promises'), import('#graphql')]);
+      const [{ writeFile }, { buildSchemaSdl }, { buildOpenApiFile, OPENAPI_FILE }] = await Promise.all([
+        import('node:fs/promises'),
+        import('#graphql'),
+        import('../http/openapi-file.js'),
+      ]);
       await writeFile('schema.graphql', await buildSchemaSdl());
-      return recordOutput({ written: 'schema.graphql' });
+      await writeFile(OPENAPI_FILE, await buildOpenApiFile());
+      return recordOutput({ written: `schema.graphql, ${OPENAPI_FILE}` });
     },
   },
   {

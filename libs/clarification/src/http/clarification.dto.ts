@@ -29,6 +29,7 @@ export class CreateClarificationDto {
   context?: string;
 
   /** Optional deadline; its bounds are checked by the service, the same on every surface. */
+  @ApiPropertyOptional({ minimum: 1, maximum: 2592000, description: 'Seconds until the bundle expires unanswered (1 to 30 days)' })
   @IsOptional()
   @IsInt()
   expires_in_seconds?: number;

@@ -26,6 +26,14 @@ export class PendingIdDoc {
   @ApiProperty() pending_id!: string;
 }
 
+export class ResolvedByDoc {
+  @ApiProperty({ enum: ['user', 'admin', 'agent', 'synthetic'] }) kind!: string;
+  @ApiProperty({ nullable: true, type: String }) user_id!: string | null;
+  @ApiProperty({ nullable: true, type: String }) name!: string | null;
+  @ApiProperty({ enum: ['web', 'rest', 'mcp', 'graphql', 'command'] }) surface!: string;
+  @ApiProperty({ format: 'date-time' }) at!: string;
+}
+
 export class BundleDoc {
   @ApiProperty() pending_id!: string;
   @ApiProperty() session_id!: string;
@@ -33,9 +41,16 @@ export class BundleDoc {
   @ApiProperty({ type: [QuestionDoc] }) questions!: QuestionDoc[];
   @ApiProperty() context!: string;
   @ApiProperty({ format: 'date-time' }) created_at!: string;
-  @ApiProperty({ enum: ['pending', 'answered', 'rejected', 'cancelled', 'expired', 'superseded'] }) status!: string;
+  @ApiProperty({
+    enum: ['pending', 'delivering', 'answered', 'rejected', 'expired', 'cancelled', 'inactive'],
+    description: '`delivering`: an answer won and is being handed to the agent (not final yet); `inactive`: superseded by a newer turn',
+  })
+  status!: string;
   @ApiProperty({ type: 'object', nullable: true, additionalProperties: true, description: "The winner's response once final" })
   response!: Record<string, unknown> | null;
+  @ApiProperty({ type: ResolvedByDoc, nullable: true, description: 'The winner, once its answer is final' }) resolved_by!: ResolvedByDoc | null;
+  @ApiProperty({ format: 'date-time', nullable: true, type: String, description: 'The deadline, when the bundle was asked with expires_in_seconds' })
+  expires_at!: string | null;
 }
 
 export class ResolutionResponseDoc {
