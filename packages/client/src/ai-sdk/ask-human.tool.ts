@@ -13,12 +13,12 @@ export function askHumanTool(options: {
   description?: string;
   onAsked?: (pendingId: string) => void | Promise<void>;
 }) {
-  return tool<HumanQuestionsInput, HumanReply>({
+  return tool({
     description:
       options.description ??
       'Ask a person 1–4 multiple-choice questions when you need a decision or information only they have. Blocks until they answer.',
     inputSchema: jsonSchema<HumanQuestionsInput>(HUMAN_QUESTIONS_SCHEMA as unknown as Parameters<typeof jsonSchema>[0]),
-    execute: async (input, { abortSignal }) => {
+    execute: async (input: HumanQuestionsInput, { abortSignal }: { abortSignal?: AbortSignal }): Promise<HumanReply> => {
       const handle = await options.parley.ask({
         sessionId: options.sessionId,
         questions: input.questions,
