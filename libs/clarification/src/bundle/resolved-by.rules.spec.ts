@@ -1,23 +1,13 @@
 import { type BundleRow, type BundleRowMetadata, ClarificationStatus } from './clarification.types.js';
 import { finalResolvedBy, parseResolvedBy, resolvedByOf, winnerIdentity } from './resolved-by.rules.js';
+import { bundleRows } from '../../../../test/support/bundle-rows.js';
 
 /** Who answered a bundle: what the claim records, and how it is read back from the rows. */
 
 const STORED = { kind: 'user', user_id: 'u1', name: 'Ada', surface: 'web', at: '2026-03-04T12:30:00+02:00' };
 const READ = { kind: 'user', user_id: 'u1', name: 'Ada', surface: 'web', at: '2026-03-04T10:30:00.000Z' };
 
-function rows(...metadata: Array<Partial<BundleRowMetadata>>): BundleRow[] {
-  return metadata.map((entry, index) => ({
-    id: `m${index + 1}`,
-    task_session_id: 'session',
-    task_id: 'task',
-    session_task_id: 'task',
-    turn_id: 'turn',
-    content: '',
-    metadata: { pending_id: 'bundle', question_id: `q${index + 1}`, ...entry },
-    created_at: new Date('2026-01-01T00:00:00.000Z'),
-  }));
-}
+const rows = (...metadata: Array<Partial<BundleRowMetadata>>): BundleRow[] => bundleRows('bundle', ...metadata);
 
 describe('winnerIdentity', () => {
   it('records the user behind a user caller, and no user for the other kinds', () => {

@@ -1,5 +1,6 @@
 import { type BundleRow, type BundleRowMetadata, ClarificationStatus } from './clarification.types.js';
 import { isPendingRow, Settlement, settlementOf, winnerStatus, winningRows } from './settlement.rules.js';
+import { bundleRows } from '../../../../test/support/bundle-rows.js';
 
 /**
  * Where a bundle stands with respect to a winner, from its rows alone: open, a claim being delivered,
@@ -9,19 +10,7 @@ import { isPendingRow, Settlement, settlementOf, winnerStatus, winningRows } fro
 const EARLIER = { kind: 'user', user_id: 'u1', name: 'Ada', surface: 'rest', at: '2026-01-01T10:00:00.000Z' };
 const LATER = { kind: 'admin', user_id: null, name: null, surface: 'graphql', at: '2026-01-01T11:00:00.000Z' };
 
-/** One row per entry, in D2 order (question q1, q2, …). */
-function rows(...metadata: Array<Partial<BundleRowMetadata>>): BundleRow[] {
-  return metadata.map((entry, index) => ({
-    id: `m${index + 1}`,
-    task_session_id: 'session',
-    task_id: 'task',
-    session_task_id: 'task',
-    turn_id: 'turn',
-    content: '',
-    metadata: { pending_id: 'bundle', question_id: `q${index + 1}`, question_index: index, ...entry },
-    created_at: new Date('2026-01-01T00:00:00.000Z'),
-  }));
-}
+const rows = (...metadata: Array<Partial<BundleRowMetadata>>): BundleRow[] => bundleRows('bundle', ...metadata);
 
 /** A terminal row; without `resolvedBy` it is a legacy row no claim of ours wrote. */
 const answered = (resolvedBy?: unknown): Partial<BundleRowMetadata> => ({ status: ClarificationStatus.Answered, resolved_by: resolvedBy });

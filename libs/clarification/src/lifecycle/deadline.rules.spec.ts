@@ -1,21 +1,11 @@
 import { ClarificationErrorCode } from '../bundle/clarification.errors.js';
 import type { BundleRow, BundleRowMetadata } from '../bundle/clarification.types.js';
 import { deadlinePassed, expiredByDeadline, expiresAtOf, MAX_EXPIRES_IN_SECONDS, MIN_EXPIRES_IN_SECONDS, normalizeDeadline } from './deadline.rules.js';
+import { bundleRows } from '../../../../test/support/bundle-rows.js';
 
 /** An ask's optional deadline (`expires_in_seconds`) and what a bundle's rows say about it. */
 
-function rows(...metadata: Array<Partial<BundleRowMetadata>>): BundleRow[] {
-  return metadata.map((entry, index) => ({
-    id: `m${index + 1}`,
-    task_session_id: 'session',
-    task_id: 'task',
-    session_task_id: 'task',
-    turn_id: 'turn',
-    content: '',
-    metadata: { pending_id: 'bundle-1', question_id: `q${index + 1}`, ...entry },
-    created_at: new Date('2026-01-01T00:00:00.000Z'),
-  }));
-}
+const rows = (...metadata: Array<Partial<BundleRowMetadata>>): BundleRow[] => bundleRows('bundle-1', ...metadata);
 
 describe('normalizeDeadline', () => {
   it('absent (or null) means no deadline', () => {
