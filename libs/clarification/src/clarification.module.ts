@@ -24,6 +24,8 @@ import { ClarificationController } from './http/clarification.controller.js';
 import { BundleLifecycleRepository } from './lifecycle/bundle-lifecycle.repository.js';
 import { ClarificationLifecycleService } from './lifecycle/clarification-lifecycle.service.js';
 import { DeadlineRepository } from './lifecycle/deadline.repository.js';
+import { RoutingReportService } from './routing/routing-report.service.js';
+import { VoteRepository } from './routing/vote.repository.js';
 import { DeadlineSweeper } from './lifecycle/deadline.sweeper.js';
 import { PendingListRepository } from './pending-list/pending-list.repository.js';
 import { PendingListService } from './pending-list/pending-list.service.js';
@@ -50,6 +52,8 @@ import { WaiterStore } from './wait/waiter.store.js';
     ClarificationLifecycleService,
     ClarificationService,
     DeadlineRepository,
+    VoteRepository,
+    RoutingReportService,
     DeadlineSweeper,
     DeliveryEndService,
     DeliveryFlightStore,
