@@ -27,6 +27,8 @@ import { DeadlineRepository } from './lifecycle/deadline.repository.js';
 import { RoutingReportService } from './routing/routing-report.service.js';
 import { VoteRepository } from './routing/vote.repository.js';
 import { DeadlineSweeper } from './lifecycle/deadline.sweeper.js';
+import { EscalationRepository } from './lifecycle/escalation.repository.js';
+import { EscalationSweeper } from './lifecycle/escalation.sweeper.js';
 import { PendingListRepository } from './pending-list/pending-list.repository.js';
 import { PendingListService } from './pending-list/pending-list.service.js';
 import { WorkerBundleRepository } from './pending-list/worker-bundle.repository.js';
@@ -55,6 +57,8 @@ import { WaiterStore } from './wait/waiter.store.js';
     VoteRepository,
     RoutingReportService,
     DeadlineSweeper,
+    EscalationRepository,
+    EscalationSweeper,
     DeliveryEndService,
     DeliveryFlightStore,
     DeliveryOwnershipRepository,
@@ -84,6 +88,7 @@ import { WaiterStore } from './wait/waiter.store.js';
     ClarificationService,
     DeadlineSweeper,
     DeliveryService,
+    EscalationSweeper,
     DeliverySweeper,
     PendingListService,
     QuestionEventService,
