@@ -22,3 +22,4 @@ export { BUNDLE_CHANNEL } from './wait/bundle-signal.channel.js';
 export { BundleSignals } from './wait/bundle-signal.service.js';
 export { EscalationSweeper } from './lifecycle/escalation.sweeper.js';
 export { castBallot, tally } from './routing/routing.rules.js';
+export { DeadlineSweeper } from './lifecycle/deadline.sweeper.js';
