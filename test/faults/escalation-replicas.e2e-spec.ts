@@ -81,7 +81,7 @@ describe('escalation steps across replicas', () => {
     expect(answerers.rows.map((row) => row.answerers.map((user) => user.user_id))).toEqual([[userIds[1]]]);
     const audited = await db.query(`SELECT 1 FROM clarification_audit WHERE pending_id = ANY($1::text[]) AND outcome = 'escalated'`, [pendingIds]);
     expect(audited.rows).toHaveLength(20);
-    await Promise.all([killServer(one as ServerProcess), killServer(two as ServerProcess)]);
+    await Promise.all([killServer(one), killServer(two)]);
   });
 
   it('a replica killed with SIGKILL mid-step fires nothing; the other runs the step once', async () => {

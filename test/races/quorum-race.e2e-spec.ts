@@ -25,7 +25,7 @@ describe('races: four voters on four surfaces at once', () => {
   let t: TestApp;
   let crew: Team;
   let mcp: McpConnection;
-  const voter = (surface: Surface) => crew.members[SURFACES.indexOf(surface)] as Team['members'][number];
+  const voter = (surface: Surface) => crew.members[SURFACES.indexOf(surface)];
 
   beforeAll(async () => {
     t = await startApp({ config: { authMode: 'enabled' } });
