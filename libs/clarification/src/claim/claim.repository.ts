@@ -7,6 +7,9 @@ import { VoteRepository } from '../routing/vote.repository.js';
 import { CLAIM, CLAIM_LOCK, settledSignal } from './claim.sql.js';
 import type { ClaimedRow, ClaimPlan, ClaimRequest, ClaimResult, DecidedOutcome } from './claim.types.js';
 
+/** Chooses the winning claim's plan once the session is locked (knowing the outcome a ballot's votes decided, if any). */
+type PlanDecision = (remoteAgent: string | undefined, decided: DecidedOutcome) => ClaimPlan;
+
 /** The one claim: the active rows move to their terminal state, with everything the plan commits with. */
 @Injectable()
 export class ClaimRepository {
@@ -25,11 +28,7 @@ export class ClaimRepository {
    * vote, which is recorded (with the claim, when its votes decide the bundle: then the claim records
    * the decided outcome, which `decide` is given).
    */
-  completeActiveBundle(
-    request: ClaimRequest,
-    self: string,
-    decide: (remoteAgent: string | undefined, decided: DecidedOutcome) => ClaimPlan,
-  ): Promise<ClaimResult> {
+  completeActiveBundle(request: ClaimRequest, self: string, decide: PlanDecision): Promise<ClaimResult> {
     if (request.terminal !== ClarificationStatus.Answered && request.terminal !== ClarificationStatus.Rejected) {
       throw new Error(`invalid clarification terminal status: ${String(request.terminal)}`);
     }
