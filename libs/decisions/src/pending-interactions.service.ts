@@ -16,10 +16,10 @@ export interface PendingInteraction {
   created_at: string;
   /** `decision` only when a command can answer it: one question, single / plan / multi, at most nine options. */
   meta: { decision?: DecisionView };
-  /** Whether the caller may answer it (routing answerers): answer_decision is `not_eligible` otherwise. */
-  eligible: boolean;
-  /** Who is assigned and how many identical answers resolve it; null when asked without routing. */
-  routing: RoutingView | null;
+  /** A routed decision only: whether the caller may answer it (answer_decision is `not_eligible` otherwise). */
+  eligible?: boolean;
+  /** A routed decision only: who is assigned and how many identical answers resolve it. */
+  routing?: RoutingView;
 }
 
 export interface PendingInteractionsPayload {

@@ -28,16 +28,16 @@ export function bundleModel(bundle: PendingBundleView | DescribedBundle): Pendin
   return {
     resolvedBy: 'resolved_by' in bundle ? resolvedByModel(bundle.resolved_by) : null,
     expiresAt: 'expires_at' in bundle ? bundle.expires_at : null,
-    eligible: bundle.eligible,
+    eligible: bundle.eligible ?? true,
     routing:
-      bundle.routing === null
+      bundle.routing === undefined
         ? null
         : {
             answererIds: bundle.routing.answerers?.user_ids ?? null,
             assignedTo: bundle.routing.assigned_to.map((user) => ({ userId: user.user_id, name: user.name })),
             requiredAnswers: bundle.routing.required_answers,
           },
-    votes: 'votes' in bundle
+    votes: 'votes' in bundle && bundle.votes !== undefined
       ? bundle.votes.map((vote) => ({
           user: { kind: vote.user.kind, userId: vote.user.user_id, name: vote.user.name },
           surface: vote.surface,

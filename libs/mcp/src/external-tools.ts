@@ -66,15 +66,15 @@ const pendingBundle = z.object({
       options: z.array(z.object({ option_id: z.string(), label: z.string(), description: z.string() })),
     }),
   ),
-  eligible: z.boolean().describe('false: routed to answerers you are not among (answering is refused with NOT_ELIGIBLE)'),
+  eligible: z.boolean().optional().describe('A routed bundle only; false: routed to answerers you are not among (answering is refused with NOT_ELIGIBLE)'),
   routing: z
     .object({
       answerers: z.object({ user_ids: z.array(z.string()) }).nullable(),
       assigned_to: z.array(z.object({ user_id: z.string(), name: z.string() })),
       required_answers: z.number(),
     })
-    .nullable()
-    .describe('Who is assigned and how many identical answers resolve it; null when asked without routing'),
+    .optional()
+    .describe('A routed bundle only: who is assigned and how many identical answers resolve it'),
 });
 
 const listPendingOutput = z.object({

@@ -102,14 +102,19 @@ describe('routing: who may answer', () => {
     expect(again.body).toMatchObject({ claimed: false, status: 'answered' });
   });
 
-  it('a bundle without routing lists eligible: true and routing: null', async () => {
+  it('a bundle without routing is listed exactly as before (no routing keys; GraphQL: eligible true, routing null)', async () => {
     const plain = await request(t.baseUrl)
       .post('/api/v1/clarification/request')
       .set('authorization', `Bearer ${crew.owner.token}`)
       .send({ session_id: crew.fixture.sessionId, questions: [{ ...ONE_QUESTION[0], id: 'plain' }] })
       .expect(200);
     const list = await request(t.baseUrl).get('/api/v1/clarification').set('authorization', `Bearer ${bob.token}`).expect(200);
-    expect((list.body.bundles as { pending_id: string }[]).find((b) => b.pending_id === plain.body.pending_id)).toMatchObject({ eligible: true, routing: null });
+    const listed = (list.body.bundles as Record<string, unknown>[]).find((b) => b.pending_id === plain.body.pending_id);
+    expect(Object.keys(listed ?? {}).sort()).toEqual(['age_seconds', 'context', 'created_at', 'pending_id', 'questions', 'session_id', 'task_id']);
+    const one = await request(t.baseUrl).get(`/api/v1/clarification/${plain.body.pending_id as string}`).set('authorization', `Bearer ${bob.token}`).expect(200);
+    expect(one.body).not.toHaveProperty('routing');
+    const graph = await gql<{ question: { eligible: boolean; routing: null; votes: [] } }>(t, `query($p: String!) { question(pendingId: $p) { eligible routing { requiredAnswers } votes { at } } }`, { p: plain.body.pending_id }, bob.token);
+    expect(graph.body.data?.question).toEqual({ eligible: true, routing: null, votes: [] });
   });
 
   it('an admin token may answer a routed bundle', async () => {
@@ -192,6 +197,6 @@ describe('routing: a bad routing object is a 400 naming the field, and changes n
   it('a routing asking for nothing beyond the default is a bundle without routing', async () => {
     const asked = await askRouted(t, crew, ONE_QUESTION, { required_answers: 1 }).expect(200);
     const one = await request(t.baseUrl).get(`/api/v1/clarification/${asked.body.pending_id as string}`).set('authorization', ADMIN).expect(200);
-    expect(one.body.routing).toBeNull();
+    expect(one.body).not.toHaveProperty('routing');
   });
 });

@@ -62,9 +62,8 @@ export class ClarificationController {
       response: state.response,
       resolved_by: state.resolved_by,
       expires_at: state.expires_at,
-      eligible: state.eligible,
-      routing: state.routing,
-      votes: state.votes,
+      // A routed bundle only (one asked without routing reads exactly as before).
+      ...(state.routing === undefined ? {} : { eligible: state.eligible, routing: state.routing, votes: state.votes }),
     };
   }
 

@@ -79,9 +79,9 @@ export class BundleDoc {
   @ApiProperty({ enum: ['pending', 'answered', 'rejected', 'cancelled', 'expired', 'superseded'] }) status!: string;
   @ApiProperty({ type: 'object', nullable: true, additionalProperties: true, description: "The winner's response once final" })
   response!: Record<string, unknown> | null;
-  @ApiProperty({ description: 'Whether the caller may answer it (routing.answerers)' }) eligible!: boolean;
-  @ApiProperty({ type: RoutingViewDoc, nullable: true, description: 'null when asked without routing' }) routing!: RoutingViewDoc | null;
-  @ApiProperty({ type: [VoteDoc], description: 'The votes of a routed bundle ([] otherwise)' }) votes!: VoteDoc[];
+  @ApiPropertyOptional({ description: 'A routed bundle only: whether the caller may answer it (routing.answerers)' }) eligible?: boolean;
+  @ApiPropertyOptional({ type: RoutingViewDoc, description: 'A routed bundle only' }) routing?: RoutingViewDoc;
+  @ApiPropertyOptional({ type: [VoteDoc], description: 'A routed bundle only: its votes' }) votes?: VoteDoc[];
 }
 
 export class ResolutionResponseDoc {
@@ -122,8 +122,8 @@ export class PendingBundleDoc {
   @ApiProperty() age_seconds!: number;
   @ApiProperty() context!: string;
   @ApiProperty({ type: [PendingQuestionDoc] }) questions!: PendingQuestionDoc[];
-  @ApiProperty({ description: 'Whether the caller may answer it' }) eligible!: boolean;
-  @ApiProperty({ type: RoutingViewDoc, nullable: true, description: 'null when asked without routing' }) routing!: RoutingViewDoc | null;
+  @ApiPropertyOptional({ description: 'A routed bundle only: whether the caller may answer it' }) eligible?: boolean;
+  @ApiPropertyOptional({ type: RoutingViewDoc, description: 'A routed bundle only' }) routing?: RoutingViewDoc;
 }
 
 export class PendingPageDoc {

@@ -42,17 +42,18 @@ export interface PendingBundleView {
   age_seconds: number;
   context: string;
   questions: PendingQuestionView[];
-  /** Whether the caller may answer it (routing.answerers). */
-  eligible: boolean;
-  /** Who is assigned and how many must agree; null when asked without routing. */
-  routing: RoutingView | null;
+  /** A routed bundle only: whether the caller may answer it (routing.answerers). */
+  eligible?: boolean;
+  /** A routed bundle only: who is assigned and how many must agree. */
+  routing?: RoutingView;
 }
 
 /** One bundle as GraphQL `question` reports it: the list's shape, who won once final, its deadline, its votes. */
 export interface DescribedBundle extends PendingBundleView {
   resolved_by: ResolvedBy | null;
   expires_at: string | null;
-  votes: VoteView[];
+  /** A routed bundle only: its votes. */
+  votes?: VoteView[];
 }
 
 export interface PendingPage {
@@ -129,7 +130,7 @@ export class PendingListService {
     const view = bundleView(caller, rows, { pending_id: pendingId, task_id: bundleTaskId(rows), session_id: first.task_session_id }, Date.now());
     const resolvedBy = finalResolvedBy(rows, active);
     const { votes } = await this.routing.report(caller, rows, resolvedBy !== null);
-    return { ...view, resolved_by: resolvedBy, expires_at: expiresAtOf(rows), votes };
+    return { ...view, resolved_by: resolvedBy, expires_at: expiresAtOf(rows), ...(votes === undefined ? {} : { votes }) };
   }
 
   async list(caller: Caller, input: PendingListInput): Promise<PendingPage> {

@@ -159,8 +159,18 @@ export function castBallot(box: BallotBox, ballot: Ballot): BallotVerdict {
     : { kind: 'decided', record: true, outcome: decided };
 }
 
-/** What every listing shows of a bundle's routing: whether the caller may answer it, and who is assigned. */
-export function listedRouting(caller: Caller, rows: readonly BundleRow[]): { eligible: boolean; routing: RoutingView | null } {
+/** What a listing adds for a routed bundle: whether the caller may answer it, and who is assigned. */
+export interface ListedRouting {
+  eligible: boolean;
+  routing: RoutingView;
+}
+
+/**
+ * What every listing shows of a bundle's routing: whether the caller may answer it, and who is
+ * assigned — nothing for a bundle asked without routing, which is listed exactly as before.
+ */
+export function listedRouting(caller: Caller, rows: readonly BundleRow[]): ListedRouting | Record<string, never> {
   const routing = routingOf(rows);
-  return { eligible: mayAnswer(caller, routing), routing: routingView(routing) };
+  const view = routingView(routing);
+  return view === null ? {} : { eligible: mayAnswer(caller, routing), routing: view };
 }
