@@ -21,27 +21,24 @@ const questionSchema = z.strictObject({
   kind: z.enum(['single', 'plan']).optional().describe('"plan": approve or revise a plan by picking exactly one option'),
 });
 
-const userIds = z.object({ user_ids: z.array(z.string()).describe('User ids (at most 50)') }).passthrough();
+const userIds = z.strictObject({ user_ids: z.array(z.string()).describe('User ids (at most 50)') });
 
-/** Shapes only (unknown keys pass through): the rules are the service's, the same as REST's, each refusal naming its field. */
+/** Shapes only, strict like the rest (an unknown key is refused naming it): the rules are the service's, the same as REST's. */
 const routingSchema = z
-  .object({
+  .strictObject({
     answerers: userIds.optional().describe('Only these users (and an admin) may answer'),
     required_answers: z.number().optional().describe('1-10 (default 1): this many identical answers from different people resolve the question'),
     escalation: z
       .array(
-        z
-          .object({
-            after_seconds: z.number().describe('At least 30, strictly increasing'),
-            remind: z.boolean().optional().describe('true: remind the eligible users (a REMINDED event)'),
-            reassign_to: userIds.optional().describe('Replace the eligible users (an ESCALATED event)'),
-          })
-          .passthrough(),
+        z.strictObject({
+          after_seconds: z.number().describe('At least 30, strictly increasing'),
+          remind: z.boolean().optional().describe('true: remind the eligible users (a REMINDED event)'),
+          reassign_to: userIds.optional().describe('Replace the eligible users (an ESCALATED event)'),
+        }),
       )
       .optional()
       .describe('At most 5 steps, each run once'),
-  })
-  .passthrough();
+  });
 
 const askInput = z.strictObject({
   questions: z.array(questionSchema).describe('1 to 4 questions'),
