@@ -20,7 +20,7 @@ const RULES = path.join(ROOT, 'docs', 'rules.md');
  * MinuteP99, D2_ORDER) or a `%` before (the percent-encoded `%A1`) means it is not an id; so do the
  * letters outside the families (V8, H1), a zero (A0, N08) and a number above 19 (the percentile P99).
  */
-const RULE_ID = /(?<![\w%])[ADGLMNPRSTWX](?:1[0-9]|[1-9])[a-z]?(?!\w)/g;
+const RULE_ID = /(?<![\w%])[ADGLMNPQRSTWX](?:1[0-9]|[1-9])[a-z]?(?!\w)/g;
 
 /** A definition in docs/rules.md: a level-3 heading that starts with the id (`### N8b — …`). */
 const DEFINITION = /^### ([A-Z](?:1[0-9]|[1-9])[a-z]?)(?= |$)/gm;

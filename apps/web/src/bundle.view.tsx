@@ -3,7 +3,7 @@ import { AnswerSummary } from './answer-summary.view.js';
 import { AnswerText } from './answer-text.view.js';
 import { fetchBundle } from './inbox.api.js';
 import type { InboxAction } from './inbox.state.js';
-import { assertNever, type Bundle, type ResolvedBy, type Settlement, type TaskSummary } from './inbox.types.js';
+import { assertNever, assignedLine, type Bundle, type ResolvedBy, type Settlement, type TaskSummary } from './inbox.types.js';
 import { ResolvedByLine, useResolvedBy } from './resolved-by.view.js';
 import { respond, type RespondBody, type RespondOutcome, SKIP } from './respond.api.js';
 import { SignedOutError } from './http.js';
@@ -26,7 +26,7 @@ type Phase =
   | { kind: 'editing' }
   | { kind: 'sending'; body: RespondBody }
   | { kind: 'failed'; body: RespondBody; message: string }
-  | { kind: 'done'; outcome: Extract<RespondOutcome, { kind: 'won' | 'lost' | 'inactive' | 'not-found' }> };
+  | { kind: 'done'; outcome: Extract<RespondOutcome, { kind: 'won' | 'lost' | 'inactive' | 'not-found' | 'voted' | 'not-eligible' }> };
 
 const NO_LONGER_ACTIVE: Record<Extract<Settlement, { kind: 'closed' }>['reason'], string> = {
   SUPERSEDED: 'The agent moved on to a new turn, so this question is no longer active.',
@@ -129,6 +129,8 @@ function BundleForm({ bundle, settlement, dispatch, onSignedOut }: FormProps) {
         setPhase({ kind: 'done', outcome });
         return;
       case 'not-found':
+      case 'voted':
+      case 'not-eligible':
         setPhase({ kind: 'done', outcome });
         return;
       case 'invalid': {
@@ -186,9 +188,12 @@ function BundleForm({ bundle, settlement, dispatch, onSignedOut }: FormProps) {
     return <Settled bundle={bundle} settlement={{ kind: 'closed', reason: 'INACTIVE' }} />;
   }
 
+  if (!bundle.eligible) return <NotEligible bundle={bundle} />;
+
   const sending = phase.kind === 'sending';
   return (
     <form class="bundle__form" onSubmit={submit} noValidate aria-busy={sending}>
+      {bundle.routing && <p class="bundle__assigned">{assignedLine(bundle.routing)}</p>}
       {bundle.context && <p class="bundle__context">{bundle.context}</p>}
       {bundle.questions.map((question, index) => (
         <fieldset key={question.questionId} id={`question-${index}`} class="question" tabIndex={-1}>
@@ -268,6 +273,18 @@ function Outcome({ bundle, outcome }: { bundle: Bundle; outcome: Extract<Phase, 
           <p>There is no such question, or it is not yours to see.</p>
         </div>
       );
+    case 'voted':
+      return (
+        <div class="notice notice--done" role="status">
+          <h2>Vote recorded</h2>
+          <p>
+            Your answer counts as one of {outcome.requiredAnswers} identical answers needed ({outcome.votes} so far). The agent is told once
+            they agree.
+          </p>
+        </div>
+      );
+    case 'not-eligible':
+      return <NotEligible bundle={bundle} />;
     default:
       return assertNever(outcome);
   }
@@ -303,6 +320,17 @@ function AlreadyResolved({ bundle, rejected }: { bundle: Bundle; rejected: boole
     <div class="notice notice--done" role="status">
       <h2>{rejected ? 'Already skipped' : 'Already answered'}</h2>
       <Winner pendingId={bundle.pendingId} known={bundle.resolvedBy} rejected={rejected} />
+    </div>
+  );
+}
+
+/** A routed bundle the signed-in person sees but may not answer: who it is assigned to, and no form. */
+function NotEligible({ bundle }: { bundle: Bundle }) {
+  return (
+    <div class="notice notice--closed" role="status">
+      <h2>Assigned to someone else</h2>
+      <p>{assignedLine(bundle.routing) || 'This question is assigned to other people.'}</p>
+      <p>You can see it, but only the people it is assigned to can answer it.</p>
     </div>
   );
 }

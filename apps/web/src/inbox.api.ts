@@ -2,7 +2,8 @@ import { GraphqlError, graphql } from './http.js';
 import type { Bundle, TaskSummary, Workspace } from './inbox.types.js';
 
 const BUNDLE_FIELDS = `pendingId taskId sessionId createdAt context
-  questions { questionId title prompt status options { optionId label description } }`;
+  questions { questionId title prompt status options { optionId label description } }
+  eligible routing { assignedTo { userId name } requiredAnswers }`;
 
 const PENDING = `query Pending($workspaceId: String, $after: String) {
   pendingQuestions(workspaceId: $workspaceId, after: $after) { nodes { ${BUNDLE_FIELDS} } pageInfo { endCursor } } }`;

@@ -32,6 +32,24 @@ export interface Bundle {
   questions: Question[];
   /** Read for one bundle only (question(pendingId)); absent in the list. */
   resolvedBy?: ResolvedBy | null;
+  /** Whether the signed-in person may answer it (a routed bundle names its answerers). */
+  eligible: boolean;
+  /** Who is assigned and how many identical answers resolve it; null when asked without routing. */
+  routing: Routing | null;
+}
+
+export interface Routing {
+  assignedTo: { userId: string; name: string }[];
+  requiredAnswers: number;
+}
+
+/** Who a routed bundle is assigned to, as the inbox says it. */
+export function assignedLine(routing: Routing | null): string {
+  if (routing === null) return '';
+  const names = routing.assignedTo.map((user) => user.name || user.userId);
+  const assigned = names.length > 0 ? `Assigned to ${names.join(', ')}` : '';
+  const quorum = routing.requiredAnswers > 1 ? `${routing.requiredAnswers} identical answers needed` : '';
+  return [assigned, quorum].filter((part) => part !== '').join(' · ');
 }
 
 export interface Answer {
@@ -60,7 +78,7 @@ export interface TaskSummary {
   workspaceId: string;
 }
 
-export type QuestionEventType = 'ASKED' | 'ANSWERED' | 'REJECTED' | 'CANCELLED' | 'EXPIRED' | 'SUPERSEDED' | 'DETACHED';
+export type QuestionEventType = 'ASKED' | 'ANSWERED' | 'REJECTED' | 'CANCELLED' | 'EXPIRED' | 'SUPERSEDED' | 'DETACHED' | 'REMINDED' | 'ESCALATED';
 
 export interface QuestionEvent {
   /** Opaque: only ever handed back as `after`, never parsed or compared. */

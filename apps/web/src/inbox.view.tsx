@@ -1,7 +1,7 @@
 import { useEffect, useRef } from 'preact/hooks';
 import type { Directory } from './inbox.api.js';
 import { groupByTask, type InboxState } from './inbox.state.js';
-import type { Bundle } from './inbox.types.js';
+import { assignedLine, type Bundle } from './inbox.types.js';
 
 interface Props {
   state: InboxState;
@@ -25,6 +25,7 @@ function BundleCard({ bundle }: { bundle: Bundle }) {
       </a>
       <span class="card__meta">
         {more > 0 ? `${bundle.questions.length} questions · ` : ''}asked <time dateTime={bundle.createdAt}>{askedAt(bundle.createdAt)}</time>
+        {bundle.routing && ` · ${assignedLine(bundle.routing)}`}
       </span>
     </li>
   );

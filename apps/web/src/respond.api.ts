@@ -12,6 +12,8 @@ export type InvalidField = { question: number } | 'reject_reason' | 'form';
 export type RespondOutcome =
   | { kind: 'won'; status: ResolvedStatus; response: Resolution }
   | { kind: 'lost'; status: ResolvedStatus; response: Resolution }
+  | { kind: 'voted'; votes: number; requiredAnswers: number }
+  | { kind: 'not-eligible'; message: string }
   | { kind: 'inactive' }
   | { kind: 'invalid'; message: string; field: InvalidField }
   | { kind: 'not-found' }
@@ -22,8 +24,9 @@ export type RespondOutcome =
 interface Envelope {
   success: boolean;
   claimed?: boolean;
-  status: ResolvedStatus;
+  status: ResolvedStatus | 'pending';
   response: Resolution;
+  vote?: { votes: number; required_answers: number };
 }
 
 function invalidField(message: string): InvalidField {
@@ -47,6 +50,8 @@ export async function respond(pendingId: string, body: RespondBody): Promise<Res
   switch (response.status) {
     case 200: {
       const envelope = (await response.json()) as Envelope;
+      // A routed bundle's vote, recorded: nothing is final yet.
+      if (envelope.status === 'pending') return { kind: 'voted', votes: envelope.vote?.votes ?? 0, requiredAnswers: envelope.vote?.required_answers ?? 0 };
       // W2/W3: claimed:false is a successful submit whose result is the winner's response, not ours.
       return envelope.claimed === false
         ? { kind: 'lost', status: envelope.status, response: envelope.response }
@@ -58,6 +63,8 @@ export async function respond(pendingId: string, body: RespondBody): Promise<Res
     }
     case 401:
       return { kind: 'signed-out' };
+    case 403:
+      return { kind: 'not-eligible', message: await errorMessage(response) };
     case 404:
       return { kind: 'not-found' };
     case 409:

@@ -30,6 +30,8 @@ function settlementOf(event: QuestionEvent): Settlement | undefined {
       return { kind: 'closed', reason: event.type };
     case 'ASKED':
     case 'DETACHED':
+    case 'REMINDED':
+    case 'ESCALATED':
       return undefined;
     default:
       return assertNever(event.type);
@@ -90,7 +92,8 @@ export function useInbox(onSignedOut: () => void): Inbox {
         dispatch({ type: 'settled', pendingId: event.pendingId, settlement, source: 'feed' });
         return;
       }
-      if (event.type !== 'ASKED') return;
+      // ASKED adds a bundle; ESCALATED changed who may answer one (read it again).
+      if (event.type !== 'ASKED' && event.type !== 'ESCALATED') return;
       const { workspaceId } = current.current;
       if (workspaceId && event.workspaceId !== workspaceId) return;
       if (!knownTasks.current.has(event.taskId)) refreshDirectory();

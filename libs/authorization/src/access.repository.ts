@@ -8,20 +8,26 @@ export type WorkspaceVisibility = { readonly all: true } | { readonly all: false
 /**
  * The rule of AccessService.authorizeTaskAccess for a scoped user, as one SQL condition over a task
  * alias (null when the task is missing): the task exists and its workspace is empty, names no
- * workspace row (dangling), or names one that is unowned or the user's. `userIdSql` is the SQL of the
- * user id (a bind parameter).
+ * workspace row (dangling), or names one that is unowned, the user's, or one the user is a member of.
+ * `userIdSql` is the SQL of the user id (a bind parameter).
  */
 export function taskAccessibleBy(taskAlias: string, userIdSql: string): string {
   return `(${taskAlias}.id IS NOT NULL AND ${taskAlias}.id <> '' AND (${taskAlias}.workspace_id = ''
     OR NOT EXISTS (SELECT 1 FROM workspaces access_w WHERE access_w.id = ${taskAlias}.workspace_id)
-    OR EXISTS (SELECT 1 FROM workspaces access_w WHERE access_w.id = ${taskAlias}.workspace_id AND access_w.owner_id IN ('', ${userIdSql}))))`;
+    OR EXISTS (SELECT 1 FROM workspaces access_w WHERE access_w.id = ${taskAlias}.workspace_id AND access_w.owner_id IN ('', ${userIdSql}))
+    OR EXISTS (SELECT 1 FROM workspace_members access_m WHERE access_m.workspace_id = ${taskAlias}.workspace_id AND access_m.user_id = ${userIdSql})))`;
 }
 
-/** Named: every scoped list of a person (pending questions, tasks, workspaces, decisions) reads it first. */
+/**
+ * Named: every scoped list of a person (pending questions, tasks, workspaces, decisions) reads it
+ * first — the workspaces unowned or the user's, and those the user is a member of.
+ */
 export const VISIBLE_WORKSPACES = namedStatement(
   'visible_workspaces',
   ['user_id'],
-  `SELECT id FROM workspaces WHERE owner_id IN ('', :user_id) ORDER BY id`,
+  `SELECT id FROM workspaces WHERE owner_id IN ('', :user_id)
+   UNION SELECT workspace_id FROM workspace_members WHERE user_id = :user_id
+   ORDER BY id`,
 );
 
 @Injectable()
@@ -76,6 +82,17 @@ export class AccessRepository {
       workspaceId,
     ]);
     return row?.owner_id;
+  }
+
+  /** Whether the workspace exists and the user sees it: unowned, theirs, or one they are a member of. */
+  async workspaceVisibleTo(workspaceId: string, userId: string): Promise<boolean> {
+    const row = await queryRow<{ visible: boolean }>(
+      this.dataSource,
+      `SELECT (w.owner_id IN ('', $2) OR EXISTS (SELECT 1 FROM workspace_members m WHERE m.workspace_id = w.id AND m.user_id = $2)) AS visible
+         FROM workspaces w WHERE w.id = $1`,
+      [workspaceId, userId],
+    );
+    return row?.visible === true;
   }
 
   async listWorkspaceIdsVisibleTo(userId: string): Promise<string[]> {

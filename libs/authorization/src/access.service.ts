@@ -52,13 +52,17 @@ export class AccessService {
     }
   }
 
-  /** Whether the caller sees an existing workspace (unowned or their own). */
+  /** Whether the caller sees an existing workspace (unowned, their own, or one they are a member of). */
   async authorizeWorkspaceAccess(caller: Caller, workspaceId: string): Promise<boolean> {
     const reach = callerReach(caller);
-    if (reach.kind === 'session') return false;
-    const owner = await this.access.findWorkspaceOwner(workspaceId);
-    if (owner === undefined) return false;
-    return reach.kind === 'all' || owner === '' || owner === reach.userId;
+    switch (reach.kind) {
+      case 'session':
+        return false;
+      case 'all':
+        return (await this.access.findWorkspaceOwner(workspaceId)) !== undefined;
+      case 'user':
+        return this.access.workspaceVisibleTo(workspaceId, reach.userId);
+    }
   }
 
   async visibleWorkspaceIds(caller: Caller): Promise<WorkspaceVisibility> {

@@ -11,10 +11,13 @@ import { BrowserSessionRepository } from './browser-session.repository.js';
 import { IdentityRepository } from './identity.repository.js';
 import { IdentityService } from './identity.service.js';
 import { ResourceAccessGuard } from './resource-access.guard.js';
+import { MembersController } from './members/members.controller.js';
+import { MembershipRepository } from './members/membership.repository.js';
+import { MembershipService } from './members/membership.service.js';
 
 @Global()
 @Module({
-  controllers: [AdminController, BrowserSessionController, CurrentCallerController],
+  controllers: [AdminController, BrowserSessionController, CurrentCallerController, MembersController],
   providers: [
     AccessRepository,
     AccessService,
@@ -22,9 +25,11 @@ import { ResourceAccessGuard } from './resource-access.guard.js';
     BrowserSessionRepository,
     IdentityRepository,
     IdentityService,
+    MembershipRepository,
+    MembershipService,
     { provide: APP_GUARD, useClass: AuthGuard },
     { provide: APP_GUARD, useClass: ResourceAccessGuard },
   ],
-  exports: [AccessService, CallerRevocations, IdentityService],
+  exports: [AccessService, CallerRevocations, IdentityService, MembershipService],
 })
 export class AuthorizationModule {}

@@ -11,6 +11,8 @@ export const UNWATCHED = (): void => undefined;
 interface Revocation {
   token_id?: string;
   browser_session_id?: string;
+  /** A workspace membership removed: what is open for that user scoped to that workspace ends. */
+  membership?: { workspace_id?: string; user_id?: string };
 }
 
 /**
@@ -20,7 +22,7 @@ interface Revocation {
  */
 @Injectable()
 export class CallerRevocations implements OnModuleInit {
-  private readonly watchers = new Set<{ caller: Caller; onRevoked: () => void }>();
+  private readonly watchers = new Set<{ caller: Caller; workspaceId: string | undefined; onRevoked: () => void }>();
 
   constructor(private readonly listener: DatabaseListener) {}
 
@@ -33,16 +35,21 @@ export class CallerRevocations implements OnModuleInit {
         return;
       }
       for (const watcher of [...this.watchers]) {
-        if (revokes(revocation, watcher.caller)) watcher.onRevoked();
+        if (revokes(revocation, watcher.caller) || removesScope(revocation, watcher.caller, watcher.workspaceId)) watcher.onRevoked();
       }
     });
   }
 
-  /** Calls `onRevoked` (once) when the caller's credential is revoked; the returned function stops watching. */
-  watch(caller: Caller, onRevoked: () => void): () => void {
-    if (caller.kind !== 'user' || !caller.grant) return UNWATCHED;
+  /**
+   * Calls `onRevoked` (once) when the caller's credential is revoked — or, for what is scoped to
+   * `workspaceId`, when the caller's membership of that workspace is removed; the returned function
+   * stops watching.
+   */
+  watch(caller: Caller, onRevoked: () => void, workspaceId?: string): () => void {
+    if (caller.kind !== 'user' || (!caller.grant && workspaceId === undefined)) return UNWATCHED;
     const watcher = {
       caller,
+      workspaceId,
       onRevoked: () => {
         this.watchers.delete(watcher);
         onRevoked();
@@ -58,5 +65,14 @@ function revokes(revocation: Revocation, caller: Caller): boolean {
   return (
     (revocation.token_id !== undefined && revocation.token_id === caller.grant.tokenId) ||
     (revocation.browser_session_id !== undefined && revocation.browser_session_id === caller.grant.browserSessionId)
+  );
+}
+
+function removesScope(revocation: Revocation, caller: Caller, workspaceId: string | undefined): boolean {
+  return (
+    caller.kind === 'user' &&
+    workspaceId !== undefined &&
+    revocation.membership?.workspace_id === workspaceId &&
+    revocation.membership.user_id === caller.userId
   );
 }

@@ -13,3 +13,4 @@ export * from './task-visibility.sql.js';
 export * from './token.js';
 export * from './caller-revocations.js';
 export * from './authorization.statements.js';
+export * from './members/membership.service.js';

@@ -90,7 +90,7 @@ WITH winner_name AS (SELECT winner_u.name FROM users winner_u WHERE winner_u.id 
            outbox_e.session_id, outbox_e.task_id, outbox_e.payload, outbox_e.created_at
       FROM events outbox_e
       JOIN webhook_subscriptions hook ON hook.workspace_id = outbox_e.workspace_id AND hook.status = 'active'
-     WHERE (CASE outbox_e.type WHEN 'ASKED' THEN 'asked' WHEN 'ANSWERED' THEN 'resolved' WHEN 'REJECTED' THEN 'resolved' WHEN 'EXPIRED' THEN 'expired' WHEN 'DETACHED' THEN 'detached' END) = ANY (hook.event_types)
+     WHERE (CASE outbox_e.type WHEN 'ASKED' THEN 'asked' WHEN 'ANSWERED' THEN 'resolved' WHEN 'REJECTED' THEN 'resolved' WHEN 'EXPIRED' THEN 'expired' WHEN 'DETACHED' THEN 'detached' WHEN 'REMINDED' THEN 'reminded' WHEN 'ESCALATED' THEN 'escalated' END) = ANY (hook.event_types)
     RETURNING id, pg_notify('parley_webhooks', '')),
   signals AS (
     SELECT pg_notify('parley_bundle', $16::text) FROM won WHERE $16::text IS NOT NULL

@@ -24,7 +24,11 @@ import { ClarificationController } from './http/clarification.controller.js';
 import { BundleLifecycleRepository } from './lifecycle/bundle-lifecycle.repository.js';
 import { ClarificationLifecycleService } from './lifecycle/clarification-lifecycle.service.js';
 import { DeadlineRepository } from './lifecycle/deadline.repository.js';
+import { RoutingReportService } from './routing/routing-report.service.js';
+import { VoteRepository } from './routing/vote.repository.js';
 import { DeadlineSweeper } from './lifecycle/deadline.sweeper.js';
+import { EscalationRepository } from './lifecycle/escalation.repository.js';
+import { EscalationSweeper } from './lifecycle/escalation.sweeper.js';
 import { PendingListRepository } from './pending-list/pending-list.repository.js';
 import { PendingListService } from './pending-list/pending-list.service.js';
 import { WorkerBundleRepository } from './pending-list/worker-bundle.repository.js';
@@ -50,7 +54,11 @@ import { WaiterStore } from './wait/waiter.store.js';
     ClarificationLifecycleService,
     ClarificationService,
     DeadlineRepository,
+    VoteRepository,
+    RoutingReportService,
     DeadlineSweeper,
+    EscalationRepository,
+    EscalationSweeper,
     DeliveryEndService,
     DeliveryFlightStore,
     DeliveryOwnershipRepository,
@@ -80,6 +88,7 @@ import { WaiterStore } from './wait/waiter.store.js';
     ClarificationService,
     DeadlineSweeper,
     DeliveryService,
+    EscalationSweeper,
     DeliverySweeper,
     PendingListService,
     QuestionEventService,

@@ -28,4 +28,6 @@ export { type Resolution, type ResolutionResponse, serializeResolution } from '.
 export { MAX_TEXT_RUNES, type ResolutionInput, validateOutcome } from './resolve/resolution.validation.js';
 export { ResolveBundleService } from './resolve/resolve-bundle.service.js';
 export { WaiterStore } from './wait/waiter.store.js';
+export { listedRouting, mayAnswer, routingOf } from './routing/routing.rules.js';
+export type { RoutingView, VoteView } from './routing/routing.types.js';
 export { clarificationStatements } from './clarification.statements.js';

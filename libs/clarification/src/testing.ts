@@ -20,3 +20,6 @@ export { BundleLifecycleRepository } from './lifecycle/bundle-lifecycle.reposito
 export { type PendingListQuery, PendingListRepository } from './pending-list/pending-list.repository.js';
 export { BUNDLE_CHANNEL } from './wait/bundle-signal.channel.js';
 export { BundleSignals } from './wait/bundle-signal.service.js';
+export { EscalationSweeper } from './lifecycle/escalation.sweeper.js';
+export { castBallot, tally } from './routing/routing.rules.js';
+export { DeadlineSweeper } from './lifecycle/deadline.sweeper.js';

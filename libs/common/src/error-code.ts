@@ -7,6 +7,8 @@ export enum ErrorCode {
   ValidationError = 'VALIDATION_ERROR',
   Unauthenticated = 'UNAUTHENTICATED',
   Forbidden = 'FORBIDDEN',
+  /** The caller sees the question but is not among its answerers (routing): 403. */
+  NotEligible = 'NOT_ELIGIBLE',
   NotFound = 'NOT_FOUND',
   Conflict = 'CONFLICT',
   PayloadTooLarge = 'PAYLOAD_TOO_LARGE',

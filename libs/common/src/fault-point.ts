@@ -6,7 +6,7 @@
  */
 const pausePoints = new Set((process.env.PARLEY_TEST_PAUSE_AT ?? '').split(',').filter((point) => point !== ''));
 
-export type FaultPoint = 'claim.committed' | 'resume.accepted' | 'deliver.offered' | 'command.send_started' | 'command.sent';
+export type FaultPoint = 'claim.committed' | 'resume.accepted' | 'deliver.offered' | 'command.send_started' | 'command.sent' | 'escalation.step';
 
 export async function faultPoint(point: FaultPoint): Promise<void> {
   if (!pausePoints.has(point)) return;

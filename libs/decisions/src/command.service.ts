@@ -272,7 +272,7 @@ export class CommandService {
               target: { worker_id: checked.workerId },
               decision: { decision_ref: checked.decisionRef },
               pending_id: checked.pendingId,
-              delivery_state: 'submitted',
+              delivery_state: outcome.voted ? 'vote_recorded' : 'submitted',
             }),
           )
         : reply(command, outcome.error, dispositionOf(outcome.state));

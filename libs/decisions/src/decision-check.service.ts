@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { AccessService, type Caller } from '#authorization';
-import { type BundleRow, ClarificationError, type ResolutionInput, Settlement, settlementOf, validateOutcome, WorkerBundleService } from '#clarification';
+import { type BundleRow, ClarificationError, mayAnswer, type ResolutionInput, routingOf, Settlement, settlementOf, validateOutcome, WorkerBundleService } from '#clarification';
 import { assertNever } from '#common';
 import type { AnswerDecisionRequest } from './command.request.js';
 import { answerFor, decisionOf } from './decision.mapper.js';
@@ -24,7 +24,8 @@ export interface CheckedDecision {
  * Checks 1–5 of the contract, read-only, in its order: worker missing, closed or not the caller's
  * ⇒ unknown_worker (one answer for all three); decision unsupported (more than one question, more
  * than nine options, unknown kind) ⇒ unsupported_decision; not the current decision ⇒
- * decision_not_pending; selection invalid ⇒ invalid_selection. A decision whose winner's delivery
+ * decision_not_pending; routed to answerers the caller is not among ⇒ not_eligible; selection invalid ⇒
+ * invalid_selection. A decision whose winner's delivery
  * is still pending is checked like a pending one and comes back `held`, for check 6 to answer.
  */
 @Injectable()
@@ -45,6 +46,7 @@ export class DecisionCheckService {
     const shape = decisionOf(rows);
     if (!shape.supported) throw DecisionError.unsupported(shape.reason);
     if (shape.decision.view.decision_ref !== request.decisionRef) throw DecisionError.notPending();
+    if (!mayAnswer(caller, routingOf(rows))) throw DecisionError.notEligible();
     const input = answerFor(shape.decision, request.selection);
     assertResolvable(input, rows);
     return { workerId: worker.id, pendingId: rows[0]?.metadata.pending_id ?? '', decisionRef: request.decisionRef, input, held: isHeld(rows, active) };

@@ -14,6 +14,10 @@ export enum CommandStatus {
   RequestStateUncertain = 'request_state_uncertain',
   BackendUnavailable = 'backend_unavailable',
   InvalidRequest = 'invalid_request',
+  /** The decision is routed to answerers the caller is not among. */
+  NotEligible = 'not_eligible',
+  /** The decision takes votes, and the caller already voted differently. */
+  AlreadyVoted = 'already_voted',
 }
 
 /** The statuses of a failed command: the error codes of this module. */
@@ -33,8 +37,11 @@ export function httpStatusOf(status: CommandStatus): number {
     case CommandStatus.InvalidRequest:
     case CommandStatus.InvalidSelection:
       return 400;
+    case CommandStatus.NotEligible:
+      return 403;
     case CommandStatus.UnknownWorker:
       return 404;
+    case CommandStatus.AlreadyVoted:
     case CommandStatus.AnswerInProgress:
     case CommandStatus.DecisionNotPending:
     case CommandStatus.DuplicateRequest:
@@ -72,6 +79,9 @@ export class DecisionError extends DomainError<DecisionErrorCode> {
         return ErrorCode.ValidationError;
       case CommandStatus.UnknownWorker:
         return ErrorCode.NotFound;
+      case CommandStatus.NotEligible:
+        return ErrorCode.NotEligible;
+      case CommandStatus.AlreadyVoted:
       case CommandStatus.AnswerInProgress:
       case CommandStatus.DecisionNotPending:
       case CommandStatus.DuplicateRequest:
@@ -95,6 +105,8 @@ export class DecisionError extends DomainError<DecisionErrorCode> {
     new DecisionError(CommandStatus.DecisionNotPending, "decision is not the worker's current pending decision");
   static unsupported = (reason: string) =>
     new DecisionError(CommandStatus.UnsupportedDecision, `the worker's current decision cannot be answered by a command: ${reason}`);
+  static notEligible = (message = 'you are not among the answerers of this decision') => new DecisionError(CommandStatus.NotEligible, message);
+  static alreadyVoted = (message: string) => new DecisionError(CommandStatus.AlreadyVoted, message);
   static answerInProgress = () =>
     new DecisionError(CommandStatus.AnswerInProgress, 'another request is currently answering this decision');
   static inProgress = () => new DecisionError(CommandStatus.Pending, 'request is already in progress');

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { AccessService, type Caller } from '#authorization';
-import { type BundleRow, type WorkerBundleHead, WorkerBundleService } from '#clarification';
+import { type BundleRow, listedRouting, type RoutingView, type WorkerBundleHead, WorkerBundleService } from '#clarification';
 import { decisionOf, type DecisionView } from './decision.mapper.js';
 
 export const PENDING_SCHEMA_VERSION = 1;
@@ -16,6 +16,10 @@ export interface PendingInteraction {
   created_at: string;
   /** `decision` only when a command can answer it: one question, single / plan / multi, at most nine options. */
   meta: { decision?: DecisionView };
+  /** A routed decision only: whether the caller may answer it (answer_decision is `not_eligible` otherwise). */
+  eligible?: boolean;
+  /** A routed decision only: who is assigned and how many identical answers resolve it. */
+  routing?: RoutingView;
 }
 
 export interface PendingInteractionsPayload {
@@ -23,7 +27,7 @@ export interface PendingInteractionsPayload {
   pending_interactions: PendingInteraction[];
 }
 
-function interactionOf(head: WorkerBundleHead, rows: BundleRow[]): PendingInteraction {
+function interactionOf(caller: Caller, head: WorkerBundleHead, rows: BundleRow[]): PendingInteraction {
   const shape = decisionOf(rows);
   const first = rows[0];
   const createdAt = rows.reduce((min, row) => (row.created_at < min ? row.created_at : min), first.created_at);
@@ -37,6 +41,7 @@ function interactionOf(head: WorkerBundleHead, rows: BundleRow[]): PendingIntera
     question_count: rows.length,
     created_at: new Date(createdAt).toISOString(),
     meta: shape.supported ? { decision: shape.decision.view } : {},
+    ...listedRouting(caller, rows),
   };
 }
 
@@ -58,7 +63,7 @@ export class PendingInteractionsService {
       schema_version: PENDING_SCHEMA_VERSION,
       pending_interactions: heads.flatMap((head) => {
         const bundle = rows.filter((row) => row.metadata.pending_id === head.pending_id);
-        return bundle.length > 0 ? [interactionOf(head, bundle)] : [];
+        return bundle.length > 0 ? [interactionOf(caller, head, bundle)] : [];
       }),
     };
   }

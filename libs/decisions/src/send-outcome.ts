@@ -5,7 +5,7 @@ import type { TerminalState } from './command-receipt.repository.js';
 import { CommandStatus, DecisionError } from './decisions.errors.js';
 
 /** What one ResolveBundle call proved: the receipt's terminal state and, unless accepted, why. */
-export type SendOutcome = { state: 'accepted' } | { state: 'rejected' | 'uncertain'; error: DecisionError };
+export type SendOutcome = { state: 'accepted'; voted: boolean } | { state: 'rejected' | 'uncertain'; error: DecisionError };
 
 const MAY_HAVE_LANDED = 'the answer may or may not have been recorded; it will not be resent';
 
@@ -22,9 +22,14 @@ export function dispositionOf(state: TerminalState): Disposition {
   }
 }
 
-/** Only a claim this command won is `accepted`; a loser never is, whatever the winner said. */
+/**
+ * Only a claim this command won is `accepted` — or, on a routed decision, its vote recorded (not
+ * resolved yet: `voted`); a loser never is, whatever the winner said.
+ */
 export function outcomeOfResolution(resolution: Resolution): SendOutcome {
-  return resolution.claimed ? { state: 'accepted' } : { state: 'rejected', error: DecisionError.notPending() };
+  if (resolution.claimed) return { state: 'accepted', voted: false };
+  if (resolution.vote !== undefined) return { state: 'accepted', voted: true };
+  return { state: 'rejected', error: DecisionError.notPending() };
 }
 
 /**
@@ -40,6 +45,10 @@ export function outcomeOfResolveError(error: unknown): SendOutcome {
       return { state: 'rejected', error: DecisionError.unknownWorker() };
     case ClarificationErrorCode.Validation:
       return { state: 'rejected', error: new DecisionError(CommandStatus.InvalidSelection, error.message, { field: 'params.selection' }) };
+    case ClarificationErrorCode.NotEligible:
+      return { state: 'rejected', error: DecisionError.notEligible(error.message) };
+    case ClarificationErrorCode.AlreadyVoted:
+      return { state: 'rejected', error: DecisionError.alreadyVoted(error.message) };
     case ClarificationErrorCode.NotActive:
     case ClarificationErrorCode.Expired:
       return { state: 'rejected', error: DecisionError.notPending() };

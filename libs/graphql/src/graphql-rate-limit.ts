@@ -17,6 +17,8 @@ export const BUDGET_OF_MUTATION: Readonly<Record<string, RateLimitKind>> = {
   createWebhook: RateLimitKind.Lists,
   updateWebhook: RateLimitKind.Lists,
   deleteWebhook: RateLimitKind.Lists,
+  addWorkspaceMember: RateLimitKind.Lists,
+  removeWorkspaceMember: RateLimitKind.Lists,
 };
 
 /** Every query field reads a list or one bundle; a mutation spends its own budget (above). */

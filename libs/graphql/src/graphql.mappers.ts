@@ -10,6 +10,8 @@ import {
   type ResolutionResponse,
   type ResolvedBy,
 } from '#clarification';
+import type { MemberView } from '#authorization';
+import type { WorkspaceMemberModel } from './models/routing.model.js';
 import { type TaskRow, taskView, type WorkspaceRow, workspaceView } from '#tasks';
 import type { QuestionEventModel } from './models/question-event.model.js';
 import type { PageInfoModel, PendingBundleModel, PendingQuestionConnectionModel } from './models/pending-question.model.js';
@@ -26,6 +28,24 @@ export function bundleModel(bundle: PendingBundleView | DescribedBundle): Pendin
   return {
     resolvedBy: 'resolved_by' in bundle ? resolvedByModel(bundle.resolved_by) : null,
     expiresAt: 'expires_at' in bundle ? bundle.expires_at : null,
+    eligible: bundle.eligible ?? true,
+    routing:
+      bundle.routing === undefined
+        ? null
+        : {
+            answererIds: bundle.routing.answerers?.user_ids ?? null,
+            assignedTo: bundle.routing.assigned_to.map((user) => ({ userId: user.user_id, name: user.name })),
+            requiredAnswers: bundle.routing.required_answers,
+          },
+    votes: 'votes' in bundle && bundle.votes !== undefined
+      ? bundle.votes.map((vote) => ({
+          user: { kind: vote.user.kind, userId: vote.user.user_id, name: vote.user.name },
+          surface: vote.surface,
+          at: vote.at,
+          rejected: vote.rejected ?? null,
+          answers: vote.answers?.map(answerModel) ?? null,
+        }))
+      : [],
     pendingId: bundle.pending_id,
     taskId: bundle.task_id,
     sessionId: bundle.session_id,
@@ -60,7 +80,17 @@ export function responseModel(response: ResolutionResponse): ResolutionResponseM
 }
 
 export function resolutionModel(resolution: Resolution): ResolutionModel {
-  return { claimed: resolution.claimed, status: resolution.status, response: responseModel(resolution.response) };
+  const vote = resolution.vote;
+  return {
+    claimed: resolution.claimed,
+    status: resolution.status,
+    response: responseModel(resolution.response),
+    vote: vote === undefined ? null : { replayed: vote.replayed, votes: vote.votes, requiredAnswers: vote.required_answers },
+  };
+}
+
+export function memberModel(member: MemberView): WorkspaceMemberModel {
+  return { workspaceId: member.workspace_id, userId: member.user_id, name: member.name, addedAt: member.added_at };
 }
 
 export function taskModel(row: TaskRow): TaskModel {
@@ -95,5 +125,8 @@ export function questionEventModel(row: QuestionEventRow): QuestionEventModel {
     occurredAt: row.created_at.toISOString(),
     response: response ? responseModel(response) : null,
     resolvedBy: resolvedByModel(parseResolvedBy(row.payload.resolved_by)),
+    eligible: Array.isArray(row.payload.eligible)
+      ? (row.payload.eligible as { user_id?: string; name?: string }[]).map((user) => ({ userId: user.user_id ?? '', name: user.name ?? '' }))
+      : null,
   };
 }

@@ -66,6 +66,15 @@ const pendingBundle = z.object({
       options: z.array(z.object({ option_id: z.string(), label: z.string(), description: z.string() })),
     }),
   ),
+  eligible: z.boolean().optional().describe('A routed bundle only; false: routed to answerers you are not among (answering is refused with NOT_ELIGIBLE)'),
+  routing: z
+    .object({
+      answerers: z.object({ user_ids: z.array(z.string()) }).nullable(),
+      assigned_to: z.array(z.object({ user_id: z.string(), name: z.string() })),
+      required_answers: z.number(),
+    })
+    .optional()
+    .describe('A routed bundle only: who is assigned and how many identical answers resolve it'),
 });
 
 const listPendingOutput = z.object({
@@ -76,12 +85,16 @@ const listPendingOutput = z.object({
 
 const answerOutput = z.object({
   claimed: z.boolean().describe('false: another answer won; response is what it said'),
-  status: z.enum(['answered', 'rejected']),
+  status: z.enum(['answered', 'rejected', 'pending']).describe('pending: your vote on a routed question was recorded; it is not resolved yet'),
   response: z.object({
     answers: z.array(z.object({ question_id: z.string(), selected_options: z.array(z.string()), custom_text: z.string() })),
     rejected: z.boolean(),
     reject_reason: z.string(),
   }),
+  vote: z
+    .object({ replayed: z.boolean(), votes: z.number(), required_answers: z.number() })
+    .optional()
+    .describe('Only for a recorded vote that did not resolve the question'),
 });
 
 const listTasksOutput = z.object({

@@ -21,6 +21,25 @@ const questionSchema = z.strictObject({
   kind: z.enum(['single', 'plan']).optional().describe('"plan": approve or revise a plan by picking exactly one option'),
 });
 
+const userIds = z.strictObject({ user_ids: z.array(z.string()).describe('User ids (at most 50)') });
+
+/** Shapes only, strict like the rest (an unknown key is refused naming it): the rules are the service's, the same as REST's. */
+const routingSchema = z
+  .strictObject({
+    answerers: userIds.optional().describe('Only these users (and an admin) may answer'),
+    required_answers: z.number().optional().describe('1-10 (default 1): this many identical answers from different people resolve the question'),
+    escalation: z
+      .array(
+        z.strictObject({
+          after_seconds: z.number().describe('At least 30, strictly increasing'),
+          remind: z.boolean().optional().describe('true: remind the eligible users (a REMINDED event)'),
+          reassign_to: userIds.optional().describe('Replace the eligible users (an ESCALATED event)'),
+        }),
+      )
+      .optional()
+      .describe('At most 5 steps, each run once'),
+  });
+
 const askInput = z.strictObject({
   questions: z.array(questionSchema).describe('1 to 4 questions'),
   context: z.string().max(INPUT_LIMITS.context).optional().describe(`Why you are asking (at most ${INPUT_LIMITS.context} characters)`),
@@ -31,6 +50,7 @@ const askInput = z.strictObject({
     .max(MAX_EXPIRES_IN_SECONDS)
     .optional()
     .describe('Give up after this many seconds: unanswered by then, the question expires and this call fails with code EXPIRED'),
+  routing: routingSchema.optional().describe('Who may answer, how many must agree, and what happens when nobody answers (optional)'),
 });
 
 export const ASK_TOOL = 'ask_user_question_kandev';
@@ -48,10 +68,11 @@ export function sessionTools(agent: SessionAgent, asks: AgentAskService): McpToo
       input: askInput,
       output: askResultSchema,
       annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true },
-      run: async ({ questions, context, expires_in_seconds: expiresInSeconds }, extra) => {
+      run: async ({ questions, context, expires_in_seconds: expiresInSeconds, routing }, extra) => {
         const response = await asks.askAndWait(agent, questions, context, {
           signal: extra.signal,
           expiresInSeconds,
+          routing,
           onProgress: async (tick, pendingId) => {
             const progressToken = extra._meta?.progressToken;
             if (progressToken === undefined) return;

@@ -76,6 +76,13 @@ function winnerName(winner: Winner | undefined): string {
   return 'someone';
 }
 
+/** The eligible users a REMINDED or ESCALATED event names, for a message. */
+function eligibleNames(payload: Record<string, unknown>): string {
+  const eligible = Array.isArray(payload.eligible) ? (payload.eligible as { user_id?: string; name?: string }[]) : [];
+  const names = eligible.map((user) => user.name || user.user_id || '').filter((name) => name !== '');
+  return names.length > 0 ? names.join(', ') : 'everyone who sees it';
+}
+
 /** A Slack incoming-webhook message: one line saying what happened, the question, and a link to it in the inbox. */
 function slackBody(delivery: OutgoingDelivery, link: string): Record<string, unknown> {
   const task = slackEscape(delivery.task_title || delivery.task_id || 'a task');
@@ -89,6 +96,8 @@ function slackBody(delivery: OutgoingDelivery, link: string): Record<string, unk
     ANSWERED: `:white_check_mark: Answered by ${slackEscape(winnerName(winner))}${via} on *${task}*:${question}. <${link}|View in Parley>`,
     REJECTED: `:no_entry_sign: Declined by ${slackEscape(winnerName(winner))}${via} on *${task}*:${question}. <${link}|View in Parley>`,
     EXPIRED: `:hourglass: A question expired unanswered on *${task}*:${question}. <${link}|View in Parley>`,
+    REMINDED: `:bell: Reminder for ${slackEscape(eligibleNames(delivery.payload))}: an agent still waits for an answer on *${task}*:${question}. <${link}|Answer in Parley>`,
+    ESCALATED: `:arrow_up: Escalated to ${slackEscape(eligibleNames(delivery.payload))}: an agent still waits for an answer on *${task}*:${question}. <${link}|Answer in Parley>`,
     DETACHED: `:electric_plug: The agent stopped waiting on *${task}*; the question is still open:${question}. <${link}|Answer in Parley>`,
   };
   return { text: lines[delivery.event_type] ?? `${delivery.event_type} on *${task}*. <${link}|View in Parley>` };

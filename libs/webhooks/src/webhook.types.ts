@@ -4,6 +4,8 @@ export enum WebhookEventType {
   Resolved = 'resolved',
   Expired = 'expired',
   Detached = 'detached',
+  Reminded = 'reminded',
+  Escalated = 'escalated',
 }
 
 export const WEBHOOK_EVENT_TYPES: readonly WebhookEventType[] = Object.values(WebhookEventType);
@@ -14,6 +16,8 @@ export const QUESTION_EVENTS_OF: Readonly<Record<WebhookEventType, readonly stri
   [WebhookEventType.Resolved]: ['ANSWERED', 'REJECTED'],
   [WebhookEventType.Expired]: ['EXPIRED'],
   [WebhookEventType.Detached]: ['DETACHED'],
+  [WebhookEventType.Reminded]: ['REMINDED'],
+  [WebhookEventType.Escalated]: ['ESCALATED'],
 };
 
 /** The body a subscription receives: Parley's signed JSON, or a Slack incoming-webhook message. */

@@ -196,11 +196,13 @@ describe('access snapshot: every entry point and what it requires', () => {
 
 const REST_ROUTES = [
   // Signing out needs no identity: it ends whatever browser session the cookie names.
+  'DELETE /api/v1/admin/workspaces/:id/members/:userId — admin',
   'DELETE /api/v1/auth/session — public',
   'DELETE /api/v1/webhooks/:id — caller',
   'DELETE /mcp — caller',
   // /mcp/session opts out of the guard and authenticates the session agent token itself (spec S2).
   'DELETE /mcp/session — public',
+  'GET /api/v1/admin/workspaces/:id/members — admin',
   'GET /api/v1/auth/session — caller',
   'GET /api/v1/clarification — caller',
   'GET /api/v1/clarification/:id — caller|agent',
@@ -228,6 +230,7 @@ const REST_ROUTES = [
   'POST /api/v1/admin/tokens/:id/revoke — admin',
   'POST /api/v1/admin/users — admin',
   'POST /api/v1/admin/users/:id/tokens — admin',
+  'POST /api/v1/admin/workspaces/:id/members — admin',
   // Signing in exchanges a token for a session cookie.
   'POST /api/v1/auth/session — public',
   'POST /api/v1/clarification/:id/cancel — caller',
@@ -245,10 +248,12 @@ const REST_ROUTES = [
   'POST /mcp/session — public',
 ];
 const GRAPHQL_FIELDS = [
+  'Mutation.addWorkspaceMember — caller',
   'Mutation.answerQuestion — caller',
   'Mutation.createWebhook — caller',
   'Mutation.deleteWebhook — caller',
   'Mutation.rejectQuestion — caller',
+  'Mutation.removeWorkspaceMember — caller',
   'Mutation.updateWebhook — caller',
   'Query.pendingQuestions — caller',
   'Query.question — caller',
@@ -259,6 +264,7 @@ const GRAPHQL_FIELDS = [
   'Query.webhookDeliveries — caller',
   'Query.webhooks — caller',
   'Query.workspaceConnection — caller',
+  'Query.workspaceMembers — caller',
   'Query.workspaces — caller',
   'Subscription.questionEvents — caller',
 ];
@@ -268,10 +274,12 @@ const MCP_TOOLS = {
 };
 /** `none` on /mcp: MCP spends per tool call, inside the endpoint (one unit per call in the request). */
 const REST_BUDGETS = [
+  "DELETE /api/v1/admin/workspaces/:id/members/:userId — none",
   "DELETE /api/v1/auth/session — none",
   "DELETE /api/v1/webhooks/:id — lists",
   "DELETE /mcp — none",
   "DELETE /mcp/session — none",
+  "GET /api/v1/admin/workspaces/:id/members — none",
   "GET /api/v1/auth/session — none",
   "GET /api/v1/clarification — lists",
   "GET /api/v1/clarification/:id — none",
@@ -299,6 +307,7 @@ const REST_BUDGETS = [
   "POST /api/v1/admin/tokens/:id/revoke — none",
   "POST /api/v1/admin/users — none",
   "POST /api/v1/admin/users/:id/tokens — none",
+  "POST /api/v1/admin/workspaces/:id/members — none",
   "POST /api/v1/auth/session — none",
   "POST /api/v1/clarification/:id/cancel — none",
   "POST /api/v1/clarification/:id/respond — answers",

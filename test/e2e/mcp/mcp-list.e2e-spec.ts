@@ -252,6 +252,9 @@ const CASE_TABLES = [
   'command_receipts',
   'webhook_deliveries',
   'webhook_subscriptions',
+  'clarification_votes',
+  'clarification_escalations',
+  'workspace_members',
 ];
 
 /** The shared app of each auth mode, started by the first case that needs it. */

@@ -25,7 +25,7 @@ const PARLEY = path.resolve(process.cwd(), 'bin/parley.mjs');
 const NPM = process.platform === 'win32' ? 'npm.cmd' : 'npm';
 /** Each spawned call is a fresh Node process loading the application: a test running several gets room on a busy machine. */
 const SEVERAL_PROCESSES_MS = 240_000;
-const COMMAND_NAMES = ['users:create', 'users:list', 'tokens:create', 'tokens:list', 'tokens:revoke', 'workspaces:create', 'workspaces:list', 'questions:list', 'questions:answer'];
+const COMMAND_NAMES = ['users:create', 'users:list', 'tokens:create', 'tokens:list', 'tokens:revoke', 'workspaces:create', 'workspaces:list', 'members:add', 'members:list', 'members:remove', 'questions:list', 'questions:answer'];
 
 interface CliResult {
   code: number;
@@ -114,6 +114,16 @@ describe('the parley CLI', () => {
     expect(workspace).toMatchObject({ id: expect.any(String), name: 'Carol’s', owner_id: user.id });
     const workspaces = await json<{ workspaces: Array<{ id: string }> }>(['workspaces:list']);
     expect(workspaces.workspaces.map((row) => row.id)).toContain(workspace.id);
+
+    // Members: an idempotent add, the list, an unknown user named, a remove.
+    const dave = await json<{ id: string }>(['users:create', '--name', 'dave']);
+    const added = await json<{ added: boolean; user_id: string }>(['members:add', '--workspace', workspace.id, '--user', dave.id]);
+    expect(added).toMatchObject({ workspace_id: workspace.id, user_id: dave.id, name: 'dave', added: true });
+    expect(await json(['members:add', '--workspace', workspace.id, '--user', dave.id])).toMatchObject({ added: false });
+    expect(await json(['members:list', '--workspace', workspace.id])).toEqual({ members: [{ workspace_id: workspace.id, user_id: dave.id, name: 'dave', added_at: expect.any(String) }] });
+    const ghost = await parley(['members:add', '--workspace', workspace.id, '--user', 'ghost', '--json']);
+    expect({ code: ghost.code, error: JSON.parse(ghost.stderr) as unknown }).toEqual({ code: 1, error: expect.objectContaining({ code: 'VALIDATION_ERROR', error: expect.stringMatching(/^--user names no user/) }) });
+    expect(await json(['members:remove', '--workspace', workspace.id, '--user', dave.id])).toEqual({ workspace_id: workspace.id, user_id: dave.id, removed: true });
 
     const table = await parley(['users:list']);
     expect(table.code).toBe(0);

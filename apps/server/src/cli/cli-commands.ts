@@ -1,5 +1,5 @@
 import type { INestApplicationContext } from '@nestjs/common';
-import { ADMIN_CALLER, IdentityService } from '#authorization';
+import { ADMIN_CALLER, IdentityService, MembershipService } from '#authorization';
 import { type WorkspaceRow, WorkspaceService, workspaceView } from '#tasks';
 import { CliUsageError } from './cli-arguments.js';
 import { type CliCommand, required } from './cli-command.js';
@@ -129,6 +129,45 @@ export const COMMANDS: CliCommand[] = [
         cursor = page.next_cursor;
       } while (cursor !== '');
       return listOutput('workspaces', workspaces.map(workspaceView));
+    },
+  },
+  {
+    name: 'members:add',
+    usage: 'members:add --workspace WORKSPACE_ID --user USER_ID',
+    summary: 'add a member to a workspace (idempotent): they see it as its owner does',
+    details: ['Prints {workspace_id, user_id, name, added_at, added}; added is false when the user already was a member.'],
+    context: 'identity',
+    run: async (app, { values }) => {
+      const usage = 'members:add --workspace WORKSPACE_ID --user USER_ID';
+      const workspaceId = required(values.workspace, '--workspace', usage);
+      const userId = required(values.user, '--user', usage);
+      const { member, added } = await need(app).get(MembershipService).add(OPERATOR, workspaceId, userId, '--user');
+      return recordOutput({ ...member, added });
+    },
+  },
+  {
+    name: 'members:list',
+    usage: 'members:list --workspace WORKSPACE_ID',
+    summary: "list a workspace's members",
+    details: ['Prints {members: [{workspace_id, user_id, name, added_at}]}, oldest first (the owner is not listed).'],
+    context: 'identity',
+    run: async (app, { values }) => {
+      const workspaceId = required(values.workspace, '--workspace', 'members:list --workspace WORKSPACE_ID');
+      const members = await need(app).get(MembershipService).list(OPERATOR, workspaceId);
+      return listOutput('members', members.map((member) => ({ ...member })));
+    },
+  },
+  {
+    name: 'members:remove',
+    usage: 'members:remove --workspace WORKSPACE_ID --user USER_ID',
+    summary: 'remove a member from a workspace (effective on their next request)',
+    details: ['Prints {workspace_id, user_id, removed}; removed is false when the user was no member.'],
+    context: 'identity',
+    run: async (app, { values }) => {
+      const usage = 'members:remove --workspace WORKSPACE_ID --user USER_ID';
+      const workspaceId = required(values.workspace, '--workspace', usage);
+      const userId = required(values.user, '--user', usage);
+      return recordOutput({ ...(await need(app).get(MembershipService).remove(OPERATOR, workspaceId, userId, '--user')) });
     },
   },
   {

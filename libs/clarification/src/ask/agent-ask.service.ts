@@ -14,6 +14,8 @@ export interface AgentAskOptions {
   signal: AbortSignal;
   /** Optional deadline: unanswered by then, the bundle expires and this ask fails with EXPIRED. */
   expiresInSeconds?: unknown;
+  /** Optional routing (who may answer, quorum, escalation). */
+  routing?: unknown;
   /** Called every ASK_PROGRESS_INTERVAL_MS while the agent waits (keep-alive). */
   onProgress: (tick: number, pendingId: string) => Promise<void>;
 }
@@ -38,6 +40,7 @@ export class AgentAskService {
       context,
       agentWaitsHere: true,
       expiresInSeconds: options.expiresInSeconds,
+      routing: options.routing,
     });
     const waiting = this.clarifications.waitAsAgent(request.pending_id, this.config.askTimeoutMs, options.signal);
     let tick = 0;

@@ -7,6 +7,8 @@ export interface AskInput {
   context?: unknown;
   /** Optional deadline: the bundle expires this many seconds after it was asked, unanswered. */
   expiresInSeconds?: unknown;
+  /** Optional routing: who may answer, how many must agree, the escalation ladder (validated on every surface alike). */
+  routing?: unknown;
   /** The asker is the session's agent and waits here at once (its in-session ask). */
   agentWaitsHere?: boolean;
 }

@@ -4,6 +4,7 @@ import type { ResolvedBy } from '../bundle/resolved-by.rules.js';
 import { Settlement, settlementOf, winnerStatus } from '../bundle/settlement.rules.js';
 import type { ResolutionResponse } from '../resolve/resolution.envelope.js';
 import { WaitFailure } from '../wait/waiter.store.js';
+import type { RoutingReport } from '../routing/routing-report.service.js';
 
 /** A bundle's state as GET /clarification/:id reports it, on any replica and after any restart. */
 export type BundleStatus = 'pending' | 'delivering' | 'answered' | 'rejected' | 'expired' | 'cancelled' | 'inactive';
@@ -16,7 +17,7 @@ export interface BundleState {
 }
 
 /** What GET /clarification/:id reports: the state, who won once final, and the deadline if any. */
-export interface BundleReport extends BundleState {
+export interface BundleReport extends BundleState, RoutingReport {
   resolved_by: ResolvedBy | null;
   expires_at: string | null;
 }

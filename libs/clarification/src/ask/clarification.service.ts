@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { Inject, Injectable, type OnModuleInit } from '@nestjs/common';
 import { DataSource } from 'typeorm';
-import { AccessService, AuthorizationError, type Caller, CallerRevocations, callerReach } from '#authorization';
+import { AccessService, AuthorizationError, type Caller, CallerRevocations, callerReach, MembershipService } from '#authorization';
 import { EventBus } from '#common';
 import { APP_CONFIG, type AppConfig } from '#config';
 import { inTransaction, ProcessLease } from '#persistence';
@@ -23,6 +23,9 @@ import { type ParkedWait, WaitFailure, WaiterRole, WaiterStore } from '../wait/w
 import type { AskInput, AskResult } from './ask.types.js';
 import { type BundleReport, closedReason, stateOf } from './bundle-state.mapper.js';
 import { waitEnded } from '../wait/wait.errors.js';
+import { storedRouting } from '../routing/routing-ask.rules.js';
+import { RoutingReportService } from '../routing/routing-report.service.js';
+import { namedUserIds, normalizeRouting } from '../routing/routing.validation.js';
 
 /** Asking, reading, waiting on and cancelling clarification bundles — all from the durable rows. */
 @Injectable()
@@ -41,6 +44,8 @@ export class ClarificationService implements OnModuleInit, LongPollEndings {
     private readonly events: EventBus,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     private readonly bundleLifecycle: BundleLifecycleRepository,
+    private readonly members: MembershipService,
+    private readonly routing: RoutingReportService,
   ) {}
 
   /**
@@ -53,6 +58,7 @@ export class ClarificationService implements OnModuleInit, LongPollEndings {
     const questions = normalizeQuestions(input.questions);
     const context = normalizeContext(input.context);
     const expiresInSeconds = normalizeDeadline(input.expiresInSeconds);
+    const routing = await this.routingOf(input.routing);
     const result = await inTransaction(this.dataSource, async (manager) => {
       const session = await this.sessions.lockById(input.sessionId, manager);
       if (!session) throw new ClarificationError(ClarificationErrorCode.NotFound, 'session not found');
@@ -81,10 +87,20 @@ export class ClarificationService implements OnModuleInit, LongPollEndings {
           question_total: questions.length,
           context,
           status: ClarificationStatus.Pending,
+          ...(routing === undefined ? {} : { routing: routing.stored }),
         },
       }));
       const stored = await this.bundles.insertBundle(
-        { pendingId, sessionId: session.id, taskId: session.task_id, turnId, rows, eventPayload: { questions, context }, expiresInSeconds },
+        {
+          pendingId,
+          sessionId: session.id,
+          taskId: session.task_id,
+          turnId,
+          rows,
+          eventPayload: routing === undefined ? { questions, context } : { questions, context, routing: routing.stored },
+          expiresInSeconds,
+          escalation: routing?.ladder,
+        },
         manager,
       );
       if (input.agentWaitsHere) await this.presence.announce(pendingId, this.lease.id, manager);
@@ -108,6 +124,13 @@ export class ClarificationService implements OnModuleInit, LongPollEndings {
     return { request: result.request, created: result.created };
   }
 
+  /** The ask's routing, validated (400 naming the field) and its users looked up (an unknown one is a 400 naming it). */
+  private async routingOf(value: unknown): Promise<ReturnType<typeof storedRouting> | undefined> {
+    const routing = normalizeRouting(value);
+    if (routing === undefined) return undefined;
+    return storedRouting(routing, await this.members.namesOf([...new Set(namedUserIds(routing))]));
+  }
+
   /** Asking through REST: the caller must see the session (a foreign one is "not found"). */
   async askAs(caller: Caller, input: AskInput): Promise<AskResult> {
     if (!(await this.access.authorizeSessionAccess(caller, input.sessionId))) {
@@ -129,7 +152,9 @@ export class ClarificationService implements OnModuleInit, LongPollEndings {
   /** The bundle and where it stands (spec A7, read from the durable rows on any replica) — one query. */
   async getBundle(caller: Caller, pendingId: string): Promise<BundleReport> {
     const { rows, active } = await this.authorizeBundle(caller, pendingId);
-    return { ...stateOf(rows, active), resolved_by: finalResolvedBy(rows, active), expires_at: expiresAtOf(rows) };
+    const state = stateOf(rows, active);
+    const resolved = state.status === 'answered' || state.status === 'rejected';
+    return { ...state, resolved_by: finalResolvedBy(rows, active), expires_at: expiresAtOf(rows), ...(await this.routing.report(caller, rows, resolved)) };
   }
   /**
    * Long poll: the winner's response — at once when it is already final, else once it is. A bundle no

@@ -18,6 +18,12 @@ export enum AuditOutcome {
   NotFound = 'not_found',
   /** The attempt could not be completed (the agent could not be resumed, a winner still being delivered, an internal error). */
   Failed = 'failed',
+  /** A routed bundle: the attempt's vote was recorded (or replayed) and did not resolve the bundle. */
+  Voted = 'voted',
+  /** A routed bundle: the caller sees it but is not among its answerers (403). */
+  NotEligible = 'not_eligible',
+  /** Not an attempt: an escalation step replaced the bundle's answerers. */
+  Escalated = 'escalated',
 }
 
 /** A claiming attempt as its claim records it in the audit trail when it wins. */
@@ -78,7 +84,10 @@ export function failureOf(error: unknown): { outcome: AuditOutcome; detail: stri
     case ClarificationErrorCode.NotFound:
       return { outcome: AuditOutcome.NotFound, detail: null };
     case ClarificationErrorCode.Validation:
+    case ClarificationErrorCode.AlreadyVoted:
       return { outcome: AuditOutcome.Invalid, detail: error.message };
+    case ClarificationErrorCode.NotEligible:
+      return { outcome: AuditOutcome.NotEligible, detail: error.message };
     case ClarificationErrorCode.NotActive:
     case ClarificationErrorCode.SessionEnded:
     case ClarificationErrorCode.TaskArchived:

@@ -156,7 +156,8 @@ export class BundleRepository {
 
   /**
    * Asking: the bundle's rows (all or nothing), its index row, its ASKED event, — with a deadline —
-   * its `clarification_deadlines` row, and the session WAITING_FOR_INPUT, in one statement of the
+   * its `clarification_deadlines` row, — with an escalation ladder — its `clarification_escalations`
+   * rows, and the session WAITING_FOR_INPUT, in one statement of the
    * asking transaction; returns the rows as stored, in D2 order. One statement because it is the
    * transaction's first write: from it on, the transaction holds an id that every event written after
    * it waits behind (the feed's settled horizon, QuestionEventRepository), so nothing else runs between
@@ -188,6 +189,11 @@ export class BundleRepository {
          INSERT INTO clarification_deadlines (pending_id, session_id, expires_at, due_at)
          SELECT $1, $2, d.at, d.at FROM deadline d, indexed
          RETURNING pending_id
+       ), escalations AS (
+         INSERT INTO clarification_escalations (pending_id, step, session_id, due_at, action)
+         SELECT $1, e.step, $2, statement_timestamp() + make_interval(secs => e.after_seconds), e.action
+           FROM jsonb_to_recordset($8::jsonb) AS e(step int, after_seconds int, action jsonb), indexed
+         RETURNING pending_id
        ), ${insertEventsCtes(`SELECT 'ASKED'::text AS type, $1::text AS pending_id, $2::text AS session_id, $3::text AS task_id,
            $6::jsonb || jsonb_strip_nulls(jsonb_build_object('expires_at', (SELECT iso FROM deadline))) AS payload`)}
        SELECT m.id, m.task_session_id, m.task_id, $3::text AS session_task_id, m.turn_id, m.content, m.metadata, m.created_at, m.updated_at
@@ -200,6 +206,7 @@ export class BundleRepository {
         JSON.stringify(bundle.rows.map((row, n) => ({ id: row.id, content: row.content, metadata: row.metadata, n }))),
         JSON.stringify(bundle.eventPayload),
         bundle.expiresInSeconds ?? null,
+        JSON.stringify(bundle.escalation ?? []),
       ],
     );
   }

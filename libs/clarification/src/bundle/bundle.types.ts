@@ -16,6 +16,8 @@ export interface NewBundle {
   eventPayload: Record<string, unknown>;
   /** A deadline: the rows and the ASKED event carry `expires_at`, and the sweeper is told when it is due. */
   expiresInSeconds?: number;
+  /** The escalation ladder of a routed bundle: one timer row per step, due `after_seconds` after the ask. */
+  escalation?: { step: number; after_seconds: number; action: Record<string, unknown> }[];
 }
 
 /** A bundle as its caller may see it: its rows (empty when missing or not the caller's), its session, whether it is active. */

@@ -4,6 +4,10 @@ export enum ClarificationErrorCode {
   NotFound = 'NOT_FOUND',
   Validation = 'VALIDATION_ERROR',
   NotActive = 'CONFLICT',
+  /** A routed bundle: the caller sees it but is not among its answerers. */
+  NotEligible = 'NOT_ELIGIBLE',
+  /** A routed bundle: the voter already voted, differently. */
+  AlreadyVoted = 'ALREADY_VOTED',
   SessionEnded = 'SESSION_ENDED',
   TaskArchived = 'TASK_ARCHIVED',
   WaitEnded = 'WAIT_ENDED',
@@ -28,6 +32,8 @@ export class ClarificationError extends DomainError<ClarificationErrorCode> {
       ClarificationErrorCode.InProgress,
       "another answer won and is being delivered; its outcome is not known yet — retry to learn it",
     );
+  static alreadyVoted = () =>
+    new ClarificationError(ClarificationErrorCode.AlreadyVoted, 'already voted: you voted differently on this question; a vote cannot be changed');
   static sessionEnded = (state: string) => new ClarificationError(ClarificationErrorCode.SessionEnded, `session has ended (${state})`);
   static taskArchived = () => new ClarificationError(ClarificationErrorCode.TaskArchived, 'task is archived');
 
@@ -37,6 +43,9 @@ export class ClarificationError extends DomainError<ClarificationErrorCode> {
         return 404;
       case ClarificationErrorCode.Validation:
         return 400;
+      case ClarificationErrorCode.NotEligible:
+        return 403;
+      case ClarificationErrorCode.AlreadyVoted:
       case ClarificationErrorCode.NotActive:
       case ClarificationErrorCode.SessionEnded:
       case ClarificationErrorCode.TaskArchived:
@@ -60,6 +69,9 @@ export class ClarificationError extends DomainError<ClarificationErrorCode> {
         return ErrorCode.NotFound;
       case ClarificationErrorCode.Validation:
         return ErrorCode.ValidationError;
+      case ClarificationErrorCode.NotEligible:
+        return ErrorCode.NotEligible;
+      case ClarificationErrorCode.AlreadyVoted:
       case ClarificationErrorCode.NotActive:
       case ClarificationErrorCode.SessionEnded:
       case ClarificationErrorCode.TaskArchived:

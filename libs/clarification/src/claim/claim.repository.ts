@@ -2,8 +2,13 @@ import { Injectable } from '@nestjs/common';
 import { DataSource, type EntityManager } from 'typeorm';
 import { inTransaction, ProcessLease } from '#persistence';
 import { type Answer, ClarificationStatus } from '../bundle/clarification.types.js';
+import { castBallot } from '../routing/routing.rules.js';
+import { VoteRepository } from '../routing/vote.repository.js';
 import { CLAIM, CLAIM_LOCK, settledSignal } from './claim.sql.js';
-import type { ClaimedRow, ClaimPlan, ClaimRequest, ClaimResult } from './claim.types.js';
+import type { ClaimedRow, ClaimPlan, ClaimRequest, ClaimResult, DecidedOutcome } from './claim.types.js';
+
+/** Chooses the winning claim's plan once the session is locked (knowing the outcome a ballot's votes decided, if any). */
+type PlanDecision = (remoteAgent: string | undefined, decided: DecidedOutcome) => ClaimPlan;
 
 /** The one claim: the active rows move to their terminal state, with everything the plan commits with. */
 @Injectable()
@@ -11,6 +16,7 @@ export class ClaimRepository {
   constructor(
     private readonly dataSource: DataSource,
     private readonly lease: ProcessLease,
+    private readonly votes: VoteRepository,
   ) {}
 
   /**
@@ -18,9 +24,11 @@ export class ClaimRepository {
    * advisory lock (every lifecycle change takes it too), let `decide` choose the plan (knowing which
    * other live process holds the agent's wait, if any), then one statement moves the active rows to
    * their terminal state — with the plan's successor turn, queued prompt, hand-off, event, index and
-   * signals. `claimed: false` means nothing was written (and no row lock was taken).
+   * signals. `claimed: false` means nothing was written (and no row lock was taken) — but a ballot's
+   * vote, which is recorded (with the claim, when its votes decide the bundle: then the claim records
+   * the decided outcome, which `decide` is given).
    */
-  completeActiveBundle(request: ClaimRequest, self: string, decide: (remoteAgent: string | undefined) => ClaimPlan): Promise<ClaimResult> {
+  completeActiveBundle(request: ClaimRequest, self: string, decide: PlanDecision): Promise<ClaimResult> {
     if (request.terminal !== ClarificationStatus.Answered && request.terminal !== ClarificationStatus.Rejected) {
       throw new Error(`invalid clarification terminal status: ${String(request.terminal)}`);
     }
@@ -30,7 +38,23 @@ export class ClaimRepository {
         pending_id: request.pendingId,
         process_id: self,
       });
-      const plan = decide(locked?.remote_agent ?? undefined);
+      let decided: DecidedOutcome;
+      if (request.ballot) {
+        const verdict = castBallot(await this.votes.ballotBox(request.pendingId, manager), request.ballot);
+        if ((verdict.kind === 'recorded' || verdict.kind === 'decided') && verdict.record) {
+          await this.votes.insert(request.pendingId, request.ballot, manager);
+        }
+        if (verdict.kind !== 'decided') return { claimed: false, rows: [], plan: undefined, verdict };
+        decided = verdict.outcome;
+        const answered = decided.terminal === ClarificationStatus.Answered;
+        request = {
+          ...request,
+          terminal: decided.terminal,
+          responses: answered ? new Map(decided.answers.map((answer) => [answer.question_id, answer])) : undefined,
+          audit: { ...request.audit, rejectReason: answered || decided.rejectReason === '' ? null : decided.rejectReason },
+        };
+      }
+      const plan = decide(locked?.remote_agent ?? undefined, decided);
       const rows = await this.claimRows(manager, request, plan);
       if (rows.length === 0) return { claimed: false, rows: [], plan: undefined };
       for (const row of rows) {

@@ -1,6 +1,8 @@
 import type { ClaimAudit } from '../audit/audit.types.js';
 import type { Answer, BundleRowMetadata, ClarificationResponse, TerminalStatus } from '../bundle/clarification.types.js';
 import type { WinnerIdentity } from '../bundle/resolved-by.rules.js';
+import type { NormalizedOutcome } from '../resolve/resolution.validation.js';
+import type { Ballot, BallotVerdict } from '../routing/routing.rules.js';
 
 /** A question event written with the change it reports. */
 export interface EventRecord {
@@ -41,6 +43,11 @@ export interface ClaimRequest {
   winner: WinnerIdentity;
   /** The attempt, recorded in the audit trail as won by the claim's own statement. */
   audit: ClaimAudit;
+  /**
+   * A routed bundle: the answer is a vote, cast under the session's lock in the claim's transaction;
+   * the claim runs only when the votes decide the bundle, with the outcome they decided.
+   */
+  ballot?: Ballot;
 }
 
 export interface ClaimedRow {
@@ -52,7 +59,12 @@ export interface ClaimResult {
   claimed: boolean;
   rows: ClaimedRow[];
   plan: ClaimPlan | undefined;
+  /** With a ballot that did not claim: what the vote came to (recorded, a conflict, not eligible, inactive). */
+  verdict?: Exclude<BallotVerdict, { kind: 'decided' }>;
 }
+
+/** The outcome a ballot's votes decided (the claim records it, whatever the deciding voter's own answer). */
+export type DecidedOutcome = NormalizedOutcome | undefined;
 
 export interface UndeliveredClaim {
   pending_id: string;

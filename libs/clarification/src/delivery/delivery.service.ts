@@ -17,10 +17,16 @@ import { WaiterStore } from '../wait/waiter.store.js';
 import { DeliveryEndService } from './delivery-end.service.js';
 import { DeliveryFlightStore } from './delivery-flight.store.js';
 import { eventFor, recordsResponse, targetOf } from './delivery.mapper.js';
-import { type BundleSession, type Target, WinnerDelivery, type WinnerResult, type WinningAttempt } from './delivery.types.js';
+import { type BallotResult, type BundleSession, type Target, WinnerDelivery, type WinnerResult, type WinningAttempt } from './delivery.types.js';
+import type { NormalizedOutcome } from '../resolve/resolution.validation.js';
 import { LiveDeliveryService } from './live-delivery.service.js';
 import { ResumeHandoffService } from './resume-handoff.service.js';
 import { ResumeDispatcher } from './resume.dispatcher.js';
+
+/** The response an outcome sends to the agent. */
+function responseOf(pendingId: string, outcome: NormalizedOutcome): ClarificationResponse {
+  return responseFor(pendingId, outcome.answers, outcome.terminal === ClarificationStatus.Rejected, outcome.rejectReason);
+}
 
 /** Extra time a winner gives another replica to report the outcome of a delivery handed to it. */
 const REMOTE_GRACE_MS = 1_000;
@@ -52,19 +58,24 @@ export class DeliveryService {
     private readonly ends: DeliveryEndService,
   ) {}
 
-  /** Claims the bundle and, when the claim is won, delivers the answer; `undefined` when it was lost. */
-  async claimAndDeliver(attempt: WinningAttempt): Promise<WinnerResult | undefined> {
+  /**
+   * Claims the bundle and, when the claim is won, delivers the answer; `undefined` when it was lost. A
+   * routed bundle's answer is a ballot: unless its votes decide the bundle (then the claim carries the
+   * decided outcome), what the vote came to is returned instead.
+   */
+  async claimAndDeliver(attempt: WinningAttempt): Promise<WinnerResult | BallotResult | undefined> {
     const target = targetOf(attempt.rows);
     const { request } = target;
-    const { outcome, session } = attempt;
+    const { session } = attempt;
     const pendingId = request.pending_id;
-    const rejected = outcome.terminal === ClarificationStatus.Rejected;
-    const response = responseFor(pendingId, outcome.answers, rejected, outcome.rejectReason);
-    const webhook = rejected ? undefined : this.resume.webhookFor(session.resume_url);
+    let outcome = attempt.outcome;
+    let response = responseOf(pendingId, outcome);
+    let webhook = this.webhookOf(outcome, session);
     const turnId = randomUUID();
     return this.flights.run(pendingId, async () => {
       let plan: ClaimPlan | undefined;
       try {
+        const rejected = outcome.terminal === ClarificationStatus.Rejected;
         const claim = await this.claims.completeActiveBundle(
           {
             pendingId,
@@ -75,11 +86,19 @@ export class DeliveryService {
             responses: rejected ? undefined : new Map(outcome.answers.map((answer) => [answer.question_id, answer])),
             winner: attempt.winner,
             audit: attempt.audit,
+            ballot: attempt.ballot,
           },
           this.lease.id,
-          (remoteAgent) => this.plan({ pendingId, request, response, remoteAgent, webhook, turnId }),
+          (remoteAgent, decided) => {
+            if (decided !== undefined) {
+              outcome = decided;
+              response = responseOf(pendingId, decided);
+              webhook = this.webhookOf(decided, session);
+            }
+            return this.plan({ pendingId, request, response, remoteAgent, webhook, turnId });
+          },
         );
-        if (!claim.claimed) return undefined;
+        if (!claim.claimed) return claim.verdict === undefined ? undefined : { verdict: claim.verdict };
         plan = claim.plan;
       } catch (error) {
         if (isDatabaseUnavailable(error)) throw error;
@@ -94,6 +113,10 @@ export class DeliveryService {
       const delivery = await this.carryOut(plan as ClaimPlan, target, response, session, webhook);
       return delivery === undefined ? undefined : { delivery, response };
     });
+  }
+
+  private webhookOf(outcome: NormalizedOutcome, session: BundleSession): string | undefined {
+    return outcome.terminal === ClarificationStatus.Rejected ? undefined : this.resume.webhookFor(session.resume_url);
   }
 
   private plan(input: {

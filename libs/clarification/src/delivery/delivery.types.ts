@@ -2,6 +2,7 @@ import type { ClaimAudit } from '../audit/audit.types.js';
 import type { BundleRow, ClarificationRequest, ClarificationResponse } from '../bundle/clarification.types.js';
 import type { WinnerIdentity } from '../bundle/resolved-by.rules.js';
 import type { NormalizedOutcome } from '../resolve/resolution.validation.js';
+import type { Ballot, BallotVerdict } from '../routing/routing.rules.js';
 
 export enum WinnerDelivery {
   LiveWaiter = 'live_waiter',
@@ -22,6 +23,8 @@ export interface WinningAttempt {
   /** Recorded with the claim when it wins. */
   winner: WinnerIdentity;
   audit: ClaimAudit;
+  /** A routed bundle's vote (see ClaimRequest.ballot). */
+  ballot?: Ballot;
 }
 
 /** A claimed bundle as delivery needs it: its wire request and the ids of its rows. */
@@ -34,4 +37,9 @@ export interface Target {
 export interface WinnerResult {
   delivery: WinnerDelivery;
   response: ClarificationResponse;
+}
+
+/** A ballot that did not claim: what the vote came to. */
+export interface BallotResult {
+  verdict: Exclude<BallotVerdict, { kind: 'decided' }>;
 }

@@ -16,6 +16,10 @@ export enum QuestionEventType {
   EXPIRED = 'EXPIRED',
   SUPERSEDED = 'SUPERSEDED',
   DETACHED = 'DETACHED',
+  /** An escalation step reminded the eligible users of a routed bundle. */
+  REMINDED = 'REMINDED',
+  /** An escalation step replaced a routed bundle's eligible users. */
+  ESCALATED = 'ESCALATED',
 }
 
 /** Events are kept this long; a cursor older than what was pruned must re-list. */
@@ -155,8 +159,10 @@ export class QuestionEventService implements OnModuleInit, OnApplicationShutdown
         this.openStreams.delete(stream);
       },
     });
-    // Revocation bites an open subscription: it ends when the caller's credential is revoked.
-    const stopWatching = this.revocations.watch(caller, () => void stream.return());
+    // Revocation bites an open subscription: it ends when the caller's credential is revoked, or — scoped
+    // to a workspace — when the caller's membership of it is removed. (An unscoped one keeps running; its
+    // access check, made per batch, drops that workspace's events from then on.)
+    const stopWatching = this.revocations.watch(caller, () => void stream.return(), workspaceId);
     this.openStreams.add(stream);
     return stream;
   }

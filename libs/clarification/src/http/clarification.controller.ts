@@ -44,6 +44,7 @@ export class ClarificationController {
       questions: body.questions,
       context: body.context,
       expiresInSeconds: body.expires_in_seconds,
+      routing: body.routing,
     });
     return { pending_id: request.pending_id };
   }
@@ -55,7 +56,15 @@ export class ClarificationController {
   @AcceptsSessionAgent()
   async get(@CurrentCaller() caller: Caller, @Param('id') pendingId: string) {
     const state = await this.clarifications.getBundle(caller, pendingId);
-    return { ...state.request, status: state.status, response: state.response, resolved_by: state.resolved_by, expires_at: state.expires_at };
+    return {
+      ...state.request,
+      status: state.status,
+      response: state.response,
+      resolved_by: state.resolved_by,
+      expires_at: state.expires_at,
+      // A routed bundle only (one asked without routing reads exactly as before).
+      ...(state.routing === undefined ? {} : { eligible: state.eligible, routing: state.routing, votes: state.votes }),
+    };
   }
 
   @Get(':id/wait')
@@ -73,7 +82,7 @@ export class ClarificationController {
   @Post(':id/respond')
   @ApiOkResponse({ type: RespondResultDoc })
   @ApiJsonBody()
-  @ApiErrors(404, 409, 429)
+  @ApiErrors(403, 404, 409, 429)
   @RateLimited(RateLimitKind.Answers)
   @HttpCode(200)
   async respond(

@@ -2,7 +2,7 @@ import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
 import { IsArray, IsBoolean, IsInt, IsNotEmpty, IsOptional, IsString, MaxLength } from 'class-validator';
 import { INPUT_LIMITS } from '#common';
-import { AnswerDoc, QuestionDoc } from './clarification.openapi.js';
+import { AnswerDoc, QuestionDoc, RoutingDoc } from './clarification.openapi.js';
 
 /** The envelope of a new bundle; the questions themselves are validated by the service (one rule set for every surface). */
 export class CreateClarificationDto {
@@ -33,6 +33,11 @@ export class CreateClarificationDto {
   @IsOptional()
   @IsInt()
   expires_in_seconds?: number;
+
+  /** Optional routing (answerers, required_answers, escalation); validated by the service, the same on every surface. */
+  @ApiPropertyOptional({ type: RoutingDoc })
+  @IsOptional()
+  routing?: unknown;
 }
 
 /** The respond body of the baseline; answer contents are validated by ResolveBundle (N6–N8b). */

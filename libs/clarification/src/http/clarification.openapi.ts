@@ -22,6 +22,49 @@ export class AnswerDoc {
   @ApiProperty({ description: 'At most 2000 code points' }) custom_text!: string;
 }
 
+export class UserIdsDoc {
+  @ApiProperty({ type: [String], minItems: 1, maxItems: 50 }) user_ids!: string[];
+}
+
+export class EscalationStepDoc {
+  @ApiProperty({ minimum: 30, description: 'Seconds after the ask; strictly increasing from step to step' }) after_seconds!: number;
+  @ApiPropertyOptional({ description: 'true: emit a REMINDED event naming the eligible users' }) remind?: boolean;
+  @ApiPropertyOptional({ type: UserIdsDoc, description: 'Replace the eligible answerers (an ESCALATED event)' }) reassign_to?: UserIdsDoc;
+}
+
+export class RoutingDoc {
+  @ApiPropertyOptional({ type: UserIdsDoc, description: 'Only these users (and an admin) may answer; others who see the bundle get 403 NOT_ELIGIBLE' })
+  answerers?: UserIdsDoc;
+  @ApiPropertyOptional({ minimum: 1, maximum: 10, default: 1, description: 'Identical answers from this many people resolve the bundle' })
+  required_answers?: number;
+  @ApiPropertyOptional({ type: [EscalationStepDoc], maxItems: 5 }) escalation?: EscalationStepDoc[];
+}
+
+export class AssignedUserDoc {
+  @ApiProperty() user_id!: string;
+  @ApiProperty() name!: string;
+}
+
+export class RoutingViewDoc {
+  @ApiProperty({ type: UserIdsDoc, nullable: true, description: 'null: whoever sees the bundle may answer' }) answerers!: UserIdsDoc | null;
+  @ApiProperty({ type: [AssignedUserDoc] }) assigned_to!: AssignedUserDoc[];
+  @ApiProperty() required_answers!: number;
+}
+
+export class VoteDoc {
+  @ApiProperty({ type: 'object', additionalProperties: true, description: '{kind, user_id, name}' }) user!: Record<string, unknown>;
+  @ApiProperty() surface!: string;
+  @ApiProperty({ format: 'date-time' }) at!: string;
+  @ApiPropertyOptional({ description: 'Once the bundle is resolved' }) rejected?: boolean;
+  @ApiPropertyOptional({ type: [AnswerDoc], description: 'Once the bundle is resolved' }) answers?: AnswerDoc[];
+}
+
+export class VoteReceiptDoc {
+  @ApiProperty({ description: 'The same voter sent the same answer again' }) replayed!: boolean;
+  @ApiProperty() votes!: number;
+  @ApiProperty() required_answers!: number;
+}
+
 export class PendingIdDoc {
   @ApiProperty() pending_id!: string;
 }
@@ -51,6 +94,9 @@ export class BundleDoc {
   @ApiProperty({ type: ResolvedByDoc, nullable: true, description: 'The winner, once its answer is final' }) resolved_by!: ResolvedByDoc | null;
   @ApiProperty({ format: 'date-time', nullable: true, type: String, description: 'The deadline, when the bundle was asked with expires_in_seconds' })
   expires_at!: string | null;
+  @ApiPropertyOptional({ description: 'A routed bundle only: whether the caller may answer it (routing.answerers)' }) eligible?: boolean;
+  @ApiPropertyOptional({ type: RoutingViewDoc, description: 'A routed bundle only' }) routing?: RoutingViewDoc;
+  @ApiPropertyOptional({ type: [VoteDoc], description: 'A routed bundle only: its votes' }) votes?: VoteDoc[];
 }
 
 export class ResolutionResponseDoc {
@@ -62,8 +108,9 @@ export class ResolutionResponseDoc {
 export class RespondResultDoc {
   @ApiProperty({ example: true }) success!: boolean;
   @ApiProperty({ description: 'true: this call won the claim; false: another answer won first (its answer is reported)' }) claimed!: boolean;
-  @ApiProperty({ enum: ['answered', 'rejected'] }) status!: string;
+  @ApiProperty({ enum: ['answered', 'rejected', 'pending'], description: 'pending: a vote of a routed bundle, recorded; not resolved yet' }) status!: string;
   @ApiProperty({ type: ResolutionResponseDoc }) response!: ResolutionResponseDoc;
+  @ApiPropertyOptional({ type: VoteReceiptDoc, description: 'Only for a vote that did not resolve the bundle' }) vote?: VoteReceiptDoc;
 }
 
 export class ClarificationResponseDoc {
@@ -90,6 +137,8 @@ export class PendingBundleDoc {
   @ApiProperty() age_seconds!: number;
   @ApiProperty() context!: string;
   @ApiProperty({ type: [PendingQuestionDoc] }) questions!: PendingQuestionDoc[];
+  @ApiPropertyOptional({ description: 'A routed bundle only: whether the caller may answer it' }) eligible?: boolean;
+  @ApiPropertyOptional({ type: RoutingViewDoc, description: 'A routed bundle only' }) routing?: RoutingViewDoc;
 }
 
 export class PendingPageDoc {

@@ -8,6 +8,9 @@ import { expiresAtOf } from '../lifecycle/deadline.rules.js';
 import { finalResolvedBy, type ResolvedBy } from '../bundle/resolved-by.rules.js';
 import type { BundleRow } from '../bundle/clarification.types.js';
 import { PendingListRepository } from './pending-list.repository.js';
+import { listedRouting } from '../routing/routing.rules.js';
+import type { RoutingView, VoteView } from '../routing/routing.types.js';
+import { RoutingReportService } from '../routing/routing-report.service.js';
 
 export const DEFAULT_PENDING_LIMIT = 50;
 export const MAX_PENDING_LIMIT = 200;
@@ -39,12 +42,18 @@ export interface PendingBundleView {
   age_seconds: number;
   context: string;
   questions: PendingQuestionView[];
+  /** A routed bundle only: whether the caller may answer it (routing.answerers). */
+  eligible?: boolean;
+  /** A routed bundle only: who is assigned and how many must agree. */
+  routing?: RoutingView;
 }
 
-/** One bundle as GraphQL `question` reports it: the list's shape, who won once final, its deadline. */
+/** One bundle as GraphQL `question` reports it: the list's shape, who won once final, its deadline, its votes. */
 export interface DescribedBundle extends PendingBundleView {
   resolved_by: ResolvedBy | null;
   expires_at: string | null;
+  /** A routed bundle only: its votes. */
+  votes?: VoteView[];
 }
 
 export interface PendingPage {
@@ -79,7 +88,7 @@ function reportedStatus(status: unknown): string {
 
 /** L4/L4a: every field present, strings never null, status of an absent key reported as pending. */
 /** `rows`: every row of the bundle in D2 order; its created_at is theirs (D1: the earliest). */
-function bundleView(rows: BundleRow[], head: { pending_id: string; task_id: string; session_id: string }, now: number): PendingBundleView {
+function bundleView(caller: Caller, rows: BundleRow[], head: { pending_id: string; task_id: string; session_id: string }, now: number): PendingBundleView {
   const request = requestFromRows(rows);
   return {
     pending_id: head.pending_id,
@@ -95,6 +104,7 @@ function bundleView(rows: BundleRow[], head: { pending_id: string; task_id: stri
       status: reportedStatus(rows[index]?.metadata.status),
       options: question.options,
     })),
+    ...listedRouting(caller, rows),
   };
 }
 
@@ -105,6 +115,7 @@ export class PendingListService {
     private readonly pending: PendingListRepository,
     private readonly access: AccessService,
     private readonly clarifications: ClarificationService,
+    private readonly routing: RoutingReportService,
   ) {}
 
   /** How many bundles are active (answerable) now, from the bundle index (the operational gauge). */
@@ -116,8 +127,10 @@ export class PendingListService {
   async describe(caller: Caller, pendingId: string): Promise<DescribedBundle> {
     const { rows, active } = await this.clarifications.authorizeBundle(caller, pendingId);
     const first = rows[0];
-    const view = bundleView(rows, { pending_id: pendingId, task_id: bundleTaskId(rows), session_id: first.task_session_id }, Date.now());
-    return { ...view, resolved_by: finalResolvedBy(rows, active), expires_at: expiresAtOf(rows) };
+    const view = bundleView(caller, rows, { pending_id: pendingId, task_id: bundleTaskId(rows), session_id: first.task_session_id }, Date.now());
+    const resolvedBy = finalResolvedBy(rows, active);
+    const { votes } = await this.routing.report(caller, rows, resolvedBy !== null);
+    return { ...view, resolved_by: resolvedBy, expires_at: expiresAtOf(rows), ...(votes === undefined ? {} : { votes }) };
   }
 
   async list(caller: Caller, input: PendingListInput): Promise<PendingPage> {
@@ -135,7 +148,7 @@ export class PendingListService {
     const rows = await this.pending.rowsOf(page.map((head) => head.pending_id));
     const now = Date.now();
     const bundles = page.map((head) =>
-      bundleView(rows.filter((row) => row.metadata.pending_id === head.pending_id), head, now),
+      bundleView(caller, rows.filter((row) => row.metadata.pending_id === head.pending_id), head, now),
     );
     const last = page[page.length - 1];
     return {

@@ -1,4 +1,5 @@
 import type { Answer, TerminalStatus } from '../bundle/clarification.types.js';
+import type { BallotReceipt } from '../routing/routing.types.js';
 
 export interface ResolutionResponse {
   answers: Answer[];
@@ -8,8 +9,10 @@ export interface ResolutionResponse {
 
 export interface Resolution {
   claimed: boolean;
-  status: TerminalStatus;
+  /** `pending` only for a routed bundle's vote that did not resolve it (then `vote` says how far the quorum is). */
+  status: TerminalStatus | 'pending';
   response: ResolutionResponse;
+  vote?: BallotReceipt;
 }
 
 /**
@@ -29,5 +32,6 @@ export function serializeResolution(resolution: Resolution) {
       rejected: resolution.response.rejected,
       reject_reason: resolution.response.reject_reason ?? '',
     },
+    ...(resolution.vote === undefined ? {} : { vote: { ...resolution.vote } }),
   };
 }

@@ -17,6 +17,8 @@ import type { ResolutionSurface } from '../bundle/resolution-surface.types.js';
 import { claimedOutcome, type NormalizedOutcome, type ResolutionInput, validateOutcome } from './resolution.validation.js';
 import { winnerIdentity } from '../bundle/resolved-by.rules.js';
 import { Settlement, settlementOf, winnerStatus } from '../bundle/settlement.rules.js';
+import type { BallotResult } from '../delivery/delivery.types.js';
+import { type Ballot, ballotOfOutcome, mayAnswer, notEligible, routingOf, voterOf } from '../routing/routing.rules.js';
 
 
 interface Attempt {
@@ -38,6 +40,16 @@ function replayOf(status: TerminalStatus, answers: Answer[]): Resolution {
 
 function replay(rows: readonly BundleRow[]): Resolution {
   return replayOf(winnerStatus(rows) as TerminalStatus, recordedAnswers(rows));
+}
+
+/** A vote that did not resolve its bundle: not final, so it carries no resolution — only how far the quorum is (Q2). */
+function pendingVote(votes: number, required: number, replayed: boolean): Resolution {
+  return {
+    claimed: false,
+    status: 'pending',
+    response: { answers: [], rejected: false, reject_reason: '' },
+    vote: { replayed, votes, required_answers: required },
+  };
 }
 
 /**
@@ -90,9 +102,10 @@ export class ResolveBundleService {
     const who = callerId(caller);
     try {
       const resolution = await this.resolveOnce(attempt);
-      resolved(resolution.claimed ? resolution.status : 'replayed');
+      const voted = resolution.vote !== undefined;
+      resolved(resolution.claimed ? resolution.status : voted ? 'voted' : 'replayed');
       this.logger.log({ msg: 'resolution', caller: who, pending_id: pendingId, surface, claimed: resolution.claimed, status: resolution.status });
-      if (!resolution.claimed) this.audit.record(auditEntry(attempt, AuditOutcome.Lost, null));
+      if (!resolution.claimed) this.audit.record(auditEntry(attempt, voted ? AuditOutcome.Voted : AuditOutcome.Lost, null));
       return resolution;
     } catch (error) {
       const outcome = error instanceof ClarificationError ? error.code : 'error';
@@ -107,6 +120,9 @@ export class ResolveBundleService {
   private async resolveOnce(attempt: Attempt): Promise<Resolution> {
     const { caller, pendingId, input, surface } = attempt;
     const bundle = await this.authorizedShared(caller, pendingId);
+    // Q1: visible but not eligible is a 403 — after the authorizing read, so an invisible bundle stays a 404.
+    const routing = routingOf(bundle.rows);
+    if (routing !== undefined && !mayAnswer(caller, routing)) throw notEligible(routing);
     const validated = validateOutcome(input, bundle.rows);
     let { rows, active } = bundle;
     let waits = 0;
@@ -131,20 +147,27 @@ export class ResolveBundleService {
           if (attempts === MAX_CLAIM_ATTEMPTS) throw ClarificationError.inProgress();
           attempts += 1;
           const outcome = claimedOutcome(validated, rows);
-          const won = await this.claimedAlone(pendingId, outcome, () =>
+          // A routed bundle's answer is a vote (Q2): cast in the claim's transaction, never coalesced with another's claim.
+          const ballot: Ballot | undefined =
+            routing === undefined ? undefined : { caller, voter: voterOf(caller), surface, attemptId: attempt.id, own: ballotOfOutcome(outcome) };
+          const claim = () =>
             this.delivery.claimAndDeliver({
               rows,
               session: bundle.session,
               outcome,
               winner: winnerIdentity(caller, surface),
               audit: { attemptId: attempt.id, rejectReason: rejectReasonOf(input) },
-            }),
-          );
-          if (won !== undefined) {
+              ballot,
+            });
+          const won = ballot === undefined ? await this.claimedAlone(pendingId, outcome, claim) : await claim();
+          if (won !== undefined && 'verdict' in won) {
+            const told = this.ballotTold(won);
+            if (told !== undefined) return told;
+          } else if (won !== undefined) {
             return {
               claimed: true,
-              status: outcome.terminal,
-              response: { answers: outcome.answers, rejected: outcome.terminal === ClarificationStatus.Rejected, reject_reason: outcome.rejectReason },
+              status: won.response.rejected ? ClarificationStatus.Rejected : ClarificationStatus.Answered,
+              response: { answers: won.response.answers, rejected: won.response.rejected, reject_reason: won.response.reject_reason },
             };
           }
           // R2a: the loser's one re-read — made once the winner's delivery outcome is known.
@@ -160,6 +183,20 @@ export class ResolveBundleService {
           break;
         }
       }
+    }
+  }
+
+  /** What a ballot that did not claim tells its voter; undefined when the bundle was not active (the loser's path follows). */
+  private ballotTold({ verdict }: BallotResult): Resolution | undefined {
+    switch (verdict.kind) {
+      case 'recorded':
+        return pendingVote(verdict.votes, verdict.required_answers, verdict.replayed);
+      case 'conflict':
+        throw ClarificationError.alreadyVoted();
+      case 'not_eligible':
+        throw notEligible(verdict.routing);
+      case 'inactive':
+        return undefined;
     }
   }
 

@@ -1,6 +1,7 @@
 import { Field, Int, ObjectType } from '@nestjs/graphql';
 import { listCost, MAX_OPTIONS_PER_QUESTION, MAX_QUESTIONS_PER_BUNDLE } from '../operation-cost.js';
 import { ResolvedByModel } from './resolved-by.model.js';
+import { MAX_ANSWERERS, RoutingModel, VoteModel } from './routing.model.js';
 
 @ObjectType('QuestionOption')
 export class QuestionOptionModel {
@@ -31,6 +32,10 @@ export class PendingBundleModel {
   resolvedBy!: ResolvedByModel | null;
   @Field(() => String, { nullable: true, description: 'RFC3339 UTC deadline, when asked with expires_in_seconds (question(pendingId) only)' })
   expiresAt!: string | null;
+  @Field({ description: 'Whether the caller may answer it (routing answerers)' }) eligible!: boolean;
+  @Field(() => RoutingModel, { nullable: true, description: 'null when asked without routing' }) routing!: RoutingModel | null;
+  @Field(() => [VoteModel], { description: 'The votes of a routed bundle (question(pendingId) only; [] in lists)', complexity: listCost(MAX_ANSWERERS) })
+  votes!: VoteModel[];
 }
 
 @ObjectType('PageInfo')

@@ -2,6 +2,8 @@ import { Field, ObjectType, registerEnumType } from '@nestjs/graphql';
 import { QuestionEventType } from '#clarification';
 import { ResolutionResponseModel } from './resolution.model.js';
 import { ResolvedByModel } from './resolved-by.model.js';
+import { listCost } from '../operation-cost.js';
+import { AssignedUserModel, MAX_ANSWERERS } from './routing.model.js';
 
 registerEnumType(QuestionEventType, { name: 'QuestionEventType' });
 
@@ -18,4 +20,6 @@ export class QuestionEventModel {
   response!: ResolutionResponseModel | null;
   @Field(() => ResolvedByModel, { nullable: true, description: 'Who answered, on ANSWERED and REJECTED' })
   resolvedBy!: ResolvedByModel | null;
+  @Field(() => [AssignedUserModel], { nullable: true, description: 'The eligible users, on REMINDED and ESCALATED', complexity: listCost(MAX_ANSWERERS) })
+  eligible!: AssignedUserModel[] | null;
 }

@@ -1,4 +1,4 @@
-import { Field, InputType, ObjectType } from '@nestjs/graphql';
+import { Field, InputType, Int, ObjectType } from '@nestjs/graphql';
 import { listCost, MAX_OPTIONS_PER_QUESTION, MAX_QUESTIONS_PER_BUNDLE } from '../operation-cost.js';
 
 @ObjectType('Answer')
@@ -15,11 +15,19 @@ export class ResolutionResponseModel {
   @Field() rejectReason!: string;
 }
 
+@ObjectType('VoteReceipt', { description: 'A recorded vote that did not resolve its bundle (status pending).' })
+export class VoteReceiptModel {
+  @Field({ description: 'The same voter sent the same answer again' }) replayed!: boolean;
+  @Field(() => Int) votes!: number;
+  @Field(() => Int) requiredAnswers!: number;
+}
+
 @ObjectType('Resolution', { description: 'claimed:false means another answer won; response is what it said.' })
 export class ResolutionModel {
   @Field() claimed!: boolean;
-  @Field({ description: 'answered or rejected' }) status!: string;
+  @Field({ description: 'answered or rejected; pending for a vote of a routed bundle that did not resolve it' }) status!: string;
   @Field(() => ResolutionResponseModel) response!: ResolutionResponseModel;
+  @Field(() => VoteReceiptModel, { nullable: true, description: 'Only for a vote that did not resolve the bundle' }) vote!: VoteReceiptModel | null;
 }
 
 @InputType('AnswerInput')

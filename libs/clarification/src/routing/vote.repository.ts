@@ -1,0 +1,60 @@
+import { Injectable } from '@nestjs/common';
+import { DataSource, type EntityManager } from 'typeorm';
+import { queryRows } from '#persistence';
+import { bundleIsActive, CLARIFICATION_REQUEST } from '#tasks';
+import type { BundleRow } from '../bundle/clarification.types.js';
+import { type Ballot, type BallotBox, routingOf } from './routing.rules.js';
+import type { VoteRow } from './routing.types.js';
+
+const VOTE_COLUMNS = `v.voter, v.seq::text AS seq, v.caller_kind, v.caller_user_id, v.caller_name, v.surface, v.rejected, v.reject_reason, v.answers, v.at`;
+
+/** `clarification_votes`: the votes of routed bundles, one per voter, read and written under the session's lock. */
+@Injectable()
+export class VoteRepository {
+  constructor(private readonly dataSource: DataSource) {}
+
+  /** The box as the claim's transaction sees it: activeness, the rows' current routing, the votes in order. One statement. */
+  async ballotBox(pendingId: string, manager: EntityManager): Promise<BallotBox> {
+    const [row] = await queryRows<{ active: boolean; routing: unknown; votes: (Omit<VoteRow, 'at'> & { at: string })[] | null }>(
+      manager,
+      `SELECT ${bundleIsActive('$1')} AS active,
+              (SELECT m.metadata->'routing' FROM task_session_messages m
+                WHERE m.metadata->>'pending_id' = $1 AND m.type = '${CLARIFICATION_REQUEST}' ORDER BY m.created_at, m.id LIMIT 1) AS routing,
+              (SELECT json_agg(json_build_object('voter', v.voter, 'seq', v.seq::text, 'caller_kind', v.caller_kind, 'caller_user_id', v.caller_user_id,
+                        'caller_name', v.caller_name, 'surface', v.surface, 'rejected', v.rejected, 'reject_reason', v.reject_reason,
+                        'answers', v.answers, 'at', v.at) ORDER BY v.seq)
+                 FROM clarification_votes v WHERE v.pending_id = $1) AS votes`,
+      [pendingId],
+    );
+    const routing = routingOf([{ metadata: { routing: row?.routing } } as unknown as BundleRow]);
+    return {
+      active: row?.active === true,
+      routing,
+      votes: (row?.votes ?? []).map((vote) => ({ ...vote, at: new Date(vote.at) })),
+    };
+  }
+
+  async insert(pendingId: string, ballot: Ballot, manager: EntityManager): Promise<void> {
+    const { caller } = ballot;
+    await manager.query(
+      `INSERT INTO clarification_votes (pending_id, voter, attempt_id, caller_kind, caller_user_id, caller_name, surface, rejected, reject_reason, answers, at)
+       SELECT $1, $2, $3, $4, $5::text, (SELECT u.name FROM users u WHERE u.id = $5::text), $6, $7, $8, $9::jsonb, statement_timestamp()`,
+      [
+        pendingId,
+        ballot.voter,
+        ballot.attemptId,
+        caller.kind,
+        caller.kind === 'user' ? caller.userId : null,
+        ballot.surface,
+        ballot.own.rejected,
+        ballot.own.reject_reason,
+        JSON.stringify(ballot.own.answers),
+      ],
+    );
+  }
+
+  /** Every vote of a bundle, in the order they were recorded. */
+  list(pendingId: string): Promise<VoteRow[]> {
+    return queryRows<VoteRow>(this.dataSource, `SELECT ${VOTE_COLUMNS} FROM clarification_votes v WHERE v.pending_id = $1 ORDER BY v.seq`, [pendingId]);
+  }
+}
