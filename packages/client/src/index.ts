@@ -18,5 +18,5 @@ export {
   ParleyAlreadyResumedError,
   type ParleyErrorCode,
 } from './core/parley.errors.js';
-export type { Question, QuestionOption, Answer, BundleView, PendingBundle, ServerErrorCode, SessionState } from './core/wire.types.js';
+export type { Question, QuestionOption, Answer, BundleView, PendingBundle, Routing, ServerErrorCode, SessionState, VoteReceipt } from './core/wire.types.js';
 export type { paths, components } from './core/generated/openapi.js';

@@ -7,7 +7,7 @@ import { type LedgerEntry, MemoryResumeLedger, type ResumeLedger } from './resum
 import { withRetries } from './retry.policy.js';
 import { Transport } from './transport.js';
 import { waitForOutcome, type WaitCalls } from './wait.loop.js';
-import type { Answer, BundleView, PendingBundle, Question, RespondResult } from './wire.types.js';
+import type { Answer, BundleView, PendingBundle, Question, RespondResult, Routing, VoteReceipt } from './wire.types.js';
 import { ProjectionApi } from './projection.api.js';
 import { findBundleByMarker } from './bundle.finder.js';
 
@@ -37,6 +37,8 @@ export interface AskInput {
   context?: string;
   /** The bundle expires unanswered after this many seconds (1 to 30 days). */
   expiresInSeconds?: number;
+  /** Who may answer, how many identical answers resolve it, and the escalation steps. */
+  routing?: Routing;
   signal?: AbortSignal;
 }
 
@@ -47,10 +49,13 @@ export type Rejection = { reject: true; reason?: string };
 /** The result of answering: whether this call won, and the one response that did. */
 export interface Resolution {
   claimed: boolean;
-  status: 'answered' | 'rejected';
+  /** `pending`: a vote of a routed bundle was recorded and the bundle is not resolved yet (see `vote`). */
+  status: 'answered' | 'rejected' | 'pending';
   answers: Answer[];
   rejected: boolean;
   rejectReason: string;
+  /** For a recorded vote that did not resolve the bundle. */
+  vote?: VoteReceipt;
 }
 
 export interface PendingQuery {
@@ -103,6 +108,7 @@ export class Parley implements BundleOperations {
       ...(input.taskId !== undefined ? { task_id: input.taskId } : {}),
       ...(input.context !== undefined ? { context: input.context } : {}),
       ...(input.expiresInSeconds !== undefined ? { expires_in_seconds: input.expiresInSeconds } : {}),
+      ...(input.routing !== undefined ? { routing: input.routing } : {}),
     };
     const { signal } = input;
     const asked = await this.retried(() => this.transport.send(() => this.transport.api.POST('/api/v1/clarification/request', { body, signal }), signal), signal);
@@ -172,6 +178,7 @@ export class Parley implements BundleOperations {
       answers: result.response.answers,
       rejected: result.response.rejected,
       rejectReason: result.response.reject_reason,
+      ...(result.vote ? { vote: result.vote } : {}),
     };
   }
 

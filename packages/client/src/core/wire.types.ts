@@ -14,6 +14,10 @@ export type BundleView = Schemas['BundleDoc'];
 export type PendingBundle = Schemas['PendingBundleDoc'];
 /** What `POST /api/v1/clarification/{id}/respond` returns: who won, and the winner's response. */
 export type RespondResult = Schemas['RespondResultDoc'];
+/** Who may answer, how many must agree, and what happens when nobody does (see docs/api/rest.md). */
+export type Routing = Schemas['RoutingDoc'];
+/** A recorded vote of a routed bundle that did not resolve it yet. */
+export type VoteReceipt = Schemas['VoteReceiptDoc'];
 /** The server's error codes (the `code` of every error body; GraphQL and MCP use the same ones). */
 export type ServerErrorCode = Schemas['ErrorCode'];
 export type ErrorBody = Schemas['ErrorBodyDto'];

@@ -100,6 +100,38 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/admin/workspaces/{id}/members": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get: operations["Members_list"];
+        put?: never;
+        post: operations["Members_add"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/admin/workspaces/{id}/members/{userId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        delete: operations["Members_remove"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/workspaces": {
         parameters: {
             query?: never;
@@ -460,7 +492,7 @@ export interface components {
          * @description The same code GraphQL puts in extensions.code and MCP in its tool errors
          * @enum {string}
          */
-        ErrorCode: "VALIDATION_ERROR" | "UNAUTHENTICATED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "RATE_LIMITED" | "INTERNAL_ERROR" | "UNAVAILABLE" | "WAIT_ENDED" | "EXPIRED";
+        ErrorCode: "VALIDATION_ERROR" | "UNAUTHENTICATED" | "FORBIDDEN" | "NOT_ELIGIBLE" | "NOT_FOUND" | "CONFLICT" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "RATE_LIMITED" | "INTERNAL_ERROR" | "UNAVAILABLE" | "WAIT_ENDED" | "EXPIRED";
         ErrorBodyDto: {
             /**
              * @description What went wrong; for bad input it names the field
@@ -514,6 +546,36 @@ export interface components {
             /** @enum {string} */
             auth_mode: "enabled" | "disabled";
             caller: components["schemas"]["CallerDoc"];
+        };
+        AddMemberDto: {
+            /** @description An existing user (users:create) */
+            user_id: string;
+        };
+        AddedMemberDoc: {
+            workspace_id: string;
+            user_id: string;
+            name: string;
+            /** Format: date-time */
+            added_at: string;
+            /** @description false when the user already was a member */
+            added: boolean;
+        };
+        MemberDoc: {
+            workspace_id: string;
+            user_id: string;
+            name: string;
+            /** Format: date-time */
+            added_at: string;
+        };
+        MemberListDoc: {
+            workspace_id: string;
+            members: components["schemas"]["MemberDoc"][];
+        };
+        RemovedMemberDoc: {
+            workspace_id: string;
+            user_id: string;
+            /** @description false when the user was no member */
+            removed: boolean;
         };
         CreateWorkspaceDto: {
             name: string;
@@ -649,6 +711,19 @@ export interface components {
             status: string;
             options: components["schemas"]["OptionDoc"][];
         };
+        UserIdsDoc: {
+            user_ids: string[];
+        };
+        AssignedUserDoc: {
+            user_id: string;
+            name: string;
+        };
+        RoutingViewDoc: {
+            /** @description null: whoever sees the bundle may answer */
+            answerers: components["schemas"]["UserIdsDoc"] | null;
+            assigned_to: components["schemas"]["AssignedUserDoc"][];
+            required_answers: number;
+        };
         PendingBundleDoc: {
             pending_id: string;
             task_id: string;
@@ -658,6 +733,10 @@ export interface components {
             age_seconds: number;
             context: string;
             questions: components["schemas"]["PendingQuestionDoc"][];
+            /** @description A routed bundle only: whether the caller may answer it */
+            eligible?: boolean;
+            /** @description A routed bundle only */
+            routing?: components["schemas"]["RoutingViewDoc"];
         };
         PendingPageDoc: {
             bundles: components["schemas"]["PendingBundleDoc"][];
@@ -676,6 +755,24 @@ export interface components {
             /** @enum {string} */
             kind?: "single" | "plan";
         };
+        EscalationStepDoc: {
+            /** @description Seconds after the ask; strictly increasing from step to step */
+            after_seconds: number;
+            /** @description true: emit a REMINDED event naming the eligible users */
+            remind?: boolean;
+            /** @description Replace the eligible answerers (an ESCALATED event) */
+            reassign_to?: components["schemas"]["UserIdsDoc"];
+        };
+        RoutingDoc: {
+            /** @description Only these users (and an admin) may answer; others who see the bundle get 403 NOT_ELIGIBLE */
+            answerers?: components["schemas"]["UserIdsDoc"];
+            /**
+             * @description Identical answers from this many people resolve the bundle
+             * @default 1
+             */
+            required_answers: number;
+            escalation?: components["schemas"]["EscalationStepDoc"][];
+        };
         CreateClarificationDto: {
             session_id: string;
             /** @description Must be the session's task when given */
@@ -684,6 +781,7 @@ export interface components {
             context?: string;
             /** @description Seconds until the bundle expires unanswered (1 to 30 days) */
             expires_in_seconds?: number;
+            routing?: components["schemas"]["RoutingDoc"];
         };
         PendingIdDoc: {
             pending_id: string;
@@ -697,6 +795,25 @@ export interface components {
             surface: "web" | "rest" | "mcp" | "graphql" | "command";
             /** Format: date-time */
             at: string;
+        };
+        AnswerDoc: {
+            question_id: string;
+            selected_options: string[];
+            /** @description At most 2000 code points */
+            custom_text: string;
+        };
+        VoteDoc: {
+            /** @description {kind, user_id, name} */
+            user: {
+                [key: string]: unknown;
+            };
+            surface: string;
+            /** Format: date-time */
+            at: string;
+            /** @description Once the bundle is resolved */
+            rejected?: boolean;
+            /** @description Once the bundle is resolved */
+            answers?: components["schemas"]["AnswerDoc"][];
         };
         BundleDoc: {
             pending_id: string;
@@ -722,12 +839,12 @@ export interface components {
              * @description The deadline, when the bundle was asked with expires_in_seconds
              */
             expires_at: string | null;
-        };
-        AnswerDoc: {
-            question_id: string;
-            selected_options: string[];
-            /** @description At most 2000 code points */
-            custom_text: string;
+            /** @description A routed bundle only: whether the caller may answer it (routing.answerers) */
+            eligible?: boolean;
+            /** @description A routed bundle only */
+            routing?: components["schemas"]["RoutingViewDoc"];
+            /** @description A routed bundle only: its votes */
+            votes?: components["schemas"]["VoteDoc"][];
         };
         ClarificationResponseDoc: {
             pending_id: string;
@@ -750,14 +867,25 @@ export interface components {
             /** @description Always "" on a replay (the reason is not stored) */
             reject_reason: string;
         };
+        VoteReceiptDoc: {
+            /** @description The same voter sent the same answer again */
+            replayed: boolean;
+            votes: number;
+            required_answers: number;
+        };
         RespondResultDoc: {
             /** @example true */
             success: boolean;
             /** @description true: this call won the claim; false: another answer won first (its answer is reported) */
             claimed: boolean;
-            /** @enum {string} */
-            status: "answered" | "rejected";
+            /**
+             * @description pending: a vote of a routed bundle, recorded; not resolved yet
+             * @enum {string}
+             */
+            status: "answered" | "rejected" | "pending";
             response: components["schemas"]["ResolutionResponseDoc"];
+            /** @description Only for a vote that did not resolve the bundle */
+            vote?: components["schemas"]["VoteReceiptDoc"];
         };
         SuccessDoc: {
             /** @example true */
@@ -1244,6 +1372,230 @@ export interface operations {
             };
             /** @description A cookie-authenticated write from another origin (CSRF) */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description Internal error (the body carries the request id) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description The database is unavailable, or an outcome is not settled yet; retry shortly (`Retry-After`) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+        };
+    };
+    Members_list: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The members, oldest first (the owner is not listed) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MemberListDoc"];
+                };
+            };
+            /** @description Invalid input: the message names the field; nothing was changed */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description No valid credential (auth enabled); `WWW-Authenticate: Bearer` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description Not found — or not yours: a denial looks exactly like a missing id */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description Internal error (the body carries the request id) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description The database is unavailable, or an outcome is not settled yet; retry shortly (`Retry-After`) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+        };
+    };
+    Members_add: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["AddMemberDto"];
+            };
+        };
+        responses: {
+            /** @description Idempotent: adding an existing member changes nothing (added: false) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AddedMemberDoc"];
+                };
+            };
+            /** @description Invalid input: the message names the field; nothing was changed */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description No valid credential (auth enabled); `WWW-Authenticate: Bearer` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description Not found — or not yours: a denial looks exactly like a missing id */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description The body is larger than BODY_LIMIT_BYTES */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description The body is not application/json */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description Internal error (the body carries the request id) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description The database is unavailable, or an outcome is not settled yet; retry shortly (`Retry-After`) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+        };
+    };
+    Members_remove: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+                userId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description removed: false when the user was no member */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RemovedMemberDoc"];
+                };
+            };
+            /** @description Invalid input: the message names the field; nothing was changed */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description No valid credential (auth enabled); `WWW-Authenticate: Bearer` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description Not found — or not yours: a denial looks exactly like a missing id */
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2509,6 +2861,15 @@ export interface operations {
             };
             /** @description No valid credential (auth enabled); `WWW-Authenticate: Bearer` */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description A cookie-authenticated write from another origin (CSRF) */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
