@@ -63,6 +63,10 @@ const DRIVERS: Array<[string, Driver]> = [
     return res;
   }],
   ['GET /api/v1/workspaces', (t) => get(t, '/api/v1/workspaces')],
+  ['POST /api/v1/admin/workspaces/{id}/members', (t, made) => post(t, `/api/v1/admin/workspaces/${made.workspaceId}/members`, { user_id: made.userId })],
+  ['GET /api/v1/admin/workspaces/{id}/members', (t, made) => get(t, `/api/v1/admin/workspaces/${made.workspaceId}/members`)],
+  ['DELETE /api/v1/admin/workspaces/{id}/members/{userId}', (t, made) =>
+    request(t.baseUrl).delete(`/api/v1/admin/workspaces/${made.workspaceId}/members/${made.userId}`).set('authorization', ADMIN)],
   ['POST /api/v1/tasks', async (t, made) => {
     const res = await post(t, '/api/v1/tasks', { title: 'statuses', workspace_id: made.workspaceId });
     made.taskId = res.body.id as string;
