@@ -6,6 +6,7 @@ import { BrowserSessions1765000000000 } from './1765000000000-browser-sessions.j
 import { CommandReceipts1765100000000 } from './1765100000000-command-receipts.js';
 import { BeyondThePeers1765400000000 } from './1765400000000-beyond-the-peers.js';
 import { ListKeysetIndexes1765500000000 } from './1765500000000-list-keyset-indexes.js';
+import { SharedRateLimits1765600000000 } from './1765600000000-shared-rate-limits.js';
 
 /** Every migration, in order. Listed explicitly so the ESM build needs no glob loading. */
 export const MIGRATIONS = [
@@ -17,4 +18,5 @@ export const MIGRATIONS = [
   CommandReceipts1765100000000,
   BeyondThePeers1765400000000,
   ListKeysetIndexes1765500000000,
+  SharedRateLimits1765600000000,
 ];
