@@ -5,7 +5,7 @@ import { DatabaseListener } from '#persistence';
 import { RateLimitError } from './rate-limit.errors.js';
 import { type RateLimitDecision, RateLimitKind } from './rate-limit.policy.js';
 import { RATE_LIMIT_TABLE, RateLimitRepository, SPENT_CHANNEL, type SpentKey } from './rate-limit.repository.js';
-import { SpentKeys } from './spent-keys.js';
+import { WindowedKeys } from './windowed-keys.js';
 
 type Limiter = RateLimiterMemory | RateLimiterPostgres;
 
@@ -22,9 +22,12 @@ const isSpentKey = (value: unknown): value is SpentKey =>
  *   exceeds its short bound) an in-memory insurance limiter counts instead.
  * - `memory`: in this process's memory only, for a single process.
  *
- * The failed-credential budget is peeked on every request that presents a credential, so its peek
- * never reaches the database: a replica refuses the addresses it knows to be spent — its own spends
- * that reached the limit, and the ones every other replica announces (NOTIFY) the moment theirs do.
+ * The failed-credential budget is peeked on every request that presents a credential, so the peek
+ * reaches the database only for an address this process itself saw fail in the current window (one
+ * round trip per such request; every other authenticated request costs none). Besides, a replica
+ * refuses from memory the addresses it knows to be spent: its own spends that reached the limit, and
+ * the ones the other replicas announce (NOTIFY) the moment theirs do — so an address that never
+ * failed here is refused here within a notification's delivery of being spent elsewhere.
  */
 @Injectable()
 export class RateLimitService {
@@ -33,8 +36,10 @@ export class RateLimitService {
   private readonly insurance = new Map<RateLimitKind, RateLimiterMemory>();
   private readonly windowSeconds: number;
   private readonly shared: boolean;
-  /** Failed-credential keys (store keys) known to be spent: peeked without a round trip. */
-  private readonly spentCredentials = new SpentKeys();
+  /** Failed-credential keys (store keys) known to be spent: refused without a round trip. */
+  private readonly spentCredentials = new WindowedKeys();
+  /** Failed-credential keys that failed here in their current window: their peek asks the database. */
+  private readonly failingCredentials = new WindowedKeys();
 
   constructor(
     @Inject(APP_CONFIG) config: AppConfig,
@@ -110,7 +115,10 @@ export class RateLimitService {
       result = outcome;
       decision = this.decision(kind, outcome, false);
     }
-    if (this.shared && kind === RateLimitKind.FailedCredentials && result.consumedPoints >= limiter.points) this.spent(limiter.getKey(key), result.msBeforeNext);
+    if (this.shared && kind === RateLimitKind.FailedCredentials && result.consumedPoints > 0) {
+      this.failingCredentials.add(limiter.getKey(key), Date.now() + result.msBeforeNext);
+      if (result.consumedPoints >= limiter.points) await this.spent(limiter.getKey(key), result.msBeforeNext);
+    }
     return decision;
   }
 
@@ -133,12 +141,19 @@ export class RateLimitService {
       return this.decision(kind, result, result.consumedPoints < this.limiter(kind).points);
     }
     if (kind !== RateLimitKind.FailedCredentials) throw new Error(`the ${kind} budget is not peeked`);
-    const msLeft = this.spentCredentials.msLeft(this.limiter(kind).getKey(key));
+    const limiter = this.limiter(kind);
+    const storeKey = limiter.getKey(key);
+    const msLeft = this.spentCredentials.msLeft(storeKey);
     if (msLeft > 0) return this.decision(kind, new RateLimiterRes(0, msLeft), false);
     // While the database was away the insurance counted: its spent keys are refused as well.
     const insured = await this.insurance.get(kind)?.get(key);
-    if (insured && insured.consumedPoints >= this.limiter(kind).points) return this.decision(kind, insured, false);
-    return undefined;
+    if (insured && insured.consumedPoints >= limiter.points) return this.decision(kind, insured, false);
+    if (this.failingCredentials.msLeft(storeKey) === 0) return undefined;
+    // The store's get falls back to the insurance's should the database not answer.
+    const counted = await limiter.get(key);
+    if (!counted || counted.consumedPoints < limiter.points) return undefined;
+    this.spentCredentials.add(storeKey, Date.now() + counted.msBeforeNext);
+    return this.decision(kind, counted, false);
   }
 
   /**
@@ -169,13 +184,15 @@ export class RateLimitService {
   }
 
   /** A failed-credential key reached its limit here: refuse it here at once, and tell the other replicas. */
-  private spent(storeKey: string, msBeforeNext: number): void {
+  private async spent(storeKey: string, msBeforeNext: number): Promise<void> {
     if (msBeforeNext <= 0) return;
     const known = this.spentCredentials.msLeft(storeKey) > 0;
     const expire = Date.now() + msBeforeNext;
     this.spentCredentials.add(storeKey, expire);
     if (known) return;
-    this.store.publishSpent({ key: storeKey, expire }).catch((error: unknown) => {
+    // Awaited (bounded like every limiter statement): the refusal that spent the budget reaches its
+    // client only after the other replicas were told.
+    await this.store.publishSpent({ key: storeKey, expire }).catch((error: unknown) => {
       this.logger.debug({ msg: 'spent failed-credential key not announced', err: String(error) });
     });
   }

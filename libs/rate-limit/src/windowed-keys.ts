@@ -1,8 +1,8 @@
 /** Beyond this many entries, an insertion first forgets the ones whose window has ended. */
 const COLLECT_ABOVE = 1_000;
 
-/** Keys whose budget is spent until a given time (epoch ms), in this process's memory. */
-export class SpentKeys {
+/** Keys marked until a given time (epoch ms, the end of their window), in this process's memory. */
+export class WindowedKeys {
   private readonly until = new Map<string, number>();
 
   add(key: string, expire: number): void {
@@ -11,7 +11,7 @@ export class SpentKeys {
     this.until.set(key, Math.max(expire, this.until.get(key) ?? 0));
   }
 
-  /** Milliseconds until `key`'s window ends; 0 when it is not spent. */
+  /** Milliseconds until `key`'s mark ends; 0 when it is not marked. */
   msLeft(key: string): number {
     const expire = this.until.get(key);
     if (expire === undefined) return 0;
