@@ -100,7 +100,7 @@ function remaining(reply: Reply, kind: string): number | undefined {
 /** The replies of `count` requests made one after another, alternating between the replicas. */
 async function alternately(replicas: readonly ServerProcess[], count: number, request: (server: ServerProcess) => Promise<Reply>): Promise<Reply[]> {
   const replies: Reply[] = [];
-  for (let i = 0; i < count; i++) replies.push(await request(replicas[i % replicas.length] as ServerProcess));
+  for (let i = 0; i < count; i++) replies.push(await request(replicas[i % replicas.length]));
   return replies;
 }
 
@@ -165,7 +165,7 @@ describe('rate limits shared by replicas on one database', () => {
     // Lists: 4 before the restart (3 above, 1 just now), so one is left.
     const lists = await alternately(replicas, 2, (server) => listTasks(server));
     expect(statuses(lists)).toEqual([200, 429]);
-    expect(remaining(lists[0] as Reply, 'lists')).toBe(0);
+    expect(remaining(lists[0], 'lists')).toBe(0);
   });
 
   it('with the database stopped, each replica’s insurance limiter still limits and every request ends at once; shared again once it is back', async () => {
