@@ -2,6 +2,8 @@
  * Target 1 of docs/benchmarks.md, the answer path: REST answers/s with 16 concurrent clients on distinct bundles vs the raw claim
  * transaction — the statements the app sent for one captured winning answer, replayed with each
  * bundle's ids — driven straight at PostgreSQL with 16 connections; GraphQL and MCP the same way.
+ * REST twice: with the rate limits counted in PostgreSQL (the default, shared by replicas) and, on a
+ * second app on the same database, in memory (RATE_LIMIT_STORE=memory) — the shared limiter's cost.
  *
  * Environment: BENCH_ROUNDS (3), BENCH_ANSWERS (answers per scenario per round, 600), BENCH_CLIENTS (16).
  */
@@ -25,11 +27,13 @@ const CLIENTS = envInt('BENCH_CLIENTS', 16);
 const WARMUP = 100;
 
 /** `raw`: the claim transaction replayed as the app sends it (named statements named); `raw-unnamed`: the same, every statement unnamed (planned per call). */
-type Scenario = 'raw' | 'raw-unnamed' | Surface;
-const SCENARIOS: Scenario[] = ['raw', 'raw-unnamed', 'rest', 'graphql', 'mcp', 'mcp-http'];
+type Scenario = 'raw' | 'raw-unnamed' | Surface | 'rest-memory-limits';
+const SCENARIOS: Scenario[] = ['raw', 'raw-unnamed', 'rest', 'rest-memory-limits', 'graphql', 'mcp', 'mcp-http'];
 const LABEL: Record<string, string> = {
   raw: 'raw claim transaction, as the app sends it (pg, 16 connections)',
   'raw-unnamed': 'raw claim transaction, every statement unnamed',
+  rest: 'REST (rate limits in PostgreSQL, the default)',
+  'rest-memory-limits': 'REST, rate limits in memory (RATE_LIMIT_STORE=memory)',
   mcp: 'MCP (the SDK client)',
   'mcp-http': 'MCP, plain HTTP client (the same JSON-RPC POST)',
 };
@@ -115,11 +119,14 @@ async function preparedClaimPlanning(db: pg.Pool, statementsFor: (k: number) => 
 export async function run(report: Report): Promise<void> {
   const server: BenchServer = await startBenchServer();
   let bench: BenchApp | undefined;
+  let memoryBench: BenchApp | undefined;
   let load: Load | undefined;
+  let memoryLoad: Load | undefined;
   let db: pg.Pool | undefined;
   try {
     const url = await server.createDatabase('answers');
     bench = await startBenchApp(url);
+    memoryBench = await startBenchApp(url, { rateLimitStore: 'memory' });
     const user = await createUserWithToken(bench.baseUrl, 'answerer');
     db = new pg.Pool({ connectionString: url, max: 2 });
     const total = 1 + SCENARIOS.length * (WARMUP + ROUNDS * PER_SLICE) + 10;
@@ -129,6 +136,7 @@ export async function run(report: Report): Promise<void> {
     progress(`answer-path: captured ${captured.all.length} statements for one winning REST answer; the claim transaction is ${captured.claim.length}`);
 
     load = await Load.start({ baseUrl: bench.baseUrl, bearer: user.token, databaseUrl: url, concurrency: CLIENTS });
+    memoryLoad = await Load.start({ baseUrl: memoryBench.baseUrl, bearer: user.token, databaseUrl: url, concurrency: CLIENTS });
     let nextBundle = 1;
     const take = (n: number): number[] => Array.from({ length: n }, () => nextBundle++);
     const errors: string[] = [];
@@ -138,7 +146,9 @@ export async function run(report: Report): Promise<void> {
       const response =
         scenario === 'raw' || scenario === 'raw-unnamed'
           ? await load!.run({ op: 'raw', transactions: bundles.map((i) => replayFor(captured, i, scenario === 'raw')), concurrency: CLIENTS })
-          : await load!.run({ op: 'throughput', surface: scenario, pendingIds: bundles.map((i) => seededIds(i).pendingId), concurrency: CLIENTS });
+          : scenario === 'rest-memory-limits'
+            ? await memoryLoad!.run({ op: 'throughput', surface: 'rest', pendingIds: bundles.map((i) => seededIds(i).pendingId), concurrency: CLIENTS })
+            : await load!.run({ op: 'throughput', surface: scenario, pendingIds: bundles.map((i) => seededIds(i).pendingId), concurrency: CLIENTS });
       if (scenario === 'raw' || scenario === 'raw-unnamed') rawBundles.push(...bundles);
       const won = response.outcomes.filter((outcome) => outcome.claimed).length;
       for (const outcome of response.outcomes) if (outcome.error) errors.push(outcome.error);
@@ -187,6 +197,7 @@ export async function run(report: Report): Promise<void> {
     const restRaw = median(perRound('rest', 'raw'));
     const graphqlRest = median(perRound('graphql', 'rest'));
     const mcpRest = median(perRound('mcp', 'rest'));
+    const sharedLimits = median(perRound('rest', 'rest-memory-limits'));
     const spread = (scenario: Scenario) => {
       const values = tps.get(scenario) ?? [];
       return `${Math.min(...values).toFixed(0)}–${Math.max(...values).toFixed(0)}`;
@@ -211,6 +222,7 @@ export async function run(report: Report): Promise<void> {
         ['REST / raw claim tx', '0.16× (246/s vs 1,535 tps)', `${fixed(restRaw)}×`, '≥ 0.5×', ratioVerdict(restRaw, 0.5, false)],
         ['REST / raw claim tx, every statement unnamed', '—', `${fixed(median(perRound('rest', 'raw-unnamed')))}×`, '—', ''],
         ['raw claim tx as sent / unnamed', '—', `${fixed(median(perRound('raw', 'raw-unnamed')))}×`, '—', ''],
+        ['REST, limits in PostgreSQL / limits in memory', '—', `${fixed(sharedLimits)}×`, '≥ 0.9×', ratioVerdict(sharedLimits, 0.9, false)],
         ['GraphQL / REST', '1.06× (0.17× / 0.16×)', `${fixed(graphqlRest)}×`, '0.85–1.15×', graphqlRest >= 0.85 && graphqlRest <= 1.15 ? 'met' : '**MISSED**'],
         ['MCP / REST', '0.75× (0.12× / 0.16×)', `${fixed(mcpRest)}×`, '0.85–1.15×', mcpRest >= 0.85 && mcpRest <= 1.15 ? 'met' : '**MISSED**'],
         ['MCP with the plain HTTP client REST uses / REST (the server side alone)', '—', `${fixed(median(perRound('mcp-http', 'rest')))}×`, '—', ''],
@@ -242,6 +254,8 @@ export async function run(report: Report): Promise<void> {
     if (errors.length > 0) process.exitCode = 1;
   } finally {
     await load?.close().catch(() => undefined);
+    await memoryLoad?.close().catch(() => undefined);
+    await memoryBench?.close().catch(() => undefined);
     await db?.end().catch(() => undefined);
     await bench?.close().catch(() => undefined);
     await server.stop();

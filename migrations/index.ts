@@ -7,6 +7,7 @@ import { CommandReceipts1765100000000 } from './1765100000000-command-receipts.j
 import { BeyondThePeers1765400000000 } from './1765400000000-beyond-the-peers.js';
 import { ListKeysetIndexes1765500000000 } from './1765500000000-list-keyset-indexes.js';
 import { Routing1765600000000 } from './1765600000000-routing.js';
+import { SharedRateLimits1765700000000 } from './1765700000000-shared-rate-limits.js';
 
 /** Every migration, in order. Listed explicitly so the ESM build needs no glob loading. */
 export const MIGRATIONS = [
@@ -19,4 +20,5 @@ export const MIGRATIONS = [
   BeyondThePeers1765400000000,
   ListKeysetIndexes1765500000000,
   Routing1765600000000,
+  SharedRateLimits1765700000000,
 ];

@@ -65,6 +65,8 @@ describe('loadConfig', () => {
       expect(config.graphql).toEqual({ graphiql: true, maxCost: 60_000, maxRootLists: 10, maxTokens: 5_000 });
       expect(config.mcp).toEqual({ maxBatch: 20, maxPageBudget: 1_000 });
       expect(config.rateLimits).toEqual({ windowSeconds: 60, signIn: 20, failedCredentials: 30, answers: 600, lists: 1_200, asks: 600 });
+      expect(config.rateLimitStore).toBe('postgres');
+      expect(loadConfig({ RATE_LIMIT_STORE: 'Memory' }).rateLimitStore).toBe('memory');
       expect(loadConfig({ AUTH_MODE: 'enabled' }).graphql.graphiql).toBe(false);
       expect(loadConfig({ AUTH_MODE: 'enabled', GRAPHIQL: 'true' }).graphql.graphiql).toBe(true);
       expect(loadConfig({ GRAPHIQL: 'FALSE' }).graphql.graphiql).toBe(false);
@@ -284,6 +286,7 @@ describe('loadConfig', () => {
       ['GRAPHIQL', 'yes', 'must be true or false (got "yes")'],
       ['GRAPHQL_MAX_COST', '0', 'must be an integer between 1 and 100000000 (got "0")'],
       ['RATE_LIMIT_ANSWERS', 'lots', 'must be an integer between 1 and 1000000 (got "lots")'],
+      ['RATE_LIMIT_STORE', 'redis', 'must be one of postgres, memory (got "redis")'],
       ['MCP_MAX_BATCH', '-3', 'must be an integer between 1 and 10000 (got "-3")'],
       ['LOG_LEVEL', 'verbose', 'must be one of fatal, error, warn, info, debug, trace, silent (got "verbose")'],
       ['BODY_LIMIT_BYTES', '1023', 'must be an integer between 1024 and 67108864 (got "1023")'],

@@ -66,6 +66,8 @@ export interface AppConfig {
   graphql: GraphqlLimits;
   mcp: McpLimits;
   rateLimits: RateLimits;
+  /** Where the rate limits are counted: in PostgreSQL, shared by every replica (default), or in this process's memory. */
+  rateLimitStore: RateLimitStore;
   /** How often each process looks for bundles whose `expires_in_seconds` deadline passed. */
   deadlineSweepIntervalMs: number;
   /** Resolution attempts (the audit trail) are kept this many days. */
@@ -110,7 +112,10 @@ export interface McpLimits {
   maxPageBudget: number;
 }
 
-/** Requests per window, per client address or per identity (docs/configuration.md, "Rate limits"). Per replica, in memory. */
+export const RATE_LIMIT_STORES = ['postgres', 'memory'] as const;
+export type RateLimitStore = (typeof RATE_LIMIT_STORES)[number];
+
+/** Requests per window, per client address or per identity (docs/configuration.md, "Rate limits"). */
 export interface RateLimits {
   windowSeconds: number;
   signIn: number;
@@ -339,6 +344,7 @@ export function loadConfig(env: Env = process.env): AppConfig {
       lists: readInteger(env, 'RATE_LIMIT_LISTS', 1_200, 1, PER_WINDOW_MAX),
       asks: readInteger(env, 'RATE_LIMIT_ASKS', 600, 1, PER_WINDOW_MAX),
     },
+    rateLimitStore: readChoice<RateLimitStore>(env, 'RATE_LIMIT_STORE', RATE_LIMIT_STORES, 'postgres'),
     deadlineSweepIntervalMs: readInteger(env, 'DEADLINE_SWEEP_INTERVAL_MS', 1_000, 10, HOUR),
     auditRetentionDays: readInteger(env, 'AUDIT_RETENTION_DAYS', 90, 1, 36_500),
     webhooks: {

@@ -126,6 +126,42 @@ function poolGatedBy(reachability: DatabaseReachability): typeof pg.Pool {
   };
 }
 
+export interface SidePoolOptions {
+  /** Who the connections are in pg_stat_activity (never `parley`: that name is the DataSource's pool). */
+  applicationName: string;
+  poolSize: number;
+  connectTimeoutMs: number;
+  acquireTimeoutMs: number;
+  /** Bound on one statement, on the server and (the same) on the client. */
+  statementTimeoutMs: number;
+  /** Session settings sent at connect (libpq `options`, e.g. `-c synchronous_commit=off`). */
+  sessionOptions?: string;
+}
+
+/**
+ * A small pool of its own beside the DataSource's, gated by the same reachability (it fails fast while
+ * the database is known to be unreachable, and a connection it cannot open marks it so), for work
+ * that must neither queue behind requests for the DataSource's connections nor share their bounds.
+ * Errors of idle connections (a database that went away) go to `onIdleError` instead of crashing the process.
+ */
+export function createSidePool(url: string, reachability: DatabaseReachability, options: SidePoolOptions, onIdleError: (error: Error) => void): pg.Pool {
+  const GatedPool = poolGatedBy(reachability);
+  const pool = new GatedPool({
+    connectionString: url,
+    max: options.poolSize,
+    connectionTimeoutMillis: options.acquireTimeoutMs,
+    statement_timeout: options.statementTimeoutMs,
+    query_timeout: options.statementTimeoutMs,
+    idle_in_transaction_session_timeout: options.statementTimeoutMs,
+    keepAlive: true,
+    application_name: options.applicationName,
+    ...(options.sessionOptions ? { options: options.sessionOptions } : {}),
+    Client: clientConnectingWithin(options.connectTimeoutMs, reachability),
+  });
+  pool.on('error', onIdleError);
+  return pool;
+}
+
 /** With `reachability`, the pool fails fast while the database is known to be unreachable (poolGatedBy). */
 export function createDataSource(url: string, options: PoolOptions = DEFAULT_POOL_OPTIONS, reachability?: DatabaseReachability): DataSource {
   return new DataSource({

@@ -33,7 +33,10 @@ const SIGN_IN_ROUTE = '/api/v1/auth/session';
  * - Guessing tokens: every response 401 to a request that presented a credential (bearer header
  *   or session cookie) spends one unit; once the budget is spent, every request from that address
  *   presenting a credential — valid or not, so a guess that happens to be right is not revealed —
- *   is answered 429 until the window resets. Requests without a credential are unaffected.
+ *   is answered 429 until the window resets. Requests without a credential are unaffected. The
+ *   check before each such request is made from memory (RateLimitService.peek) unless this process
+ *   saw the address fail in the current window: an authenticated request from an address that has
+ *   not been failing costs no round trip for it.
  */
 @Injectable()
 export class AddressLimitsHooks implements OnModuleInit {
@@ -42,9 +45,10 @@ export class AddressLimitsHooks implements OnModuleInit {
     private readonly limits: RateLimitService,
   ) {}
 
-  onModuleInit(): void {
+  async onModuleInit(): Promise<void> {
     // An application context without an HTTP server (the CLI) has nothing to guard.
     if (!this.adapterHost.httpAdapter) return;
+    await this.limits.shareSpentCredentials();
     const fastify = this.adapterHost.httpAdapter.getInstance<FastifyInstance>();
     fastify.addHook('onRequest', async (request, reply) => {
       if (request.method === 'POST' && request.routeOptions.url === SIGN_IN_ROUTE) {
@@ -54,10 +58,13 @@ export class AddressLimitsHooks implements OnModuleInit {
       const failures = await this.limits.peek(RateLimitKind.FailedCredentials, addressKey(request.ip));
       if (failures && !failures.allowed) await this.refuseUnlessWithin(failures, request, reply);
     });
-    fastify.addHook('onResponse', async (request, reply) => {
+    // Before the 401 is sent, not after: once a client has its refusal, the failure is counted
+    // (in PostgreSQL, where it costs a round trip) and, if it spent the budget, announced.
+    fastify.addHook('onSend', async (request, reply, payload) => {
       if (reply.statusCode === 401 && presentsCredential(request)) {
         await this.limits.consume(RateLimitKind.FailedCredentials, addressKey(request.ip));
       }
+      return payload;
     });
   }
 
