@@ -8,9 +8,8 @@ import { BundleLifecycleRepository } from './bundle-lifecycle.repository.js';
 import { BundleSignals } from '../wait/bundle-signal.service.js';
 import { ClarificationLifecycleService } from './clarification-lifecycle.service.js';
 import { DeadlineRepository } from './deadline.repository.js';
+import { DueRowsSweep } from './due-rows.sweep.js';
 
-/** Deadlines one sweep handles at most (the next sweep goes on). */
-const MAX_PER_SWEEP = 100;
 /** How soon a deadline is looked at again while a claim of its session is being delivered. */
 const RECHECK_MS = 5_000;
 
@@ -24,8 +23,17 @@ const RECHECK_MS = 5_000;
 @Injectable()
 export class DeadlineSweeper implements OnApplicationBootstrap, OnApplicationShutdown {
   private readonly logger = new Logger('DeadlineSweeper');
-  private sweeping: Promise<void> | undefined;
-  private timer: NodeJS.Timeout | undefined;
+  private readonly loop = new DueRowsSweep<TouchedBundle[]>({
+    failure: 'deadline sweep failed',
+    logger: this.logger,
+    anyDue: () => this.deadlines.anyDue(),
+    next: () => this.expireNext(),
+    handled: (expired) => {
+      if (expired.length === 0) return;
+      this.logger.log({ msg: 'deadline passed; bundle expired', pending_id: expired[0]?.pending_id });
+      this.lifecycle.announce(expired, 'expired', 'clarification.expired');
+    },
+  });
 
   constructor(
     private readonly dataSource: DataSource,
@@ -38,34 +46,15 @@ export class DeadlineSweeper implements OnApplicationBootstrap, OnApplicationShu
   ) {}
 
   onApplicationBootstrap(): void {
-    this.timer = setInterval(() => void this.sweep(), this.config.deadlineSweepIntervalMs);
-    this.timer.unref();
-    this.signals.onReconnect(() => void this.sweep());
+    this.loop.start(this.config.deadlineSweepIntervalMs, this.signals);
   }
 
-  async onApplicationShutdown(): Promise<void> {
-    clearInterval(this.timer);
-    await this.sweeping;
+  onApplicationShutdown(): Promise<void> {
+    return this.loop.stop();
   }
 
-  /** One sweep at a time; a failed sweep (the database is away) waits for the next tick. */
   sweep(): Promise<void> {
-    this.sweeping ??= this.sweepOnce()
-      .catch((error: unknown) => this.logger.warn({ msg: 'deadline sweep failed', err: String(error) }))
-      .finally(() => (this.sweeping = undefined));
-    return this.sweeping;
-  }
-
-  private async sweepOnce(): Promise<void> {
-    if (!(await this.deadlines.anyDue())) return;
-    for (let handled = 0; handled < MAX_PER_SWEEP; handled += 1) {
-      const expired = await this.expireNext();
-      if (expired === undefined) return;
-      if (expired.length > 0) {
-        this.logger.log({ msg: 'deadline passed; bundle expired', pending_id: expired[0]?.pending_id });
-        this.lifecycle.announce(expired, 'expired', 'clarification.expired');
-      }
-    }
+    return this.loop.sweep();
   }
 
   /** Handles one due deadline: expire its bundle if still active; undefined when none is due. */

@@ -5,10 +5,9 @@ import { APP_CONFIG, type AppConfig } from '#config';
 import { inTransaction } from '#persistence';
 import { SessionRepository } from '#tasks';
 import { BundleSignals } from '../wait/bundle-signal.service.js';
+import { DueRowsSweep } from './due-rows.sweep.js';
 import { EscalationRepository, type FiredStep } from './escalation.repository.js';
 
-/** Steps one sweep runs at most (the next sweep goes on). */
-const MAX_PER_SWEEP = 100;
 
 /**
  * Runs the escalation ladders of routed bundles (rule Q4), on every replica, the way deadlines are
@@ -18,11 +17,21 @@ const MAX_PER_SWEEP = 100;
  * the next sweep anywhere. A step takes the session's lock, so it serializes with the claim: a bundle
  * answered, expired or cancelled first is not reminded or reassigned, and its ladder ends.
  */
+/** A step taken: whether it fired, and which bundle and step it was. */
+type RunStep = FiredStep & { pendingId: string; step: number };
+
 @Injectable()
 export class EscalationSweeper implements OnApplicationBootstrap, OnApplicationShutdown {
   private readonly logger = new Logger('EscalationSweeper');
-  private sweeping: Promise<void> | undefined;
-  private timer: NodeJS.Timeout | undefined;
+  private readonly loop = new DueRowsSweep<RunStep>({
+    failure: 'escalation sweep failed',
+    logger: this.logger,
+    anyDue: () => this.escalations.anyDue(),
+    next: () => this.runNext(),
+    handled: (step) => {
+      if (step.fired) this.logger.log({ msg: 'escalation step ran', pending_id: step.pendingId, step: step.step, event: step.type });
+    },
+  });
 
   constructor(
     private readonly dataSource: DataSource,
@@ -33,34 +42,18 @@ export class EscalationSweeper implements OnApplicationBootstrap, OnApplicationS
   ) {}
 
   onApplicationBootstrap(): void {
-    this.timer = setInterval(() => void this.sweep(), this.config.deadlineSweepIntervalMs);
-    this.timer.unref();
-    this.signals.onReconnect(() => void this.sweep());
+    this.loop.start(this.config.deadlineSweepIntervalMs, this.signals);
   }
 
-  async onApplicationShutdown(): Promise<void> {
-    clearInterval(this.timer);
-    await this.sweeping;
+  onApplicationShutdown(): Promise<void> {
+    return this.loop.stop();
   }
 
-  /** One sweep at a time; a failed sweep (the database is away) waits for the next tick. */
   sweep(): Promise<void> {
-    this.sweeping ??= this.sweepOnce()
-      .catch((error: unknown) => this.logger.warn({ msg: 'escalation sweep failed', err: String(error) }))
-      .finally(() => (this.sweeping = undefined));
-    return this.sweeping;
+    return this.loop.sweep();
   }
 
-  private async sweepOnce(): Promise<void> {
-    if (!(await this.escalations.anyDue())) return;
-    for (let handled = 0; handled < MAX_PER_SWEEP; handled += 1) {
-      const step = await this.runNext();
-      if (step === undefined) return;
-      if (step.fired) this.logger.log({ msg: 'escalation step ran', pending_id: step.pendingId, step: step.step, event: step.type });
-    }
-  }
-
-  private runNext(): Promise<(FiredStep & { pendingId: string; step: number }) | undefined> {
+  private runNext(): Promise<RunStep | undefined> {
     return inTransaction(this.dataSource, async (manager) => {
       const due = await this.escalations.claimDue(manager);
       if (!due) return undefined;
