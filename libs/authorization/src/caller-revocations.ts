@@ -8,6 +8,13 @@ export const REVOCATION_CHANNEL = 'parley_revoked';
 /** What `watch` returns for a caller no revocation can reach, and a watch not started yet (shared: a parked long poll holds it). */
 export const UNWATCHED = (): void => undefined;
 
+/**
+ * What else ends a watch besides the credential's revocation: the caller's removal from the one
+ * workspace it is scoped to, or — for what the caller reaches by id, whose workspace the watch does
+ * not know — any removal of the caller's memberships, after which `recheck` decides.
+ */
+export type MembershipWatch = { readonly workspaceId: string } | { readonly recheck: () => void };
+
 interface Revocation {
   token_id?: string;
   browser_session_id?: string;
@@ -22,7 +29,7 @@ interface Revocation {
  */
 @Injectable()
 export class CallerRevocations implements OnModuleInit {
-  private readonly watchers = new Set<{ caller: Caller; workspaceId: string | undefined; onRevoked: () => void }>();
+  private readonly watchers = new Set<{ caller: Caller; membership: MembershipWatch | undefined; onRevoked: () => void }>();
 
   constructor(private readonly listener: DatabaseListener) {}
 
@@ -35,21 +42,24 @@ export class CallerRevocations implements OnModuleInit {
         return;
       }
       for (const watcher of [...this.watchers]) {
-        if (revokes(revocation, watcher.caller) || removesScope(revocation, watcher.caller, watcher.workspaceId)) watcher.onRevoked();
+        if (revokes(revocation, watcher.caller)) watcher.onRevoked();
+        else if (removesMembership(revocation, watcher.caller) && watcher.membership) {
+          if ('recheck' in watcher.membership) watcher.membership.recheck();
+          else if (revocation.membership?.workspace_id === watcher.membership.workspaceId) watcher.onRevoked();
+        }
       }
     });
   }
 
   /**
-   * Calls `onRevoked` (once) when the caller's credential is revoked — or, for what is scoped to
-   * `workspaceId`, when the caller's membership of that workspace is removed; the returned function
-   * stops watching.
+   * Calls `onRevoked` (once) when the caller's credential is revoked, or as `membership` says when one
+   * of the caller's memberships is removed; the returned function stops watching.
    */
-  watch(caller: Caller, onRevoked: () => void, workspaceId?: string): () => void {
-    if (caller.kind !== 'user' || (!caller.grant && workspaceId === undefined)) return UNWATCHED;
+  watch(caller: Caller, onRevoked: () => void, membership?: MembershipWatch): () => void {
+    if (caller.kind !== 'user' || (!caller.grant && membership === undefined)) return UNWATCHED;
     const watcher = {
       caller,
-      workspaceId,
+      membership,
       onRevoked: () => {
         this.watchers.delete(watcher);
         onRevoked();
@@ -68,11 +78,6 @@ function revokes(revocation: Revocation, caller: Caller): boolean {
   );
 }
 
-function removesScope(revocation: Revocation, caller: Caller, workspaceId: string | undefined): boolean {
-  return (
-    caller.kind === 'user' &&
-    workspaceId !== undefined &&
-    revocation.membership?.workspace_id === workspaceId &&
-    revocation.membership.user_id === caller.userId
-  );
+function removesMembership(revocation: Revocation, caller: Caller): boolean {
+  return caller.kind === 'user' && revocation.membership?.user_id !== undefined && revocation.membership.user_id === caller.userId;
 }

@@ -4,9 +4,11 @@
  * list and by id; a non-member sees nothing of it (the 404 of a missing id). Adds are idempotent, an
  * unknown user is a 400 naming the field, only an admin manages members. Removing a member takes
  * effect on their next request and on their open subscriptions: one scoped to the workspace ends, an
- * unscoped one no longer receives the workspace's events.
+ * unscoped one no longer receives the workspace's events; an open long poll on one of its bundles
+ * ends with the 404 of a bundle never seen, and one the caller still sees goes on.
  */
 import request from 'supertest';
+import { WaiterStore } from '#clarification';
 import { startApp, TEST_ADMIN_TOKEN, type TestApp } from '../../support/app.js';
 import { eventually } from '../../support/eventually.js';
 import { createRunningSession, createUser } from '../../support/fixtures.js';
@@ -99,6 +101,40 @@ describe('workspace members', () => {
     expect(notAdmin.body.errors?.[0]?.extensions?.code).toBe('NOT_FOUND');
     const removed = await gql(t, `mutation($w: String!, $u: String!) { removeWorkspaceMember(workspaceId: $w, userId: $u) { changed } }`, { w: workspaceId, u: other.id }, TEST_ADMIN_TOKEN);
     expect(removed.body.data).toEqual({ removeWorkspaceMember: { changed: true } });
+  });
+
+  it('removing a member ends their open /wait on the workspace\'s bundles (404), not one they still see', async () => {
+    const leaving = await createUser(t, 'leaving');
+    const staying = await createUser(t, 'staying');
+    const elsewhere = await createRunningSession(t, { bearer: owner.token });
+    for (const [workspace, user] of [
+      [workspaceId, leaving.id],
+      [workspaceId, staying.id],
+      [elsewhere.workspaceId, staying.id],
+    ]) expect((await addMember(t, workspace, user)).status).toBe(200);
+    const pendingId = await ask('watched');
+    const openWait = (token: string) =>
+      fetch(`${t.baseUrl}/api/v1/clarification/${pendingId}/wait`, { headers: { authorization: `Bearer ${token}` } }).then(async (res) => ({
+        status: res.status,
+        body: (await res.json()) as Record<string, unknown>,
+      }));
+    const leavingWait = openWait(leaving.token);
+    const stayingWait = openWait(staying.token);
+    await eventually(() => (t.app.get(WaiterStore).waiterCount(pendingId) === 2 ? true : undefined), 5_000, 'both waits attaching');
+
+    // A removal elsewhere is re-checked and changes nothing here; the removal from this workspace ends the wait.
+    expect((await removeMember(t, elsewhere.workspaceId, staying.id)).body.removed).toBe(true);
+    expect((await removeMember(t, workspaceId, leaving.id)).body.removed).toBe(true);
+    const ended = await leavingWait;
+    expect(ended.status).toBe(404);
+    expect(ended.body).toHaveProperty('code', 'NOT_FOUND');
+    expect(t.app.get(WaiterStore).waiterCount(pendingId)).toBe(1);
+
+    const answers = [{ question_id: 'q1', selected_options: ['q1_opt1'], custom_text: 'the answer' }];
+    await request(t.baseUrl).post(`/api/v1/clarification/${pendingId}/respond`).set('authorization', `Bearer ${owner.token}`).send({ answers }).expect(200);
+    const answered = await stayingWait;
+    expect(answered.status).toBe(200);
+    expect(JSON.stringify(answered.body)).toContain('the answer');
   });
 
   it("removing a member takes effect on their next request and on their open subscriptions", async () => {

@@ -134,6 +134,14 @@ describe('outbound webhooks', () => {
     await request(t.baseUrl).get(`/api/v1/webhooks/${id}`).set(as(TEST_ADMIN_TOKEN)).expect(200);
 
     const missing = await request(t.baseUrl).get('/api/v1/webhooks/00000000-0000-0000-0000-000000000000').set(as(bob.token)).expect(404);
+    // A member sees the workspace's bundles as its owner does, but managing it stays with the owner:
+    // bob, a member, gets the same not-found as a stranger.
+    await request(t.baseUrl).post(`/api/v1/admin/workspaces/${fixture.workspaceId}/members`).set(as(TEST_ADMIN_TOKEN)).send({ user_id: bob.id }).expect(200);
+    const memberCreate = await request(t.baseUrl)
+      .post(`/api/v1/workspaces/${fixture.workspaceId}/webhooks`)
+      .set(as(bob.token))
+      .send({ url: 'https://hooks.example/member', events: ['asked'] })
+      .expect(404);
     for (const [method, path] of [
       ['get', `/api/v1/webhooks/${id}`],
       ['patch', `/api/v1/webhooks/${id}`],
@@ -148,6 +156,9 @@ describe('outbound webhooks', () => {
     const foreignWorkspace = await request(t.baseUrl).get(`/api/v1/workspaces/${fixture.workspaceId}/webhooks`).set(as(bob.token)).expect(404);
     const noWorkspace = await request(t.baseUrl).get('/api/v1/workspaces/nope/webhooks').set(as(bob.token)).expect(404);
     expect(foreignWorkspace.body).toEqual(noWorkspace.body);
+    expect(memberCreate.body).toEqual(noWorkspace.body);
+    await request(t.baseUrl).get(`/api/v1/tasks/${fixture.taskId}`).set(as(bob.token)).expect(200);
+    await request(t.baseUrl).delete(`/api/v1/admin/workspaces/${fixture.workspaceId}/members/${bob.id}`).set(as(TEST_ADMIN_TOKEN)).expect(200);
 
     for (const [body, field] of [
       [{ url: 'ftp://hooks.example/x', events: ['asked'] }, 'url'],

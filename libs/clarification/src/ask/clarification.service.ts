@@ -18,7 +18,7 @@ import { deadlinePassed, expiresAtOf, normalizeDeadline } from '../lifecycle/dea
 import { normalizeContext, normalizeQuestions, sameQuestions } from './question.validation.js';
 import { finalResolvedBy } from '../bundle/resolved-by.rules.js';
 import { WaiterPresenceRepository } from '../wait/waiter-presence.repository.js';
-import { type LongPollEndings, type LongPollListener, ParkedLongPoll } from '../wait/long-poll.listener.js';
+import { type LongPollEndings, type LongPollListener, LongPollRevocation, ParkedLongPoll } from '../wait/long-poll.listener.js';
 import { type ParkedWait, WaitFailure, WaiterRole, WaiterStore } from '../wait/waiter.store.js';
 import type { AskInput, AskResult } from './ask.types.js';
 import { type BundleReport, closedReason, stateOf } from './bundle-state.mapper.js';
@@ -193,16 +193,31 @@ export class ClarificationService implements OnModuleInit, LongPollEndings {
   private park(caller: Caller, pendingId: string, role: WaiterRole, change: PendingChange, listener: LongPollListener): ParkedWait {
     const poll = new ParkedLongPoll(pendingId, listener, this);
     poll.parked = this.waiters.park(pendingId, { role, timeoutMs: this.config.waitTimeoutMs }, poll);
-    poll.stopWatching = this.revocations.watch(caller, () => poll.revoke());
+    poll.stopWatching = this.revocations.watch(caller, () => poll.revoke(LongPollRevocation.Credential), {
+      recheck: () => void this.recheckAccess(caller, pendingId, poll),
+    });
     // Attached: a change from now on reaches the waiter; one that came in between is read again.
     if (change.fired()) void this.recheck(pendingId);
     change.cancel();
     return poll.parked;
   }
 
-  /** What a parked long poll that ended is answered with: 401 once revoked, the deadline's 409, else a 504 saying why. */
-  async endedError(pendingId: string, reason: WaitFailure, revoked: boolean): Promise<unknown> {
-    if (revoked) return AuthorizationError.unauthenticated('the credential was revoked');
+  /**
+   * A membership of the waiting caller was removed: the wait ends when the caller no longer sees the
+   * bundle. (The database away, the check fails and the wait goes on: it could not be answered then either.)
+   */
+  private async recheckAccess(caller: Caller, pendingId: string, poll: ParkedLongPoll): Promise<void> {
+    try {
+      await this.authorizeBundle(caller, pendingId);
+    } catch (error) {
+      if (error instanceof ClarificationError && error.code === ClarificationErrorCode.NotFound) poll.revoke(LongPollRevocation.Access);
+    }
+  }
+
+  /** What a parked long poll that ended is answered with: 401 or 404 once revoked, the deadline's 409, else a 504 saying why. */
+  async endedError(pendingId: string, reason: WaitFailure, revoked: LongPollRevocation | undefined): Promise<unknown> {
+    if (revoked === LongPollRevocation.Credential) return AuthorizationError.unauthenticated('the credential was revoked');
+    if (revoked === LongPollRevocation.Access) return ClarificationError.notFound();
     if (reason === WaitFailure.Expired) return deadlinePassed(await this.bundles.findBundle(pendingId)) ?? waitEnded(reason);
     return waitEnded(reason);
   }

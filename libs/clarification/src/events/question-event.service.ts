@@ -162,7 +162,7 @@ export class QuestionEventService implements OnModuleInit, OnApplicationShutdown
     // Revocation bites an open subscription: it ends when the caller's credential is revoked, or — scoped
     // to a workspace — when the caller's membership of it is removed. (An unscoped one keeps running; its
     // access check, made per batch, drops that workspace's events from then on.)
-    const stopWatching = this.revocations.watch(caller, () => void stream.return(), workspaceId);
+    const stopWatching = this.revocations.watch(caller, () => void stream.return(), workspaceId === undefined ? undefined : { workspaceId });
     this.openStreams.add(stream);
     return stream;
   }

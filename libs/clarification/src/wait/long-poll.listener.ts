@@ -10,9 +10,17 @@ export interface LongPollListener {
   failed(error: unknown): void;
 }
 
-/** What an ended wait is answered with (a 504 saying why, a 409 for a deadline that passed, a 401 once revoked). */
+/** Why a parked long poll was ended before its bundle's fate was decided. */
+export enum LongPollRevocation {
+  /** The caller's credential was revoked (a 401). */
+  Credential = 'credential',
+  /** The caller no longer sees the bundle — a membership of its workspace was removed (the 404 of a bundle never seen). */
+  Access = 'access',
+}
+
+/** What an ended wait is answered with (a 504 saying why, a 409 for a deadline that passed, a 401 or 404 once revoked). */
 export interface LongPollEndings {
-  endedError(pendingId: string, reason: WaitFailure, revoked: boolean): Promise<unknown>;
+  endedError(pendingId: string, reason: WaitFailure, revoked: LongPollRevocation | undefined): Promise<unknown>;
 }
 
 /**
@@ -23,7 +31,7 @@ export interface LongPollEndings {
 export class ParkedLongPoll implements WaitListener {
   parked: ParkedWait | undefined;
   stopWatching: () => void = UNWATCHED;
-  private revoked = false;
+  private revoked: LongPollRevocation | undefined;
 
   constructor(
     private readonly pendingId: string,
@@ -31,9 +39,9 @@ export class ParkedLongPoll implements WaitListener {
     private readonly endings: LongPollEndings,
   ) {}
 
-  /** The caller's credential was revoked: the wait ends, answered with a 401 (the answer never reaches it). */
-  revoke(): void {
-    this.revoked = true;
+  /** The caller's credential or access was revoked: the wait ends (the answer never reaches it). */
+  revoke(why: LongPollRevocation): void {
+    this.revoked ??= why;
     this.parked?.abort();
   }
 
