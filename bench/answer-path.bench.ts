@@ -4,6 +4,9 @@
  * bundle's ids — driven straight at PostgreSQL with 16 connections; GraphQL and MCP the same way.
  * REST twice: with the rate limits counted in PostgreSQL (the default, shared by replicas) and, on a
  * second app on the same database, in memory (RATE_LIMIT_STORE=memory) — the shared limiter's cost.
+ * The claim transaction is driven twice: through `pg` from a worker thread of this process, and by
+ * `pgbench -c 16` (prepared statements, in its own process: the faster baseline; skipped, and said so,
+ * when no pgbench binary is found — BENCH_PGBENCH names one).
  *
  * Environment: BENCH_ROUNDS (3), BENCH_ANSWERS (answers per scenario per round, 600), BENCH_CLIENTS (16).
  */
@@ -18,6 +21,7 @@ import type { Statement } from './support/captured-sql.js';
 import { type BenchServer, startBenchServer } from './support/database.js';
 import { envInt, fixed, median } from './support/env.js';
 import { Load } from './support/load.js';
+import { PGBENCH_SEQUENCE, pgbenchBinary, pgbenchClaimScript, runPgbench } from './support/pgbench.js';
 import { machineLine, progress, Report, ratioVerdict } from './support/report.js';
 import { seed, seededIds } from './support/seed.js';
 
@@ -26,10 +30,15 @@ const PER_SLICE = envInt('BENCH_ANSWERS', 600);
 const CLIENTS = envInt('BENCH_CLIENTS', 16);
 const WARMUP = 100;
 
-/** `raw`: the claim transaction replayed as the app sends it (named statements named); `raw-unnamed`: the same, every statement unnamed (planned per call). */
-type Scenario = 'raw' | 'raw-unnamed' | Surface | 'rest-memory-limits';
-const SCENARIOS: Scenario[] = ['raw', 'raw-unnamed', 'rest', 'rest-memory-limits', 'graphql', 'mcp', 'mcp-http'];
+/**
+ * `raw`: the claim transaction replayed as the app sends it (named statements named); `raw-unnamed`: the same, every statement unnamed (planned per call);
+ * `pgbench`: the same transaction driven by pgbench.
+ */
+type Scenario = 'raw' | 'raw-unnamed' | 'pgbench' | Surface | 'rest-memory-limits';
+const PGBENCH = pgbenchBinary();
+const SCENARIOS: Scenario[] = ['raw', 'raw-unnamed', ...(PGBENCH ? (['pgbench'] as const) : []), 'rest', 'rest-memory-limits', 'graphql', 'mcp', 'mcp-http'];
 const LABEL: Record<string, string> = {
+  pgbench: 'raw claim transaction, `pgbench -c 16 -j 2 -M prepared`',
   raw: 'raw claim transaction, as the app sends it (pg, 16 connections)',
   'raw-unnamed': 'raw claim transaction, every statement unnamed',
   rest: 'REST (rate limits in PostgreSQL, the default)',
@@ -129,12 +138,15 @@ export async function run(report: Report): Promise<void> {
     memoryBench = await startBenchApp(url, { rateLimitStore: 'memory' });
     const user = await createUserWithToken(bench.baseUrl, 'answerer');
     db = new pg.Pool({ connectionString: url, max: 2 });
-    const total = 1 + SCENARIOS.length * (WARMUP + ROUNDS * PER_SLICE) + 10;
+    // pgbench runs whole transactions per client: its slices are rounded up to a multiple of the clients.
+    const total = 1 + SCENARIOS.length * (WARMUP + ROUNDS * PER_SLICE) + (1 + ROUNDS) * CLIENTS + 10;
     progress(`answer-path: seeding ${total} one-question bundles, one session each`);
     await seed(db, { bundles: total, ownerId: user.userId, questions: 1 });
     const captured = await capture(bench, db, user.token);
     progress(`answer-path: captured ${captured.all.length} statements for one winning REST answer; the claim transaction is ${captured.claim.length}`);
 
+    const pgbenchScript = pgbenchClaimScript(captured.claim, captured.ids as Map<string, 'pendingId' | 'sessionId' | 'taskId' | 'turnId'>, captured.generated);
+    await db.query(`CREATE SEQUENCE ${PGBENCH_SEQUENCE}`);
     load = await Load.start({ baseUrl: bench.baseUrl, bearer: user.token, databaseUrl: url, concurrency: CLIENTS });
     memoryLoad = await Load.start({ baseUrl: memoryBench.baseUrl, bearer: user.token, databaseUrl: url, concurrency: CLIENTS });
     let nextBundle = 1;
@@ -142,6 +154,13 @@ export async function run(report: Report): Promise<void> {
     const errors: string[] = [];
     const rawBundles: number[] = [];
     const slice = async (scenario: Scenario, n: number): Promise<number> => {
+      if (scenario === 'pgbench') {
+        const transactions = Math.ceil(n / CLIENTS);
+        const bundles = take(transactions * CLIENTS);
+        await db!.query(`SELECT setval('${PGBENCH_SEQUENCE}', $1, false)`, [bundles[0]]);
+        rawBundles.push(...bundles);
+        return runPgbench(PGBENCH!, url, pgbenchScript, { clients: CLIENTS, transactions });
+      }
       const bundles = take(n);
       const response =
         scenario === 'raw' || scenario === 'raw-unnamed'
@@ -195,6 +214,7 @@ export async function run(report: Report): Promise<void> {
     const med = (scenario: Scenario) => median(tps.get(scenario) ?? []);
     const perRound = (top: Scenario, bottom: Scenario) => (tps.get(top) ?? []).map((value, i) => value / ((tps.get(bottom) ?? [])[i]));
     const restRaw = median(perRound('rest', 'raw'));
+    const restPgbench = median(perRound('rest', 'pgbench'));
     const graphqlRest = median(perRound('graphql', 'rest'));
     const mcpRest = median(perRound('mcp', 'rest'));
     const sharedLimits = median(perRound('rest', 'rest-memory-limits'));
@@ -220,6 +240,10 @@ export async function run(report: Report): Promise<void> {
       ['ratio (median of per-round ratios)', 'before', 'after', 'target', ''],
       [
         ['REST / raw claim tx', '0.16× (246/s vs 1,535 tps)', `${fixed(restRaw)}×`, '≥ 0.5×', ratioVerdict(restRaw, 0.5, false)],
+        PGBENCH
+          ? ['REST / the claim tx driven by `pgbench -c 16`', '0.37× (375/s vs 1,131 tps)', `${fixed(restPgbench)}×`, '≥ 0.5×', ratioVerdict(restPgbench, 0.5, false)]
+          : ['REST / the claim tx driven by `pgbench -c 16`', '0.37× (375/s vs 1,131 tps)', 'not run: no pgbench binary (BENCH_PGBENCH)', '≥ 0.5×', ''],
+        ...(PGBENCH ? [['raw claim tx through `pg` / through pgbench', '0.43× (0.37× / 0.86×)', `${fixed(median(perRound('raw', 'pgbench')))}×`, '—', '']] : []),
         ['REST / raw claim tx, every statement unnamed', '—', `${fixed(median(perRound('rest', 'raw-unnamed')))}×`, '—', ''],
         ['raw claim tx as sent / unnamed', '—', `${fixed(median(perRound('raw', 'raw-unnamed')))}×`, '—', ''],
         ['REST, limits in PostgreSQL / limits in memory', '—', `${fixed(sharedLimits)}×`, '≥ 0.9×', ratioVerdict(sharedLimits, 0.9, false)],

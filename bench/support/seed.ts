@@ -48,6 +48,24 @@ export function agentTokenOf(i: number): string {
 }
 
 /** The pending_id of bundle i: a deterministic UUID, the same as the seed's md5('pending-' || i)::uuid. */
+/**
+ * The SQL expression of seededIds(i)[key] for an index given as SQL (`:i` in a pgbench script,
+ * a column elsewhere) — what a statement replayed outside Node substitutes for bundle 0's ids.
+ */
+export function seededIdSql(key: 'pendingId' | 'sessionId' | 'taskId' | 'turnId', index: string): string {
+  const padded = `lpad((${index})::text, 7, '0')`;
+  switch (key) {
+    case 'pendingId':
+      return `md5('pending-' || (${index})::text)::uuid::text`;
+    case 'sessionId':
+      return `('session-' || ${padded})`;
+    case 'taskId':
+      return `('task-' || ${padded})`;
+    case 'turnId':
+      return `('turn-' || ${padded})`;
+  }
+}
+
 export function pendingIdOf(i: number): string {
   const hex = createHash('md5').update(`pending-${i}`).digest('hex');
   return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
