@@ -45,11 +45,14 @@ interface Dataset {
   scoped: ListClient;
   /** A user who owns the 500 odd-numbered workspaces: sees half the bundles. */
   half: ListClient;
+  /** A user who owns nothing and is a member of the scoped user's 10 workspaces: sees what it sees. */
+  member: ListClient;
   /** A user who owns no workspace: sees none of the seeded bundles. */
   nobody: ListClient;
   unscopedVisibility: WorkspaceVisibility;
   scopedVisibility: WorkspaceVisibility;
   halfVisibility: WorkspaceVisibility;
+  memberVisibility: WorkspaceVisibility;
   nobodyVisibility: WorkspaceVisibility;
   rowsOf: Statement;
   dataSource: DataSource;
@@ -62,10 +65,11 @@ async function prepare(server: BenchServer, label: string, bundles: number): Pro
   const scopedUser = await createUserWithToken(bench.baseUrl, 'scoped');
   const halfUser = await createUserWithToken(bench.baseUrl, 'half');
   const nobodyUser = await createUserWithToken(bench.baseUrl, 'nobody');
+  const memberUser = await createUserWithToken(bench.baseUrl, 'member');
   const db = new pg.Pool({ connectionString: url, max: 2 });
   db.on('error', (error) => progress(`${label}: idle pg client error: ${error.message}`));
   progress(`${label}: seeding ${bundles} bundles`);
-  const seeded = await seed(db, { bundles, scopedUserId: scopedUser.userId, halfUserId: halfUser.userId });
+  const seeded = await seed(db, { bundles, scopedUserId: scopedUser.userId, halfUserId: halfUser.userId, memberUserId: memberUser.userId });
   progress(`${label}: seeded ${seeded.rows} rows in ${seeded.seconds.toFixed(1)} s`);
   const access = bench.app.get(AccessService);
   const dataSource = bench.app.get(DataSource);
@@ -77,10 +81,12 @@ async function prepare(server: BenchServer, label: string, bundles: number): Pro
     admin: await ListClient.connect(bench.baseUrl, BENCH_ADMIN_TOKEN),
     scoped: await ListClient.connect(bench.baseUrl, scopedUser.token),
     half: await ListClient.connect(bench.baseUrl, halfUser.token),
+    member: await ListClient.connect(bench.baseUrl, memberUser.token),
     nobody: await ListClient.connect(bench.baseUrl, nobodyUser.token),
     unscopedVisibility: { all: true },
     scopedVisibility: await access.visibleWorkspaceIds(userCaller(scopedUser.userId)),
     halfVisibility: await access.visibleWorkspaceIds(userCaller(halfUser.userId)),
+    memberVisibility: await access.visibleWorkspaceIds(userCaller(memberUser.userId)),
     nobodyVisibility: await access.visibleWorkspaceIds(userCaller(nobodyUser.userId)),
     rowsOf: await rowsOfStatement(dataSource),
     dataSource,
@@ -152,7 +158,7 @@ export async function run(report: Report): Promise<void> {
     const small = await prepare(server, '1k', SMALL);
     sets.push(small);
 
-    for (const set of sets) for (const client of [set.admin, set.scoped, set.half, set.nobody]) await warm(client);
+    for (const set of sets) for (const client of [set.admin, set.scoped, set.half, set.member, set.nobody]) await warm(client);
 
     // --- sanity: the seeded data lists as expected (the scan order is the seed order) ------------
     const firstUnscoped = await big.admin.list({ limit: PAGE });
@@ -164,6 +170,11 @@ export async function run(report: Report): Promise<void> {
       'scoped first page = bundles 0, 100, …, 4900',
     );
     check((await big.nobody.list({ limit: PAGE })).count === 0, 'a user owning no workspace sees nothing');
+    const firstMember = await big.member.list({ limit: PAGE });
+    check(
+      firstMember.count === PAGE && firstMember.bundles.every((bundle, i) => bundle.pending_id === firstScoped.bundles[i]?.pending_id),
+      'member first page = the scoped first page (the same 10 workspaces, through membership)',
+    );
     const firstHalf = await big.half.list({ limit: PAGE });
     check(firstHalf.count === PAGE && firstHalf.bundles.every((bundle, i) => bundle.pending_id === pendingIdOf(2 * i + 1)), 'half first page = bundles 1, 3, …, 99');
 
@@ -188,6 +199,7 @@ export async function run(report: Report): Promise<void> {
       scopedFirst: await headsStatement(big, big.scopedVisibility, ''),
       nobodyFirst: await headsStatement(big, big.nobodyVisibility, ''),
       halfFirst: await headsStatement(big, big.halfVisibility, ''),
+      memberFirst: await headsStatement(big, big.memberVisibility, ''),
       unscopedDeep: await headsStatement(big, big.unscopedVisibility, deepUnscopedCursor),
       scopedDeep: await headsStatement(big, big.scopedVisibility, deepScopedCursor),
       smallUnscopedFirst: await headsStatement(small, small.unscopedVisibility, ''),
@@ -208,6 +220,8 @@ export async function run(report: Report): Promise<void> {
       { key: 'sql.deep.scoped', label: 'pg deep page, scoped', run: () => rawPage(big, stmt.scopedDeep) },
       { key: 'mcp.first.half', label: 'MCP first page, half the workspaces (PAT, 500 of 1k)', run: mcp(big.half, '') },
       { key: 'sql.first.half', label: 'pg first page, half the workspaces', run: () => rawPage(big, stmt.halfFirst) },
+      { key: 'mcp.first.member', label: 'MCP first page, member of 10 of 1k workspaces (PAT, owns none)', run: mcp(big.member, '') },
+      { key: 'sql.first.member', label: 'pg first page, member of 10 of 1k workspaces', run: () => rawPage(big, stmt.memberFirst) },
       { key: 'mcp.first.nobody', label: 'MCP first page, user owning no workspace (0 results)', run: mcp(big.nobody, '') },
       { key: 'sql.first.nobody', label: 'pg first page, user owning no workspace', run: () => rawPage(big, stmt.nobodyFirst) },
       { key: 'mcp.first.unscoped.1k', label: '1k dataset: MCP first page, unscoped', run: mcp(small.admin, '') },
@@ -230,6 +244,7 @@ export async function run(report: Report): Promise<void> {
       [`${big.label}, unscoped, first page`, await explain(big.db, stmt.unscopedFirst)],
       [`${big.label}, scoped (10 of 1k workspaces), first page`, await explain(big.db, stmt.scopedFirst)],
       [`${big.label}, half the workspaces, first page`, await explain(big.db, stmt.halfFirst)],
+      [`${big.label}, member of 10 of 1k workspaces, first page`, await explain(big.db, stmt.memberFirst)],
       [`${big.label}, unscoped, deep page (page ${DEEP_PAGES + 1})`, await explain(big.db, stmt.unscopedDeep)],
       [`${big.label}, scoped, deep page (page ${scopedPages + 1})`, await explain(big.db, stmt.scopedDeep)],
       [`${big.label}, user owning no workspace, first page`, await explain(big.db, stmt.nobodyFirst)],
@@ -271,6 +286,8 @@ export async function run(report: Report): Promise<void> {
     ratio(`${big.label} / 1k first page, pg unscoped`, 'sql.first.unscoped', 'sql.first.unscoped.1k', 1.5);
     ratio('scoped / unscoped first page, MCP', 'mcp.first.scoped', 'mcp.first.unscoped', 1.5);
     ratio('scoped / unscoped first page, pg', 'sql.first.scoped', 'sql.first.unscoped', 1.5);
+    ratio('member of 10 of 1k / unscoped first page, MCP', 'mcp.first.member', 'mcp.first.unscoped', 1.5);
+    ratio('member of 10 of 1k / unscoped first page, pg', 'sql.first.member', 'sql.first.unscoped', 1.5);
     ratio('half the workspaces / unscoped first page, MCP', 'mcp.first.half', 'mcp.first.unscoped', 1.5);
     ratio('half the workspaces / unscoped first page, pg', 'sql.first.half', 'sql.first.unscoped', 1.5);
     ratio('nobody / unscoped first page, MCP', 'mcp.first.nobody', 'mcp.first.unscoped', 1.5);
@@ -316,7 +333,7 @@ export async function run(report: Report): Promise<void> {
   } finally {
     const warn = (step: string) => (error: unknown) => progress(`cleanup: ${step} failed: ${String(error)}`);
     for (const set of sets) {
-      await Promise.all([set.admin.close(), set.scoped.close(), set.half.close(), set.nobody.close()]).catch(warn(`${set.label} MCP clients`));
+      await Promise.all([set.admin.close(), set.scoped.close(), set.half.close(), set.member.close(), set.nobody.close()]).catch(warn(`${set.label} MCP clients`));
       await set.db.end().catch(warn(`${set.label} pool`));
       await set.bench.close().catch(warn(`${set.label} app`));
     }

@@ -13,6 +13,8 @@ export interface SeedOptions {
   scopedUserId?: string;
   /** Owner of the 500 odd-numbered workspaces (a caller who sees half of them). */
   halfUserId?: string;
+  /** A member (not the owner) of the scoped user's 10 workspaces: sees what the scoped user sees, through membership. */
+  memberUserId?: string;
   /** Owner of every workspace (overrides the two above): one user who may answer every bundle. */
   ownerId?: string;
   /** Questions per bundle: 1, or the default `1or2` (bundle i has 2 rows when i is even). */
@@ -97,6 +99,12 @@ export async function seed(db: pg.Pool, options: SeedOptions): Promise<SeedResul
          FROM generate_series(0, ${WORKSPACES - 1}) w`,
       [options.scopedUserId ?? null, options.halfUserId ?? null, options.ownerId ?? null],
     );
+    if (options.memberUserId !== undefined)
+      await client.query(
+        `INSERT INTO workspace_members (workspace_id, user_id)
+         SELECT 'ws-' || lpad(w::text, 4, '0'), $1 FROM generate_series(0, ${WORKSPACES - 1}, ${SCOPED_EVERY}) w`,
+        [options.memberUserId],
+      );
     await client.query(
       `CREATE TEMP TABLE bench_seed ON COMMIT DROP AS
        SELECT i, lpad(i::text, 7, '0') AS k,
