@@ -8,7 +8,11 @@
  * `pgbench -c 16` (prepared statements, in its own process: the faster baseline; skipped, and said so,
  * when no pgbench binary is found — BENCH_PGBENCH names one).
  *
- * Environment: BENCH_ROUNDS (3), BENCH_ANSWERS (answers per scenario per round, 600), BENCH_CLIENTS (16).
+ * With BENCH_BEFORE_MAIN (another checkout's built `dist/apps/server/src/main.js`), REST answers on
+ * that build and on this one, each spawned the same way on its own database with the rate limits in
+ * memory, join the rotation: what a change to the answer path costs, measured in one run.
+ *
+ * Environment: BENCH_ROUNDS (3), BENCH_ANSWERS (answers per scenario per round, 600), BENCH_CLIENTS (16), BENCH_BEFORE_MAIN.
  */
 import { randomUUID } from 'node:crypto';
 import pg from 'pg';
@@ -19,6 +23,7 @@ import { captureWithParameters, claimTransaction, substitute } from './support/c
 import { CLAIM_STATEMENT } from './support/claim-statement.js';
 import type { Statement } from './support/captured-sql.js';
 import { type BenchServer, startBenchServer } from './support/database.js';
+import { BenchServerProcess } from './support/server-process.js';
 import { envInt, fixed, median } from './support/env.js';
 import { Load } from './support/load.js';
 import { PGBENCH_SEQUENCE, pgbenchBinary, pgbenchClaimScript, runPgbench } from './support/pgbench.js';
@@ -34,11 +39,26 @@ const WARMUP = 100;
  * `raw`: the claim transaction replayed as the app sends it (named statements named); `raw-unnamed`: the same, every statement unnamed (planned per call);
  * `pgbench`: the same transaction driven by pgbench.
  */
-type Scenario = 'raw' | 'raw-unnamed' | 'pgbench' | Surface | 'rest-memory-limits';
+type Scenario = 'raw' | 'raw-unnamed' | 'pgbench' | Surface | 'rest-memory-limits' | Spawned;
+/** REST on a spawned server: this build, or the build BENCH_BEFORE_MAIN names. */
+type Spawned = 'spawned-now' | 'spawned-before';
 const PGBENCH = pgbenchBinary();
-const SCENARIOS: Scenario[] = ['raw', 'raw-unnamed', ...(PGBENCH ? (['pgbench'] as const) : []), 'rest', 'rest-memory-limits', 'graphql', 'mcp', 'mcp-http'];
+const BEFORE_MAIN = process.env.BENCH_BEFORE_MAIN?.trim() || undefined;
+const SCENARIOS: Scenario[] = [
+  'raw',
+  'raw-unnamed',
+  ...(PGBENCH ? (['pgbench'] as const) : []),
+  'rest',
+  'rest-memory-limits',
+  'graphql',
+  'mcp',
+  'mcp-http',
+  ...(BEFORE_MAIN ? (['spawned-now', 'spawned-before'] as const) : []),
+];
 const LABEL: Record<string, string> = {
   pgbench: 'raw claim transaction, `pgbench -c 16 -j 2 -M prepared`',
+  'spawned-now': 'REST, this build in its own process (limits in memory)',
+  'spawned-before': `REST, the build before (\`${BEFORE_MAIN ?? ''}\`) in its own process (limits in memory)`,
   raw: 'raw claim transaction, as the app sends it (pg, 16 connections)',
   'raw-unnamed': 'raw claim transaction, every statement unnamed',
   rest: 'REST (rate limits in PostgreSQL, the default)',
@@ -132,6 +152,7 @@ export async function run(report: Report): Promise<void> {
   let load: Load | undefined;
   let memoryLoad: Load | undefined;
   let db: pg.Pool | undefined;
+  const spawned = new Map<Spawned, { server: BenchServerProcess; load: Load }>();
   try {
     const url = await server.createDatabase('answers');
     bench = await startBenchApp(url);
@@ -145,6 +166,24 @@ export async function run(report: Report): Promise<void> {
     const captured = await capture(bench, db, user.token);
     progress(`answer-path: captured ${captured.all.length} statements for one winning REST answer; the claim transaction is ${captured.claim.length}`);
 
+    if (BEFORE_MAIN) {
+      for (const [scenario, main] of [
+        ['spawned-now', undefined],
+        ['spawned-before', BEFORE_MAIN],
+      ] as const) {
+        progress(`answer-path: starting ${scenario} and seeding its ${total} bundles`);
+        const spawnedUrl = await server.createDatabase(scenario.replace('-', '_'));
+        const child = await BenchServerProcess.start(spawnedUrl, { RATE_LIMIT_STORE: 'memory' }, main);
+        const answerer = await createUserWithToken(child.baseUrl, 'answerer');
+        const pool = new pg.Pool({ connectionString: spawnedUrl, max: 2 });
+        try {
+          await seed(pool, { bundles: total, ownerId: answerer.userId, questions: 1 });
+        } finally {
+          await pool.end();
+        }
+        spawned.set(scenario, { server: child, load: await Load.start({ baseUrl: child.baseUrl, bearer: answerer.token, databaseUrl: spawnedUrl, concurrency: CLIENTS }) });
+      }
+    }
     const pgbenchScript = pgbenchClaimScript(captured.claim, captured.ids as Map<string, 'pendingId' | 'sessionId' | 'taskId' | 'turnId'>, captured.generated);
     await db.query(`CREATE SEQUENCE ${PGBENCH_SEQUENCE}`);
     load = await Load.start({ baseUrl: bench.baseUrl, bearer: user.token, databaseUrl: url, concurrency: CLIENTS });
@@ -162,8 +201,10 @@ export async function run(report: Report): Promise<void> {
         return runPgbench(PGBENCH!, url, pgbenchScript, { clients: CLIENTS, transactions });
       }
       const bundles = take(n);
-      const response =
-        scenario === 'raw' || scenario === 'raw-unnamed'
+      const isSpawned = scenario === 'spawned-now' || scenario === 'spawned-before';
+      const response = isSpawned
+        ? await spawned.get(scenario)!.load.run({ op: 'throughput', surface: 'rest', pendingIds: bundles.map((i) => seededIds(i).pendingId), concurrency: CLIENTS })
+        : scenario === 'raw' || scenario === 'raw-unnamed'
           ? await load!.run({ op: 'raw', transactions: bundles.map((i) => replayFor(captured, i, scenario === 'raw')), concurrency: CLIENTS })
           : scenario === 'rest-memory-limits'
             ? await memoryLoad!.run({ op: 'throughput', surface: 'rest', pendingIds: bundles.map((i) => seededIds(i).pendingId), concurrency: CLIENTS })
@@ -243,6 +284,9 @@ export async function run(report: Report): Promise<void> {
         PGBENCH
           ? ['REST / the claim tx driven by `pgbench -c 16`', '0.37× (375/s vs 1,131 tps)', `${fixed(restPgbench)}×`, '≥ 0.5×', ratioVerdict(restPgbench, 0.5, false)]
           : ['REST / the claim tx driven by `pgbench -c 16`', '0.37× (375/s vs 1,131 tps)', 'not run: no pgbench binary (BENCH_PGBENCH)', '≥ 0.5×', ''],
+        ...(BEFORE_MAIN
+          ? [['REST, this build / the build before (each in its own process, limits in memory)', '—', `${fixed(median(perRound('spawned-now', 'spawned-before')))}×`, '≥ 0.95×', ratioVerdict(median(perRound('spawned-now', 'spawned-before')), 0.95, false)]]
+          : []),
         ...(PGBENCH ? [['raw claim tx through `pg` / through pgbench', '0.43× (0.37× / 0.86×)', `${fixed(median(perRound('raw', 'pgbench')))}×`, '—', '']] : []),
         ['REST / raw claim tx, every statement unnamed', '—', `${fixed(median(perRound('rest', 'raw-unnamed')))}×`, '—', ''],
         ['raw claim tx as sent / unnamed', '—', `${fixed(median(perRound('raw', 'raw-unnamed')))}×`, '—', ''],
@@ -279,6 +323,10 @@ export async function run(report: Report): Promise<void> {
   } finally {
     await load?.close().catch(() => undefined);
     await memoryLoad?.close().catch(() => undefined);
+    for (const { server: child, load: spawnedLoad } of spawned.values()) {
+      await spawnedLoad.close().catch(() => undefined);
+      await child.stop().catch(() => undefined);
+    }
     await memoryBench?.close().catch(() => undefined);
     await db?.end().catch(() => undefined);
     await bench?.close().catch(() => undefined);

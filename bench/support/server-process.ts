@@ -29,9 +29,10 @@ export class BenchServerProcess {
     readonly output: { stderr: string },
   ) {}
 
-  static async start(databaseUrl: string, env: Record<string, string> = {}): Promise<BenchServerProcess> {
+  /** `main`: another checkout's built server, to compare a change against the code before it. */
+  static async start(databaseUrl: string, env: Record<string, string> = {}, main = SERVER_MAIN): Promise<BenchServerProcess> {
     const dataDir = await mkdtemp(path.join(tmpdir(), 'parley-bench-server-'));
-    return BenchServerProcess.spawn(SERVER_MAIN, dataDir, {
+    return BenchServerProcess.spawn(main, dataDir, {
       DATABASE_URL: databaseUrl,
       DATA_DIR: dataDir,
       AUTH_MODE: 'enabled',
