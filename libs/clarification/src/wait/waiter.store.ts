@@ -12,12 +12,6 @@ export enum WaitFailure {
   ShuttingDown = 'shutting_down',
 }
 
-export class WaitError extends Error {
-  constructor(readonly reason: WaitFailure) {
-    super(`wait ended: ${reason}`);
-  }
-}
-
 /**
  * Who waits: the session's agent (its in-session ask, or a /wait with its agent token — or anyone
  * while auth is disabled) consumes the answer, so a delivery to it must be confirmed; an observer is
@@ -126,14 +120,7 @@ export class WaiterStore implements BeforeApplicationShutdown {
     this.presence = presence;
   }
 
-  /** Blocks until the bundle's answer reaches this waiter (resolves) or the wait ends (rejects with WaitError). */
-  wait(pendingId: string, options: WaitOptions): Promise<ClarificationResponse> {
-    return new Promise((resolve, reject) => {
-      this.park(pendingId, options, { answered: resolve, ended: (reason) => reject(new WaitError(reason)) });
-    });
-  }
-
-  /** Like `wait`, telling `listener` how it ended instead; the handle ends the wait early. */
+  /** Parks a wait on the bundle: `listener` is told, once, how it ended; the handle ends it early. */
   park(pendingId: string, options: WaitOptions, listener: WaitListener): ParkedWait {
     const waiter = new Waiter(pendingId, options.role, this, listener);
     if (options.signal?.aborted) {
