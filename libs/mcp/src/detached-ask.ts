@@ -1,5 +1,5 @@
 import type { ProgressToken, RequestId } from '@modelcontextprotocol/sdk/types.js';
-import { type AgentAskListener, type ClarificationResponse, normalizeQuestions } from '#clarification';
+import type { AgentAskListener, ClarificationResponse } from '#clarification';
 import { askResult, askToolResult } from './ask-result.js';
 import { type ToolFailureContext, toolErrorFrom } from './mcp-errors.js';
 import type { McpExchange } from './mcp-tool.js';
@@ -16,8 +16,8 @@ export class DetachedAskCall implements AgentAskListener {
     private readonly requestId: RequestId,
     private readonly signal: AbortSignal,
     private readonly progressToken: ProgressToken | undefined,
-    /** As the agent asked them: the ids the bundle stores (q1..qN where it gave none) are read from them. */
-    private readonly questions: unknown,
+    /** The asked questions' ids as the bundle stores them (q1..qN where the agent gave none), in order. */
+    private readonly questions: ReadonlyArray<{ id: string; multi_select: boolean }>,
     private readonly failure: ToolFailureContext,
   ) {}
 
@@ -31,12 +31,7 @@ export class DetachedAskCall implements AgentAskListener {
 
   answered(response: ClarificationResponse): void {
     if (this.signal.aborted) return;
-    try {
-      // The ask already validated the questions.
-      this.exchange.respond(this.requestId, askToolResult(askResult(response, normalizeQuestions(this.questions))));
-    } catch (error) {
-      this.failed(error);
-    }
+    this.exchange.respond(this.requestId, askToolResult(askResult(response, this.questions)));
   }
 
   failed(error: unknown): void {

@@ -1,4 +1,4 @@
-import type { ServerResponse } from 'node:http';
+import type { OutgoingHttpHeaders, ServerResponse } from 'node:http';
 import type { Transport, TransportSendOptions } from '@modelcontextprotocol/sdk/shared/transport.js';
 import {
   type CallToolResult,
@@ -10,6 +10,7 @@ import {
   type RequestId,
   type ServerNotification,
 } from '@modelcontextprotocol/sdk/types.js';
+import type { SecurityHeaders } from '#common';
 import type { McpExchange } from './mcp-tool.js';
 
 /**
@@ -46,9 +47,14 @@ export class FastifyMcpTransport implements Transport, McpExchange {
   private closed = false;
   private keepAlive?: NodeJS.Timeout;
 
+  /**
+   * `headers` (the security headers every response carries) go out with each response's own, in one
+   * `writeHead`: nothing set before it, so the response holds no header map while a call blocks.
+   */
   constructor(
     private readonly raw: ServerResponse,
     private readonly mode: McpResponseMode,
+    private readonly headers: SecurityHeaders,
   ) {}
 
   async start(): Promise<void> {}
@@ -59,11 +65,11 @@ export class FastifyMcpTransport implements Transport, McpExchange {
     this.unanswered = this.responses.size;
     if (this.unanswered === 0) {
       for (const message of messages) this.onmessage?.(message, extra);
-      this.raw.writeHead(202).end();
+      this.raw.writeHead(202, this.headersWith({})).end();
       return;
     }
     if (this.mode === 'sse') {
-      this.raw.writeHead(200, SSE_HEADERS).flushHeaders();
+      this.raw.writeHead(200, this.headersWith(SSE_HEADERS)).flushHeaders();
       this.keepAlive = setInterval(() => this.raw.write(': keepalive\n\n'), SSE_KEEP_ALIVE_MS).unref();
     }
     for (const message of messages) this.onmessage?.(message, extra);
@@ -135,6 +141,10 @@ export class FastifyMcpTransport implements Transport, McpExchange {
     else if (this.detached.size > 0) this.releaseServer();
   }
 
+  private headersWith(own: OutgoingHttpHeaders): OutgoingHttpHeaders {
+    return { ...Object.fromEntries(this.headers), ...own };
+  }
+
   private finish(): void {
     if (this.mode === 'sse') {
       clearInterval(this.keepAlive);
@@ -142,7 +152,7 @@ export class FastifyMcpTransport implements Transport, McpExchange {
     } else {
       const answers = [...this.responses.values()];
       const body = JSON.stringify(answers.length === 1 ? answers[0] : answers);
-      this.raw.writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) }).end(body);
+      this.raw.writeHead(200, this.headersWith({ 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) })).end(body);
     }
     this.responses.clear();
   }

@@ -25,11 +25,12 @@ export async function serveMcpRequest(
     refuseMcpRequest(reply, read.refusal.status, read.refusal.code, read.refusal.message);
     return;
   }
-  const transport = new FastifyMcpTransport(reply.raw, mode);
+  // Read: the hijacked request holds no copy of its arguments while a call blocks (docs/benchmarks.md, "Waiters").
+  request.body = undefined;
+  // The transport writes the raw response: it carries the security headers every response does.
+  const transport = new FastifyMcpTransport(reply.raw, mode, securityHeadersOf(request));
   const forget = inFlight?.requests.track(inFlight.caller, read.messages, transport);
   reply.hijack();
-  // The transport writes the raw response: it carries the security headers every response does.
-  for (const [name, value] of securityHeadersOf(request)) reply.raw.setHeader(name, value);
   reply.raw.on('close', () => {
     forget?.();
     void transport.close();

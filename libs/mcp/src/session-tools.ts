@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import type { SessionAgent } from '#authorization';
-import { type AgentAskService, MAX_EXPIRES_IN_SECONDS, MIN_EXPIRES_IN_SECONDS } from '#clarification';
+import { type AgentAskService, MAX_EXPIRES_IN_SECONDS, MIN_EXPIRES_IN_SECONDS, normalizeQuestions } from '#clarification';
 import { askResultSchema } from './ask-result.js';
 import { DetachedAskCall } from './detached-ask.js';
 import { answeredThroughExchange, defineTool, type McpExchange, type McpRequestContext, type McpTool } from './mcp-tool.js';
@@ -74,7 +74,9 @@ export function sessionTools(agent: SessionAgent, asks: AgentAskService, exchang
       output: askResultSchema,
       annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true },
       run: async ({ questions, context, expires_in_seconds: expiresInSeconds, routing }, extra) => {
-        const call = new DetachedAskCall(exchange, extra.requestId, extra.signal, extra._meta?.progressToken, questions, { ...request, tool: ASK_TOOL });
+        // The ask normalizes them first too (same errors): a blocked call keeps only what its result needs.
+        const asked = normalizeQuestions(questions).map((question) => ({ id: question.id, multi_select: question.multi_select === true }));
+        const call = new DetachedAskCall(exchange, extra.requestId, extra.signal, extra._meta?.progressToken, asked, { ...request, tool: ASK_TOOL });
         const parked = await asks.ask(agent, questions, context, { signal: extra.signal, expiresInSeconds, routing }, call);
         exchange.detach(extra.requestId, parked);
         return answeredThroughExchange();

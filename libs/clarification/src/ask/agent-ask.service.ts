@@ -11,7 +11,7 @@ import { type ParkedWait, WaitFailure } from '../wait/waiter.store.js';
 import { type AgentAskEndings, type AgentAskListener, ParkedAgentAsk } from './parked-agent-ask.js';
 
 export interface AgentAskOptions {
-  /** Aborts the ask while it is being set up, and the wait it parks. */
+  /** Aborts the ask while its bundle is created; once parked, the returned handle ends it. */
   signal: AbortSignal;
   /** Optional deadline: unanswered by then, the bundle expires and this ask fails with EXPIRED. */
   expiresInSeconds?: unknown;
@@ -47,7 +47,9 @@ export class AgentAskService implements AgentAskEndings {
       routing: options.routing,
     });
     const ask = new ParkedAgentAsk(agent.sessionId, request.pending_id, listener, this, this.config.askProgressIntervalMs);
-    ask.parked = this.clarifications.parkAgent(request.pending_id, this.config.askTimeoutMs, options.signal, ask);
+    // Aborted while the bundle was created: the wait ends at once (the agent detached, the bundle pending).
+    if (options.signal.aborted) ask.ended(WaitFailure.Aborted);
+    else ask.parked = this.clarifications.parkAgent(request.pending_id, this.config.askTimeoutMs, ask);
     return ask;
   }
 

@@ -240,8 +240,8 @@ export class ClarificationService implements OnModuleInit, LongPollEndings {
    * committed (no answer can be decided here in between; other replicas see the presence the ask
    * recorded), so nothing needs to be read again.
    */
-  parkAgent(pendingId: string, timeoutMs: number, signal: AbortSignal, listener: WaitListener): ParkedWait {
-    return this.waiters.park(pendingId, { role: WaiterRole.Agent, timeoutMs, signal }, listener);
+  parkAgent(pendingId: string, timeoutMs: number, listener: WaitListener): ParkedWait {
+    return this.waiters.park(pendingId, { role: WaiterRole.Agent, timeoutMs }, listener);
   }
 
   /** Wakes waiters here as bundles' fates change anywhere; re-checks them after a database outage. */

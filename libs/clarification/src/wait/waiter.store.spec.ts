@@ -165,25 +165,12 @@ describe('WaiterStore', () => {
     });
   });
 
-  describe('time bounds and abort', () => {
+  describe('time bounds', () => {
     it('a wait ends with TimedOut after its own bound; other waiters go on', async () => {
       const patient = waitOn(store, 'p1', { role: Observer, timeoutMs: LONG });
       expect((await waitErrorOf(waitOn(store, 'p1', { role: Agent, timeoutMs: 20 }))).reason).toBe(WaitFailure.TimedOut);
       expect(store.waiterCount('p1')).toBe(1);
       expect(await isSettled(patient)).toBe(false);
-    });
-
-    it('an abort signal ends only that wait with Aborted; an already aborted one ends at once and leaves nothing behind', async () => {
-      const controller = new AbortController();
-      const aborted = waitOn(store, 'p1', { role: Agent, timeoutMs: LONG, signal: controller.signal });
-      const other = waitOn(store, 'p1', { role: Agent, timeoutMs: LONG });
-      controller.abort();
-      expect((await waitErrorOf(aborted)).reason).toBe(WaitFailure.Aborted);
-      expect(await isSettled(other)).toBe(false);
-      expect((await waitErrorOf(waitOn(store, 'p2', { role: Agent, timeoutMs: LONG, signal: AbortSignal.abort() }))).reason).toBe(
-        WaitFailure.Aborted,
-      );
-      expect(store.waiterCount('p2')).toBe(0);
     });
   });
 
