@@ -12,8 +12,13 @@
  * costs in Node) and by a bare Fastify app with the application's server options (`fastify`: the
  * framework's share); `/wait` minus them is the application's share.
  *
+ * Targets (ratios in one run): RSS per blocked `/wait` ≤ 1.25× the bare-http floor's; heap per blocked
+ * MCP ask ≤ 2× a blocked `/wait`'s. Where RSS goes beyond the heap, the probe splits it: V8's heap
+ * spaces (committed), V8's 256 KiB pages resident (in its spaces or pooled), the rest.
+ *
  * Environment: BENCH_WAITERS (10000), BENCH_WAKES (200), BENCH_SNAPSHOTS (1 = take heap snapshots),
- * BENCH_WAITER_KINDS (wait,bare-http,fastify,mcp), BENCH_WAITER_BATCH (250 requests opened at a time), BENCH_SNAPSHOT_DIR (keep the snapshots there, for a retainer analysis).
+ * BENCH_WAITER_KINDS (wait,bare-http,fastify,mcp), BENCH_WAITER_BATCH (250 requests opened at a time), BENCH_SNAPSHOT_DIR (keep the snapshots there, for a retainer analysis),
+ * BENCH_NODE_FLAGS (extra node flags for the server and every floor alike; none by default, as in production).
  */
 import http from 'node:http';
 import { mkdir, mkdtemp, rm } from 'node:fs/promises';
@@ -28,7 +33,7 @@ import { type ConstructorTotal, diffSnapshots, summarizeSnapshot } from './suppo
 import type { HeapReading } from './support/heap-probe.js';
 import { machineLine, progress, Report, ratioVerdict } from './support/report.js';
 import { agentTokenOf, seed, seededIds } from './support/seed.js';
-import { BenchServerProcess, type Floor, FLOORS } from './support/server-process.js';
+import { BenchServerProcess, type Floor, FLOORS, NODE_FLAGS } from './support/server-process.js';
 
 const N = envInt('BENCH_WAITERS', 10_000);
 const WAKES = Math.min(envInt('BENCH_WAKES', 200), N);
@@ -156,7 +161,8 @@ async function readAround(server: BenchServerProcess, kind: Kind, snapshotDir: s
   await new Promise((resolve) => setTimeout(resolve, 2_000));
   const after = await server.heap();
   const afterSnapshot = SNAPSHOTS ? await server.snapshot(path.join(snapshotDir, 'after.heapsnapshot')) : undefined;
-  progress(`waiters/${kind}: heap +${((after.usedHeap - before.usedHeap) / N).toFixed(0)} B/waiter, RSS +${((after.rss - before.rss) / N).toFixed(0)} B/waiter`);
+  const grown = (key: 'usedHeap' | 'rss' | 'heapCommitted' | 'heapPagesResident') => ((after[key] - before[key]) / N).toFixed(0);
+  progress(`waiters/${kind}: heap +${grown('usedHeap')} B/waiter, RSS +${grown('rss')} B/waiter (V8 spaces committed +${grown('heapCommitted')}, V8 pages resident +${grown('heapPagesResident')})`);
   return { before, after, openSeconds, snapshots: beforeSnapshot && afterSnapshot ? { before: beforeSnapshot, after: afterSnapshot } : undefined };
 }
 
@@ -306,7 +312,10 @@ const LABELS: Record<Kind, string> = {
 const BEFORE: Record<Kind, string> = { wait: '13.5–14 KB (heap +11.75 KB)', mcp: 'not measured', 'bare-http': '—', fastify: '—' };
 const TARGET = 6144;
 const kb = (bytes: number) => `${(bytes / 1024).toFixed(2)} KB`;
-const perWaiter = (r: KindResult, key: 'usedHeap' | 'rss') => (r.after[key] - r.before[key]) / r.opened;
+const perWaiter = (r: KindResult, key: 'usedHeap' | 'rss' | 'heapCommitted' | 'heapPagesResident') => (r.after[key] - r.before[key]) / r.opened;
+/** The issue's targets, as ratios taken in one run. */
+const RSS_OVER_BARE_TARGET = 1.25;
+const MCP_OVER_WAIT_TARGET = 2;
 
 function verdict(r: KindResult): string {
   const met = perWaiter(r, 'usedHeap') <= TARGET && perWaiter(r, 'rss') <= TARGET;
@@ -324,14 +333,28 @@ function reportShares(report: Report, results: KindResult[]): void {
   const difference = (what: string, minuend: KindResult, subtrahend: KindResult) =>
     rows.push([what, kb(perWaiter(minuend, 'usedHeap') - perWaiter(subtrahend, 'usedHeap')), kb(perWaiter(minuend, 'rss') - perWaiter(subtrahend, 'rss'))]);
   if (wait && bare) {
-    rows.push(['`/wait` ÷ bare-http', `${fixed(perWaiter(wait, 'usedHeap') / perWaiter(bare, 'usedHeap'))}×`, `${fixed(perWaiter(wait, 'rss') / perWaiter(bare, 'rss'))}×`]);
+    const rssRatio = perWaiter(wait, 'rss') / perWaiter(bare, 'rss');
+    rows.push([
+      '`/wait` ÷ bare-http',
+      `${fixed(perWaiter(wait, 'usedHeap') / perWaiter(bare, 'usedHeap'))}×`,
+      `${fixed(rssRatio)}× (target ≤ ${RSS_OVER_BARE_TARGET}×: ${ratioVerdict(rssRatio, RSS_OVER_BARE_TARGET)})`,
+    ]);
     difference('`/wait` − bare-http (Fastify + Nest + Parley)', wait, bare);
   }
   if (fastify && bare) difference('fastify − bare-http (Fastify: its Request/Reply, the request’s Pino child, routing)', fastify, bare);
   if (wait && fastify) difference('`/wait` − fastify (Nest + Parley: the application’s share)', wait, fastify);
+  const mcp = of('mcp');
+  if (mcp && wait) {
+    const heapRatio = perWaiter(mcp, 'usedHeap') / perWaiter(wait, 'usedHeap');
+    rows.push([
+      'MCP ask ÷ `/wait`',
+      `${fixed(heapRatio)}× (target ≤ ${MCP_OVER_WAIT_TARGET}×: ${ratioVerdict(heapRatio, MCP_OVER_WAIT_TARGET)})`,
+      `${fixed(perWaiter(mcp, 'rss') / perWaiter(wait, 'rss'))}×`,
+    ]);
+  }
   if (rows.length === 0) return;
   report.say();
-  report.say('`/wait` against its floors (per blocked request; differences of the per-waiter figures above):');
+  report.say('`/wait` against its floors, and the MCP ask against `/wait` (per blocked request; ratios and differences of the per-waiter figures above):');
   report.say();
   report.table(['', 'heap / waiter', 'RSS / waiter'], rows, ['l', 'r', 'r']);
 }
@@ -379,7 +402,7 @@ export async function run(report: Report): Promise<void> {
         progress(`waiters/${kind} failed: ${String(error)}`);
       }
     }
-    report.say(`Run: ${await machineLine(server.description)}. N = ${N} blocked agents per kind (each its own session, bundle and agent token \`parley_sat_…\`), opened ${BATCH} at a time; the server is the built \`dist/apps/server/src/main.js\` in its own process (AUTH_MODE=enabled, LOG_LEVEL=warn, WAIT_TIMEOUT_MS and ASK_TIMEOUT_MS 1 h, rate limits raised) with \`bench/support/heap-probe.js\` preloaded (\`--expose-gc --import\`): heap = \`v8.getHeapStatistics().used_heap_size\` after two \`global.gc()\`, RSS = \`process.memoryUsage().rss\`, read over IPC. Baseline after ${WARM} waiters were opened and answered (warm code paths).`);
+    report.say(`Run: ${await machineLine(server.description)}. N = ${N} blocked agents per kind (each its own session, bundle and agent token \`parley_sat_…\`), opened ${BATCH} at a time; the server is the built \`dist/apps/server/src/main.js\` in its own process (AUTH_MODE=enabled, LOG_LEVEL=warn, WAIT_TIMEOUT_MS and ASK_TIMEOUT_MS 1 h, rate limits raised) with \`bench/support/heap-probe.js\` preloaded (\`--expose-gc --import\`): heap = \`v8.getHeapStatistics().used_heap_size\` after two \`global.gc()\`, RSS = \`process.memoryUsage().rss\`, read over IPC; beside RSS, V8's committed heap (\`total_physical_size\`) and the resident bytes of V8's 256 KiB page mappings (/proc/self/smaps: pages of its spaces, and freed pages it keeps pooled). Node flags beyond those: ${NODE_FLAGS.length > 0 ? NODE_FLAGS.map((flag) => `\`${flag}\``).join(' ') + ' (BENCH_NODE_FLAGS, server and floors alike)' : 'none (as `npm start` and the Dockerfile run it)'}. Baseline after ${WARM} waiters were opened and answered (warm code paths).`);
     if (results.some((r) => isFloor(r.kind))) {
       report.say();
       report.say(`The floors run the same way (own process, same flags and probe, same client, keep-alive off, the same \`GET /api/v1/clarification/<id>/wait\` URLs and \`authorization: Bearer parley_sat_…\` headers, same batches, ${WARM} parked and released before the first reading): \`bench/support/bare-http.floor.ts\` is a \`node:http\` server with the application's timeouts whose handler keeps each response in a \`Set\`; \`bench/support/fastify.floor.ts\` is Fastify with the application's server options (its \`fastifyLogging\`: root Pino logger at \`warn\`, \`x-request-id\`, a child logger per request; body limit; timeouts) and one route on the \`/wait\` path that hijacks the reply and keeps \`reply.raw\` in a \`Set\` — no Nest, no plugins, no hooks.`);
@@ -388,18 +411,19 @@ export async function run(report: Report): Promise<void> {
     for (const failure of failures) report.say(`**Run failed for ${failure}**`);
     if (failures.length > 0) report.say();
     report.table(
-      ['blocked agent', 'heap before → after (MB)', 'heap / waiter', 'RSS before → after (MB)', 'RSS / waiter', 'before', 'target', ''],
+      ['blocked agent', 'heap before → after (MB)', 'heap / waiter', 'RSS before → after (MB)', 'RSS / waiter', 'of RSS: V8 spaces committed / V8 pages resident / waiter', 'before', 'target', ''],
       results.map((r) => [
         LABELS[r.kind],
         `${(r.before.usedHeap / 2 ** 20).toFixed(1)} → ${(r.after.usedHeap / 2 ** 20).toFixed(1)}`,
         kb(perWaiter(r, 'usedHeap')),
         `${(r.before.rss / 2 ** 20).toFixed(1)} → ${(r.after.rss / 2 ** 20).toFixed(1)}`,
         kb(perWaiter(r, 'rss')),
+        `${kb(perWaiter(r, 'heapCommitted'))} / ${kb(perWaiter(r, 'heapPagesResident'))}`,
         BEFORE[r.kind],
         '≤ 6 KB each',
         verdict(r),
       ]),
-      ['l', 'r', 'r', 'r', 'r', 'r', 'r', 'l'],
+      ['l', 'r', 'r', 'r', 'r', 'r', 'r', 'r', 'l'],
     );
     reportShares(report, results);
     const served = results.flatMap((r) => (r.service ? [{ r, service: r.service }] : []));

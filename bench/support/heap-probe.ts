@@ -3,6 +3,7 @@
  * benchmarks, never by the application: answers IPC requests from the parent with the process's
  * heap after a full GC, or writes a heap snapshot. Inert without an IPC channel (no `process.send`).
  */
+import { readFileSync } from 'node:fs';
 import v8 from 'node:v8';
 
 export type ProbeRequest = { op: 'heap' } | { op: 'snapshot'; path: string };
@@ -11,6 +12,29 @@ export interface HeapReading {
   rss: number;
   external: number;
   arrayBuffers: number;
+  /** Memory V8's heap spaces hold (`total_physical_size`): the used heap plus its free space and new-space capacity. */
+  heapCommitted: number;
+  /** Resident bytes of V8's 256 KiB page mappings (/proc/self/smaps): its spaces' pages and the freed pages it keeps pooled for reuse. */
+  heapPagesResident: number;
+}
+
+/** V8 maps its regular heap pages one anonymous 256 KiB mapping each; their resident size, from /proc/self/smaps (0 elsewhere than Linux). */
+const V8_PAGE_BYTES = 256 * 1024;
+function heapPagesResident(): number {
+  let smaps: string;
+  try {
+    smaps = readFileSync('/proc/self/smaps', 'utf8');
+  } catch {
+    return 0;
+  }
+  let total = 0;
+  let page = false;
+  for (const line of smaps.split('\n')) {
+    const mapping = /^([0-9a-f]+)-([0-9a-f]+) \S+ \S+ \S+ \S+\s*(\S*)/.exec(line);
+    if (mapping) page = !mapping[3] && parseInt(mapping[2], 16) - parseInt(mapping[1], 16) === V8_PAGE_BYTES;
+    else if (page && line.startsWith('Rss:')) total += Number(/(\d+) kB/.exec(line)?.[1] ?? 0) * 1024;
+  }
+  return total;
 }
 
 function collect(): void {
@@ -34,7 +58,15 @@ if (process.send) {
       return;
     }
     const memory = process.memoryUsage();
-    const reading: HeapReading = { usedHeap: v8.getHeapStatistics().used_heap_size, rss: memory.rss, external: memory.external, arrayBuffers: memory.arrayBuffers };
+    const heap = v8.getHeapStatistics();
+    const reading: HeapReading = {
+      usedHeap: heap.used_heap_size,
+      rss: memory.rss,
+      external: memory.external,
+      arrayBuffers: memory.arrayBuffers,
+      heapCommitted: heap.total_physical_size,
+      heapPagesResident: heapPagesResident(),
+    };
     process.send?.(reading);
   });
   // The IPC channel must not keep the server alive on its own.

@@ -16,6 +16,11 @@ export const FLOORS = {
   fastify: fileURLToPath(new URL('./fastify.floor.js', import.meta.url)),
 } as const;
 export type Floor = keyof typeof FLOORS;
+/**
+ * BENCH_NODE_FLAGS: extra node flags (e.g. `--max-semi-space-size=4`) for the server and every floor
+ * alike, to measure a flag; the production start (`npm start`, the Dockerfile) passes none.
+ */
+export const NODE_FLAGS = (process.env.BENCH_NODE_FLAGS ?? '').split(' ').filter(Boolean);
 
 /**
  * The built server (dist/apps/server/src/main.js), or a floor server, in its own process with the
@@ -51,7 +56,7 @@ export class BenchServerProcess {
     const port = await freePort();
     const childEnv: NodeJS.ProcessEnv = { ...process.env, HOST: '127.0.0.1', PORT: String(port), LOG_LEVEL: 'warn', ...env };
     delete childEnv.NODE_OPTIONS;
-    const child = spawn(process.execPath, ['--expose-gc', '--import', PROBE, main], { env: childEnv, stdio: ['ignore', 'ignore', 'pipe', 'ipc'] });
+    const child = spawn(process.execPath, [...NODE_FLAGS, '--expose-gc', '--import', PROBE, main], { env: childEnv, stdio: ['ignore', 'ignore', 'pipe', 'ipc'] });
     const output = { stderr: '' };
     child.stderr?.setEncoding('utf8').on('data', (chunk: string) => (output.stderr = (output.stderr + chunk).slice(-20_000)));
     const server = new BenchServerProcess(child, `http://127.0.0.1:${port}`, dataDir, output);

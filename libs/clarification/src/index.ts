@@ -4,6 +4,7 @@
  */
 export { ClarificationModule } from './clarification.module.js';
 export { AgentAskService } from './ask/agent-ask.service.js';
+export type { AgentAskListener } from './ask/parked-agent-ask.js';
 export { normalizeQuestions } from './ask/question.validation.js';
 export { AuditService } from './audit/audit.service.js';
 export type { AuditAttemptView } from './audit/audit.types.js';

@@ -27,8 +27,7 @@ export class ExternalMcpController {
   async post(@CurrentCaller() caller: Caller, @Req() request: FastifyRequest, @Res() reply: FastifyReply): Promise<void> {
     if (!(await this.admission.admit(request.body, callerKey(caller, request.ip), reply))) return;
     const tools = externalTools(caller, { pending: this.pending, resolver: this.resolver, tasks: this.tasks });
-    const server = createToolServer('parley', tools, { requestId: String(request.id), logger: this.logger });
-    await serveMcpRequest(server, request, reply, 'json');
+    await serveMcpRequest(() => createToolServer('parley', tools, { requestId: String(request.id), logger: this.logger }), request, reply, 'json');
   }
 
   @Get()

@@ -1,6 +1,17 @@
-import type { ServerResponse } from 'node:http';
+import type { OutgoingHttpHeaders, ServerResponse } from 'node:http';
 import type { Transport, TransportSendOptions } from '@modelcontextprotocol/sdk/shared/transport.js';
-import type { JSONRPCErrorResponse, JSONRPCMessage, JSONRPCResultResponse, MessageExtraInfo, RequestId } from '@modelcontextprotocol/sdk/types.js';
+import {
+  type CallToolResult,
+  CallToolResultSchema,
+  type JSONRPCErrorResponse,
+  type JSONRPCMessage,
+  type JSONRPCResultResponse,
+  type MessageExtraInfo,
+  type RequestId,
+  type ServerNotification,
+} from '@modelcontextprotocol/sdk/types.js';
+import type { SecurityHeaders } from '#common';
+import type { McpExchange } from './mcp-tool.js';
 
 /**
  * How a response travels: `sse` keeps a stream open for as long as a tool runs (so progress can
@@ -23,7 +34,7 @@ const isResponse = (message: JSONRPCMessage): message is JSONRPCResultResponse |
  * StreamableHTTPServerTransport answers without sessions or an event store, minus its conversion to
  * web Request/Response and the per-request machinery of the stateful modes.
  */
-export class FastifyMcpTransport implements Transport {
+export class FastifyMcpTransport implements Transport, McpExchange {
   onclose?: () => void;
   onerror?: (error: Error) => void;
   onmessage?: (message: JSONRPCMessage, extra?: MessageExtraInfo) => void;
@@ -31,12 +42,19 @@ export class FastifyMcpTransport implements Transport {
   /** The response to each request of the body, by id in the body's order; undefined while it runs. */
   private readonly responses = new Map<RequestId, JSONRPCMessage | undefined>();
   private unanswered = 0;
+  /** The unanswered requests answered by their tool, not the server (see `detach`), each with what ends it. */
+  private readonly detached = new Map<RequestId, { abort(): void }>();
   private closed = false;
   private keepAlive?: NodeJS.Timeout;
 
+  /**
+   * `headers` (the security headers every response carries) go out with each response's own, in one
+   * `writeHead`: nothing set before it, so the response holds no header map while a call blocks.
+   */
   constructor(
     private readonly raw: ServerResponse,
     private readonly mode: McpResponseMode,
+    private readonly headers: SecurityHeaders,
   ) {}
 
   async start(): Promise<void> {}
@@ -47,11 +65,11 @@ export class FastifyMcpTransport implements Transport {
     this.unanswered = this.responses.size;
     if (this.unanswered === 0) {
       for (const message of messages) this.onmessage?.(message, extra);
-      this.raw.writeHead(202).end();
+      this.raw.writeHead(202, this.headersWith({})).end();
       return;
     }
     if (this.mode === 'sse') {
-      this.raw.writeHead(200, SSE_HEADERS).flushHeaders();
+      this.raw.writeHead(200, this.headersWith(SSE_HEADERS)).flushHeaders();
       this.keepAlive = setInterval(() => this.raw.write(': keepalive\n\n'), SSE_KEEP_ALIVE_MS).unref();
     }
     for (const message of messages) this.onmessage?.(message, extra);
@@ -71,8 +89,40 @@ export class FastifyMcpTransport implements Transport {
       clearInterval(this.keepAlive);
       if (this.raw.headersSent && !this.raw.writableEnded) this.raw.end();
       this.onclose?.();
+      for (const call of this.detached.values()) call.abort();
+      this.detached.clear();
     }
     return Promise.resolve();
+  }
+
+  /**
+   * The call `requestId` is answered by its tool from now on (`notify`, `respond`), not by the
+   * server; `call.abort()` runs if the exchange closes first (the client went away or cancelled).
+   * Once every unanswered request is detached the server's hooks are dropped, so the per-request
+   * server and the call's promise chain are garbage while it blocks (docs/benchmarks.md, "Waiters").
+   */
+  detach(requestId: RequestId, call: { abort(): void }): void {
+    if (this.closed || !this.responses.has(requestId) || this.responses.get(requestId) !== undefined) return;
+    this.detached.set(requestId, call);
+    this.releaseServer();
+  }
+
+  /** A notification about a detached call, as the server's `sendNotification` sends it. */
+  notify(requestId: RequestId, notification: ServerNotification): void {
+    if (this.detached.has(requestId)) this.deliver({ ...notification, jsonrpc: '2.0' }, { relatedRequestId: requestId });
+  }
+
+  /** A detached call's result, as the server answers a tools/call: parsed by CallToolResultSchema (a mismatch throws), in its envelope. */
+  respond(requestId: RequestId, result: CallToolResult): void {
+    if (this.detached.has(requestId)) this.deliver({ result: CallToolResultSchema.parse(result), jsonrpc: '2.0', id: requestId });
+  }
+
+  /** With only detached calls left, nothing more comes from or goes to the server. */
+  private releaseServer(): void {
+    if (this.detached.size < this.unanswered) return;
+    this.onmessage = undefined;
+    this.onerror = undefined;
+    this.onclose = undefined;
   }
 
   private deliver(message: JSONRPCMessage, options?: TransportSendOptions): void {
@@ -86,7 +136,13 @@ export class FastifyMcpTransport implements Transport {
     if (!response) return;
     if (this.responses.get(requestId) === undefined) this.unanswered -= 1;
     this.responses.set(requestId, message);
+    this.detached.delete(requestId);
     if (this.unanswered === 0) this.finish();
+    else if (this.detached.size > 0) this.releaseServer();
+  }
+
+  private headersWith(own: OutgoingHttpHeaders): OutgoingHttpHeaders {
+    return { ...Object.fromEntries(this.headers), ...own };
   }
 
   private finish(): void {
@@ -96,7 +152,7 @@ export class FastifyMcpTransport implements Transport {
     } else {
       const answers = [...this.responses.values()];
       const body = JSON.stringify(answers.length === 1 ? answers[0] : answers);
-      this.raw.writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) }).end(body);
+      this.raw.writeHead(200, this.headersWith({ 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) })).end(body);
     }
     this.responses.clear();
   }

@@ -4,16 +4,17 @@ import { securityHeadersOf } from '#common';
 import { FastifyMcpTransport, type McpResponseMode } from './fastify-mcp.transport.js';
 import { readMcpPost } from './mcp-http-checks.js';
 import type { InFlightMcpRequests } from './mcp-in-flight.js';
+import type { McpExchange } from './mcp-tool.js';
 
 /**
- * Serves one MCP request statelessly: a fresh transport per HTTP request, everything closed when the
- * connection closes. With `inFlight`, a cancellation from the same caller reaches the request it names.
+ * Serves one MCP request statelessly: a fresh transport and server (`serverFor` the request's
+ * exchange) per HTTP request, everything closed when the connection closes. With `inFlight`, a cancellation from the same caller reaches the request it names.
  * Returns once the request is handed to the server, not when it is answered: the reply is hijacked,
  * so Nest releases the request's pipeline (interceptor observables, async frames) while a blocking ask
  * waits, so a blocked ask holds less memory (docs/benchmarks.md, "Waiters").
  */
 export async function serveMcpRequest(
-  server: Server,
+  serverFor: (exchange: McpExchange) => Server,
   request: FastifyRequest,
   reply: FastifyReply,
   mode: McpResponseMode,
@@ -24,17 +25,18 @@ export async function serveMcpRequest(
     refuseMcpRequest(reply, read.refusal.status, read.refusal.code, read.refusal.message);
     return;
   }
-  const transport = new FastifyMcpTransport(reply.raw, mode);
+  // Read: the hijacked request holds no copy of its arguments while a call blocks (docs/benchmarks.md, "Waiters").
+  request.body = undefined;
+  // The transport writes the raw response: it carries the security headers every response does.
+  const transport = new FastifyMcpTransport(reply.raw, mode, securityHeadersOf(request));
   const forget = inFlight?.requests.track(inFlight.caller, read.messages, transport);
   reply.hijack();
-  // The transport writes the raw response: it carries the security headers every response does.
-  for (const [name, value] of securityHeadersOf(request)) reply.raw.setHeader(name, value);
   reply.raw.on('close', () => {
     forget?.();
     void transport.close();
   });
   inFlight?.requests.cancelNamedIn(inFlight.caller, read.messages);
-  await server.connect(transport);
+  await serverFor(transport).connect(transport);
   transport.serve(read.messages, { requestInfo: { headers: request.headers } });
 }
 

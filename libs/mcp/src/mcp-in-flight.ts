@@ -8,11 +8,13 @@ const isRequestId = (value: unknown): value is RequestId => typeof value === 'st
  * client's `notifications/cancelled` arrives on an HTTP request of its own, served by a fresh server
  * that never saw the call it names — the SDK would drop it and the call would run on (an agent's
  * aborted ask would stay blocked until askTimeoutMs). This routes the cancellation to the transport
- * serving that call; closing it aborts the tool's signal and ends the call's HTTP exchange.
+ * serving that call; closing it aborts the call (the tool's signal, or the wait of a detached call)
+ * and ends the call's HTTP exchange.
  * Ids are only unique per client, so the key includes the authenticated caller.
  */
 export class InFlightMcpRequests {
-  private readonly transports = new Map<string, Set<FastifyMcpTransport>>();
+  /** A key's one transport itself (the usual case: a set would cost a blocked ask more than the entry), else a set of them. */
+  private readonly transports = new Map<string, FastifyMcpTransport | Set<FastifyMcpTransport>>();
 
   private static key(caller: string, id: RequestId): string {
     return JSON.stringify([caller, typeof id, String(id)]);
@@ -21,13 +23,9 @@ export class InFlightMcpRequests {
   /** Tracks the requests among the messages; the returned function forgets them. */
   track(caller: string, messages: readonly JSONRPCMessage[], transport: FastifyMcpTransport): () => void {
     const keys = messages.flatMap((message) => ('method' in message && 'id' in message ? [InFlightMcpRequests.key(caller, message.id)] : []));
-    for (const key of keys) this.transports.set(key, (this.transports.get(key) ?? new Set()).add(transport));
+    for (const key of keys) this.add(key, transport);
     return () => {
-      for (const key of keys) {
-        const set = this.transports.get(key);
-        set?.delete(transport);
-        if (set?.size === 0) this.transports.delete(key);
-      }
+      for (const key of keys) this.remove(key, transport);
     };
   }
 
@@ -37,7 +35,24 @@ export class InFlightMcpRequests {
       if (!('method' in message) || message.method !== 'notifications/cancelled' || 'id' in message) continue;
       const requestId = message.params?.requestId;
       if (!isRequestId(requestId)) continue;
-      for (const transport of this.transports.get(InFlightMcpRequests.key(caller, requestId)) ?? []) void transport.close();
+      const serving = this.transports.get(InFlightMcpRequests.key(caller, requestId));
+      for (const transport of serving instanceof Set ? [...serving] : serving ? [serving] : []) void transport.close();
+    }
+  }
+
+  private add(key: string, transport: FastifyMcpTransport): void {
+    const serving = this.transports.get(key);
+    if (serving === undefined) this.transports.set(key, transport);
+    else if (serving instanceof Set) serving.add(transport);
+    else if (serving !== transport) this.transports.set(key, new Set([serving, transport]));
+  }
+
+  private remove(key: string, transport: FastifyMcpTransport): void {
+    const serving = this.transports.get(key);
+    if (serving === transport) this.transports.delete(key);
+    else if (serving instanceof Set && serving.delete(transport)) {
+      const [only, ...others] = serving;
+      if (only && others.length === 0) this.transports.set(key, only);
     }
   }
 }

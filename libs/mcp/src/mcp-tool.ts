@@ -1,6 +1,6 @@
 import type { Logger } from '@nestjs/common';
 import type { RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/protocol.js';
-import type { CallToolResult, ServerNotification, ServerRequest, ToolAnnotations } from '@modelcontextprotocol/sdk/types.js';
+import type { CallToolResult, RequestId, ServerNotification, ServerRequest, ToolAnnotations } from '@modelcontextprotocol/sdk/types.js';
 import type { z } from 'zod';
 
 export type ToolExtra = RequestHandlerExtra<ServerRequest, ServerNotification>;
@@ -9,6 +9,26 @@ export type ToolExtra = RequestHandlerExtra<ServerRequest, ServerNotification>;
 export interface McpRequestContext {
   requestId: string;
   logger: Pick<Logger, 'error'>;
+}
+
+/**
+ * The HTTP exchange a tool call came on, for a call that blocks for long (the session agent's ask):
+ * once `detach`ed, the call is answered with `notify` and `respond` as the SDK's server would answer
+ * it, and the server — with the call's promise chain — is let go while it waits (docs/benchmarks.md,
+ * "Waiters"). `call.abort()` runs if the exchange closes first.
+ */
+export interface McpExchange {
+  detach(requestId: RequestId, call: { abort(): void }): void;
+  notify(requestId: RequestId, notification: ServerNotification): void;
+  respond(requestId: RequestId, result: CallToolResult): void;
+}
+
+/**
+ * What a detached call's handler returns: a promise nothing settles or holds, so the server's chain
+ * awaiting it is garbage; the answer goes out through the exchange.
+ */
+export function answeredThroughExchange(): Promise<CallToolResult> {
+  return new Promise(() => undefined);
 }
 
 /**

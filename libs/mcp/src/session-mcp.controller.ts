@@ -8,6 +8,7 @@ import { sessionAgentKey } from '#rate-limit';
 import { McpAdmission } from './mcp-admission.js';
 import { methodNotAllowed, serveMcpRequest } from './mcp-http.js';
 import { InFlightMcpRequests } from './mcp-in-flight.js';
+import type { McpExchange } from './mcp-tool.js';
 import { createToolServer } from './mcp-tool-server.js';
 import { sessionTools } from './session-tools.js';
 
@@ -32,8 +33,9 @@ export class SessionMcpController {
     const agent = credential ? await this.identity.authenticateSessionAgent(credential) : undefined;
     if (!agent) throw AuthorizationError.unauthenticated('a session agent token is required');
     if (!(await this.admission.admit(request.body, sessionAgentKey(agent.sessionId), reply))) return;
-    const server = createToolServer('parley-session', sessionTools(agent, this.asks), { requestId: String(request.id), logger: this.logger });
-    await serveMcpRequest(server, request, reply, 'sse', { requests: this.inFlight, caller: agent.sessionId });
+    const context = { requestId: String(request.id), logger: this.logger };
+    const serverFor = (exchange: McpExchange) => createToolServer('parley-session', sessionTools(agent, this.asks, exchange, context), context);
+    await serveMcpRequest(serverFor, request, reply, 'sse', { requests: this.inFlight, caller: agent.sessionId });
   }
 
   @Get()

@@ -1,8 +1,9 @@
 import { z } from 'zod';
 import type { SessionAgent } from '#authorization';
 import { type AgentAskService, MAX_EXPIRES_IN_SECONDS, MIN_EXPIRES_IN_SECONDS, normalizeQuestions } from '#clarification';
-import { askResult, askResultSchema, askToolResult } from './ask-result.js';
-import { defineTool, type McpTool } from './mcp-tool.js';
+import { askResultSchema } from './ask-result.js';
+import { DetachedAskCall } from './detached-ask.js';
+import { answeredThroughExchange, defineTool, type McpExchange, type McpRequestContext, type McpTool } from './mcp-tool.js';
 import { INPUT_LIMITS } from '#common';
 
 // Strict: a key the creation rules do not know is refused (as REST refuses it), never silently dropped.
@@ -55,8 +56,12 @@ const askInput = z.strictObject({
 
 export const ASK_TOOL = 'ask_user_question_kandev';
 
-/** The in-session surface: only the tools an agent needs about its own session (rules S2/S3). */
-export function sessionTools(agent: SessionAgent, asks: AgentAskService): McpTool[] {
+/**
+ * The in-session surface: only the tools an agent needs about its own session (rules S2/S3). The ask
+ * blocks detached from the SDK's server (see McpExchange): once its bundle is created and its wait
+ * parked, the call is answered by a DetachedAskCall on `exchange`.
+ */
+export function sessionTools(agent: SessionAgent, asks: AgentAskService, exchange: McpExchange, request: McpRequestContext): McpTool[] {
   return [
     defineTool({
       name: ASK_TOOL,
@@ -69,21 +74,12 @@ export function sessionTools(agent: SessionAgent, asks: AgentAskService): McpToo
       output: askResultSchema,
       annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true },
       run: async ({ questions, context, expires_in_seconds: expiresInSeconds, routing }, extra) => {
-        const response = await asks.askAndWait(agent, questions, context, {
-          signal: extra.signal,
-          expiresInSeconds,
-          routing,
-          onProgress: async (tick, pendingId) => {
-            const progressToken = extra._meta?.progressToken;
-            if (progressToken === undefined) return;
-            await extra.sendNotification({
-              method: 'notifications/progress',
-              params: { progressToken, progress: tick, message: `waiting for an answer to ${pendingId}` },
-            });
-          },
-        });
-        // The ids as the bundle stores them (q1..qN where the agent gave none); the ask already validated them.
-        return askToolResult(askResult(response, normalizeQuestions(questions)));
+        // The ask normalizes them first too (same errors): a blocked call keeps only what its result needs.
+        const asked = normalizeQuestions(questions).map((question) => ({ id: question.id, multi_select: question.multi_select === true }));
+        const call = new DetachedAskCall(exchange, extra.requestId, extra.signal, extra._meta?.progressToken, asked, { ...request, tool: ASK_TOOL });
+        const parked = await asks.ask(agent, questions, context, { signal: extra.signal, expiresInSeconds, routing }, call);
+        exchange.detach(extra.requestId, parked);
+        return answeredThroughExchange();
       },
     }),
   ];

@@ -6,18 +6,17 @@ import { ClarificationLifecycleService } from '../lifecycle/clarification-lifecy
 import { ClarificationError, ClarificationErrorCode } from '../bundle/clarification.errors.js';
 import { ClarificationService } from './clarification.service.js';
 import { waitEnded } from '../wait/wait.errors.js';
-import type { ClarificationResponse } from '../bundle/clarification.types.js';
 import { deadlinePassed } from '../lifecycle/deadline.rules.js';
-import { WaitError, WaitFailure } from '../wait/waiter.store.js';
+import { type ParkedWait, WaitFailure } from '../wait/waiter.store.js';
+import { type AgentAskEndings, type AgentAskListener, ParkedAgentAsk } from './parked-agent-ask.js';
 
 export interface AgentAskOptions {
+  /** Aborts the ask while its bundle is created; once parked, the returned handle ends it. */
   signal: AbortSignal;
   /** Optional deadline: unanswered by then, the bundle expires and this ask fails with EXPIRED. */
   expiresInSeconds?: unknown;
   /** Optional routing (who may answer, quorum, escalation). */
   routing?: unknown;
-  /** Called every ASK_PROGRESS_INTERVAL_MS while the agent waits (keep-alive). */
-  onProgress: (tick: number, pendingId: string) => Promise<void>;
 }
 
 /** Wait endings after which the bundle is still pending and answerable. */
@@ -25,7 +24,7 @@ const STILL_PENDING: readonly WaitFailure[] = [WaitFailure.Aborted, WaitFailure.
 
 /** The in-session agent's blocking ask: create the bundle, wait for it, detach when the wait breaks off. */
 @Injectable()
-export class AgentAskService {
+export class AgentAskService implements AgentAskEndings {
   constructor(
     private readonly clarifications: ClarificationService,
     private readonly lifecycle: ClarificationLifecycleService,
@@ -33,7 +32,12 @@ export class AgentAskService {
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
-  async askAndWait(agent: SessionAgent, questions: unknown, context: unknown, options: AgentAskOptions): Promise<ClarificationResponse> {
+  /**
+   * Creates the bundle and parks the agent's wait on it: `listener` gets a progress tick every
+   * ASK_PROGRESS_INTERVAL_MS, then, once, the answer or the error the ask fails with. Resolves with
+   * the parked wait (to end it early); once parked, nothing of this call stays referenced.
+   */
+  async ask(agent: SessionAgent, questions: unknown, context: unknown, options: AgentAskOptions, listener: AgentAskListener): Promise<ParkedWait> {
     const { request } = await this.clarifications.ask({
       sessionId: agent.sessionId,
       questions,
@@ -42,33 +46,23 @@ export class AgentAskService {
       expiresInSeconds: options.expiresInSeconds,
       routing: options.routing,
     });
-    const waiting = this.clarifications.waitAsAgent(request.pending_id, this.config.askTimeoutMs, options.signal);
-    let tick = 0;
-    const progress = setInterval(() => {
-      tick += 1;
-      options.onProgress(tick, request.pending_id).catch(() => undefined);
-    }, this.config.askProgressIntervalMs);
-    try {
-      return await waiting;
-    } catch (error) {
-      if (!(error instanceof WaitError)) throw error;
-      if (error.reason === WaitFailure.Aborted || error.reason === WaitFailure.TimedOut) {
-        await this.lifecycle.detachAgent(agent.sessionId);
-      }
-      if (error.reason === WaitFailure.Expired) {
-        const expired = deadlinePassed(await this.bundles.findBundle(request.pending_id));
-        if (expired) throw expired;
-      }
-      if (STILL_PENDING.includes(error.reason)) {
-        throw new ClarificationError(
-          ClarificationErrorCode.WaitEnded,
-          `stopped waiting for an answer (${error.reason}); the question stays pending as ${request.pending_id}`,
-        );
-      }
-      throw waitEnded(error.reason);
-    } finally {
-      clearInterval(progress);
-    }
+    const ask = new ParkedAgentAsk(agent.sessionId, request.pending_id, listener, this, this.config.askProgressIntervalMs);
+    // Aborted while the bundle was created: the wait ends at once (the agent detached, the bundle pending).
+    if (options.signal.aborted) ask.ended(WaitFailure.Aborted);
+    else ask.parked = this.clarifications.parkAgent(request.pending_id, this.config.askTimeoutMs, ask);
+    return ask;
   }
 
+  /** What an ask whose wait ended fails with; an agent that stopped waiting (abort, its bound) is detached first. */
+  async endedError(sessionId: string, pendingId: string, reason: WaitFailure): Promise<unknown> {
+    if (reason === WaitFailure.Aborted || reason === WaitFailure.TimedOut) await this.lifecycle.detachAgent(sessionId);
+    if (reason === WaitFailure.Expired) {
+      const expired = deadlinePassed(await this.bundles.findBundle(pendingId));
+      if (expired) return expired;
+    }
+    if (STILL_PENDING.includes(reason)) {
+      return new ClarificationError(ClarificationErrorCode.WaitEnded, `stopped waiting for an answer (${reason}); the question stays pending as ${pendingId}`);
+    }
+    return waitEnded(reason);
+  }
 }

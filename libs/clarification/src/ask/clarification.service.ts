@@ -13,13 +13,13 @@ import { recordedResponse, requestFromRows } from '../bundle/bundle.mapper.js';
 import { BundleSignals, type PendingChange } from '../wait/bundle-signal.service.js';
 import { ClarificationLifecycleService } from '../lifecycle/clarification-lifecycle.service.js';
 import { ClarificationError, ClarificationErrorCode } from '../bundle/clarification.errors.js';
-import { type ClarificationResponse, ClarificationStatus } from '../bundle/clarification.types.js';
+import { ClarificationStatus } from '../bundle/clarification.types.js';
 import { deadlinePassed, expiresAtOf, normalizeDeadline } from '../lifecycle/deadline.rules.js';
 import { normalizeContext, normalizeQuestions, sameQuestions } from './question.validation.js';
 import { finalResolvedBy } from '../bundle/resolved-by.rules.js';
 import { WaiterPresenceRepository } from '../wait/waiter-presence.repository.js';
 import { type LongPollEndings, type LongPollListener, LongPollRevocation, ParkedLongPoll } from '../wait/long-poll.listener.js';
-import { type ParkedWait, WaitFailure, WaiterRole, WaiterStore } from '../wait/waiter.store.js';
+import { type ParkedWait, WaitFailure, type WaitListener, WaiterRole, WaiterStore } from '../wait/waiter.store.js';
 import type { AskInput, AskResult } from './ask.types.js';
 import { type BundleReport, closedReason, stateOf } from './bundle-state.mapper.js';
 import { waitEnded } from '../wait/wait.errors.js';
@@ -255,8 +255,8 @@ export class ClarificationService implements OnModuleInit, LongPollEndings {
    * committed (no answer can be decided here in between; other replicas see the presence the ask
    * recorded), so nothing needs to be read again.
    */
-  waitAsAgent(pendingId: string, timeoutMs: number, signal: AbortSignal): Promise<ClarificationResponse> {
-    return this.waiters.wait(pendingId, { role: WaiterRole.Agent, timeoutMs, signal });
+  parkAgent(pendingId: string, timeoutMs: number, listener: WaitListener): ParkedWait {
+    return this.waiters.park(pendingId, { role: WaiterRole.Agent, timeoutMs }, listener);
   }
 
   /** Wakes waiters here as bundles' fates change anywhere; re-checks them after a database outage. */

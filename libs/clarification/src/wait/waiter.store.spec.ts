@@ -1,5 +1,5 @@
 import type { ClarificationResponse } from '../bundle/clarification.types.js';
-import { DeliveryOutcome, WaitError, WaitFailure, type WaiterPresence, WaiterRole, WaiterStore } from './waiter.store.js';
+import { DeliveryOutcome, WaitFailure, type WaiterPresence, WaiterRole, WaiterStore, type WaitOptions } from './waiter.store.js';
 
 /**
  * The per-process registry of blocked callers (baseline "Delivery with confirmation"): pure logic, no
@@ -17,6 +17,19 @@ function response(pendingId: string, text = 'yes'): ClarificationResponse {
     reject_reason: '',
     responded_at: '2026-12-01T00:00:00.000Z',
   };
+}
+
+class WaitError extends Error {
+  constructor(readonly reason: WaitFailure) {
+    super(`wait ended: ${reason}`);
+  }
+}
+
+/** A parked wait as a promise: the answer resolves it, an ending rejects it with a WaitError. */
+function waitOn(store: WaiterStore, pendingId: string, options: WaitOptions): Promise<ClarificationResponse> {
+  return new Promise((resolve, reject) => {
+    store.park(pendingId, options, { answered: resolve, ended: (reason) => reject(new WaitError(reason)) });
+  });
 }
 
 async function waitErrorOf(wait: Promise<unknown>): Promise<WaitError> {
@@ -62,8 +75,8 @@ describe('WaiterStore', () => {
 
   describe('offer (delivery to the agent, with confirmation)', () => {
     it('confirms exactly once, then hands every agent waiter the one response; observers are not offered', async () => {
-      const agents = [store.wait('p1', { role: Agent, timeoutMs: LONG }), store.wait('p1', { role: Agent, timeoutMs: LONG })];
-      const observer = store.wait('p1', { role: Observer, timeoutMs: LONG });
+      const agents = [waitOn(store, 'p1', { role: Agent, timeoutMs: LONG }), waitOn(store, 'p1', { role: Agent, timeoutMs: LONG })];
+      const observer = waitOn(store, 'p1', { role: Observer, timeoutMs: LONG });
       let confirmations = 0;
       const outcome = await store.offer('p1', response('p1'), () => {
         confirmations += 1;
@@ -86,14 +99,14 @@ describe('WaiterStore', () => {
         return Promise.resolve();
       };
       expect(await store.offer('nobody', response('nobody'), confirm)).toBe(DeliveryOutcome.NoWaiter);
-      const observer = store.wait('p1', { role: Observer, timeoutMs: LONG });
+      const observer = waitOn(store, 'p1', { role: Observer, timeoutMs: LONG });
       expect(await store.offer('p1', response('p1'), confirm)).toBe(DeliveryOutcome.NoWaiter);
       expect(confirmations).toBe(0);
       expect(await isSettled(observer)).toBe(false);
     });
 
     it('a failing confirmation fails the delivery: the agents are not told anything and keep waiting for a later delivery', async () => {
-      const agent = store.wait('p1', { role: Agent, timeoutMs: LONG });
+      const agent = waitOn(store, 'p1', { role: Agent, timeoutMs: LONG });
       const outcome = await store.offer('p1', response('p1', 'first'), () => Promise.reject(new Error('finalize failed')));
       expect(outcome).toBe(DeliveryOutcome.Failed);
       expect(await isSettled(agent)).toBe(false);
@@ -103,7 +116,7 @@ describe('WaiterStore', () => {
     });
 
     it('an agent whose bound passes while its confirmation is in flight still gets the confirmed answer', async () => {
-      const agent = store.wait('p1', { role: Agent, timeoutMs: 20 });
+      const agent = waitOn(store, 'p1', { role: Agent, timeoutMs: 20 });
       let release!: () => void;
       const confirmation = new Promise<void>((resolve) => (release = resolve));
       const offered = store.offer('p1', response('p1'), () => confirmation);
@@ -114,7 +127,7 @@ describe('WaiterStore', () => {
     });
 
     it('an agent whose bound passed during a confirmation that then failed ends with TimedOut', async () => {
-      const agent = store.wait('p1', { role: Agent, timeoutMs: 20 });
+      const agent = waitOn(store, 'p1', { role: Agent, timeoutMs: 20 });
       let fail!: () => void;
       const confirmation = new Promise<void>((_, reject) => (fail = () => reject(new Error('down'))));
       const offered = store.offer('p1', response('p1'), () => confirmation);
@@ -127,16 +140,16 @@ describe('WaiterStore', () => {
 
   describe('settle and close', () => {
     it('settle tells every waiter of the bundle the final response, and only that bundle', async () => {
-      const waits = [store.wait('p1', { role: Agent, timeoutMs: LONG }), store.wait('p1', { role: Observer, timeoutMs: LONG })];
-      const other = store.wait('p2', { role: Observer, timeoutMs: LONG });
+      const waits = [waitOn(store, 'p1', { role: Agent, timeoutMs: LONG }), waitOn(store, 'p1', { role: Observer, timeoutMs: LONG })];
+      const other = waitOn(store, 'p2', { role: Observer, timeoutMs: LONG });
       store.settle('p1', response('p1'));
       expect(await Promise.all(waits)).toEqual([response('p1'), response('p1')]);
       expect(await isSettled(other)).toBe(false);
     });
 
     it('close ends every waiter with the reason; close for agents only leaves observers waiting (detach)', async () => {
-      const agent = store.wait('p1', { role: Agent, timeoutMs: LONG });
-      const observer = store.wait('p1', { role: Observer, timeoutMs: LONG });
+      const agent = waitOn(store, 'p1', { role: Agent, timeoutMs: LONG });
+      const observer = waitOn(store, 'p1', { role: Observer, timeoutMs: LONG });
       store.close('p1', WaitFailure.Detached, Agent);
       expect((await waitErrorOf(agent)).reason).toBe(WaitFailure.Detached);
       expect(await isSettled(observer)).toBe(false);
@@ -146,31 +159,18 @@ describe('WaiterStore', () => {
     });
 
     it('shutdown ends every wait with ShuttingDown', async () => {
-      const waits = [store.wait('p1', { role: Agent, timeoutMs: LONG }), store.wait('p2', { role: Observer, timeoutMs: LONG })];
+      const waits = [waitOn(store, 'p1', { role: Agent, timeoutMs: LONG }), waitOn(store, 'p2', { role: Observer, timeoutMs: LONG })];
       store.beforeApplicationShutdown();
       for (const wait of waits) expect((await waitErrorOf(wait)).reason).toBe(WaitFailure.ShuttingDown);
     });
   });
 
-  describe('time bounds and abort', () => {
+  describe('time bounds', () => {
     it('a wait ends with TimedOut after its own bound; other waiters go on', async () => {
-      const patient = store.wait('p1', { role: Observer, timeoutMs: LONG });
-      expect((await waitErrorOf(store.wait('p1', { role: Agent, timeoutMs: 20 }))).reason).toBe(WaitFailure.TimedOut);
+      const patient = waitOn(store, 'p1', { role: Observer, timeoutMs: LONG });
+      expect((await waitErrorOf(waitOn(store, 'p1', { role: Agent, timeoutMs: 20 }))).reason).toBe(WaitFailure.TimedOut);
       expect(store.waiterCount('p1')).toBe(1);
       expect(await isSettled(patient)).toBe(false);
-    });
-
-    it('an abort signal ends only that wait with Aborted; an already aborted one ends at once and leaves nothing behind', async () => {
-      const controller = new AbortController();
-      const aborted = store.wait('p1', { role: Agent, timeoutMs: LONG, signal: controller.signal });
-      const other = store.wait('p1', { role: Agent, timeoutMs: LONG });
-      controller.abort();
-      expect((await waitErrorOf(aborted)).reason).toBe(WaitFailure.Aborted);
-      expect(await isSettled(other)).toBe(false);
-      expect((await waitErrorOf(store.wait('p2', { role: Agent, timeoutMs: LONG, signal: AbortSignal.abort() }))).reason).toBe(
-        WaitFailure.Aborted,
-      );
-      expect(store.waiterCount('p2')).toBe(0);
     });
   });
 
@@ -208,14 +208,14 @@ describe('WaiterStore', () => {
 
     it('a lone waiter, then two, then one again: each counted, found and woken', async () => {
       const { told, listener } = recorder();
-      const agent = store.wait('p1', { role: Agent, timeoutMs: LONG });
+      const agent = waitOn(store, 'p1', { role: Agent, timeoutMs: LONG });
       expect(store.waiterCount('p1')).toBe(1);
       store.park('p1', { role: Observer, timeoutMs: LONG }, listener);
       expect(store.waiterCount('p1')).toBe(2);
       store.close('p1', WaitFailure.Detached, Agent);
       expect((await waitErrorOf(agent)).reason).toBe(WaitFailure.Detached);
       expect({ count: store.waiterCount('p1'), agent: store.hasAgent('p1'), ids: store.pendingIds() }).toEqual({ count: 1, agent: false, ids: ['p1'] });
-      const again = store.wait('p1', { role: Agent, timeoutMs: LONG });
+      const again = waitOn(store, 'p1', { role: Agent, timeoutMs: LONG });
       expect(store.hasAgent('p1')).toBe(true);
       store.settle('p1', response('p1'));
       await expect(again).resolves.toEqual(response('p1'));
@@ -227,10 +227,10 @@ describe('WaiterStore', () => {
 
   describe('presence (the agent waits here)', () => {
     it('is announced with the first agent waiter and withdrawn with the last; observers do not count', async () => {
-      const observer = store.wait('p1', { role: Observer, timeoutMs: LONG });
+      const observer = waitOn(store, 'p1', { role: Observer, timeoutMs: LONG });
       expect(presence.log).toEqual([]);
-      const first = store.wait('p1', { role: Agent, timeoutMs: LONG });
-      const second = store.wait('p1', { role: Agent, timeoutMs: LONG });
+      const first = waitOn(store, 'p1', { role: Agent, timeoutMs: LONG });
+      const second = waitOn(store, 'p1', { role: Agent, timeoutMs: LONG });
       expect(presence.log).toEqual(['+p1']);
       store.close('p1', WaitFailure.Detached, Agent);
       await Promise.allSettled([first, second]);

@@ -12,12 +12,6 @@ export enum WaitFailure {
   ShuttingDown = 'shutting_down',
 }
 
-export class WaitError extends Error {
-  constructor(readonly reason: WaitFailure) {
-    super(`wait ended: ${reason}`);
-  }
-}
-
 /**
  * Who waits: the session's agent (its in-session ask, or a /wait with its agent token — or anyone
  * while auth is disabled) consumes the answer, so a delivery to it must be confirmed; an observer is
@@ -43,7 +37,6 @@ export interface WaiterPresence {
 export interface WaitOptions {
   role: WaiterRole;
   timeoutMs: number;
-  signal?: AbortSignal;
 }
 
 /** Told, once, how a parked wait ended: the bundle's answer reached it, or the wait ended for `reason`. */
@@ -52,21 +45,19 @@ export interface WaitListener {
   ended(reason: WaitFailure): void;
 }
 
-/** A parked wait: how to end it early (the caller went away, its credential was revoked). */
+/** A parked wait: how to end it early (the caller went away or cancelled, its credential was revoked). */
 export interface ParkedWait {
   abort(): void;
 }
 
 /**
  * One blocked caller, as small as it can be: its bundle, role, listener, deadline slot and
- * confirmation flags. It is its own abort listener (`handleEvent`) and wheel entry, and tells its
- * listener directly — waiting allocates no promise, closure or timer of its own.
+ * confirmation flags. It is its own wheel entry and tells its listener directly — waiting allocates no promise, closure or timer of its own.
  */
 class Waiter implements Expiring, ParkedWait {
   confirming = false;
   overdue = false;
   slot = 0;
-  signal: AbortSignal | undefined;
 
   constructor(
     readonly pendingId: string,
@@ -97,11 +88,6 @@ class Waiter implements Expiring, ParkedWait {
     this.fail(WaitFailure.Aborted);
   }
 
-  /** The abort signal fired. */
-  handleEvent(): void {
-    this.abort();
-  }
-
   /** The wait bound passed: ends the wait — unless a delivery is being confirmed, which decides instead. */
   expire(): void {
     if (this.confirming) this.overdue = true;
@@ -126,26 +112,11 @@ export class WaiterStore implements BeforeApplicationShutdown {
     this.presence = presence;
   }
 
-  /** Blocks until the bundle's answer reaches this waiter (resolves) or the wait ends (rejects with WaitError). */
-  wait(pendingId: string, options: WaitOptions): Promise<ClarificationResponse> {
-    return new Promise((resolve, reject) => {
-      this.park(pendingId, options, { answered: resolve, ended: (reason) => reject(new WaitError(reason)) });
-    });
-  }
-
-  /** Like `wait`, telling `listener` how it ended instead; the handle ends the wait early. */
+  /** Parks a wait on the bundle: `listener` is told, once, how it ended; the handle ends it early. */
   park(pendingId: string, options: WaitOptions, listener: WaitListener): ParkedWait {
     const waiter = new Waiter(pendingId, options.role, this, listener);
-    if (options.signal?.aborted) {
-      waiter.abort();
-      return waiter;
-    }
     this.add(pendingId, waiter);
     this.deadlines.add(waiter, options.timeoutMs);
-    if (options.signal) {
-      waiter.signal = options.signal;
-      options.signal.addEventListener('abort', waiter, { once: true });
-    }
     return waiter;
   }
 
@@ -207,11 +178,9 @@ export class WaiterStore implements BeforeApplicationShutdown {
     for (const pendingId of this.pendingIds()) this.close(pendingId, WaitFailure.ShuttingDown);
   }
 
-  /** A waiter's wait ended: it leaves the registry, the wheel and its signal. */
+  /** A waiter's wait ended: it leaves the registry and the wheel. */
   release(waiter: Waiter, answered: boolean): void {
     this.deadlines.remove(waiter);
-    waiter.signal?.removeEventListener('abort', waiter);
-    waiter.signal = undefined;
     this.remove(waiter.pendingId, waiter, answered);
   }
 
