@@ -24,6 +24,9 @@ export interface HttpResult {
   body: string;
 }
 
+/** A kept-alive socket found closed by the server as a request went out on it. */
+class StaleSocketError extends Error {}
+
 /** A plain keep-alive HTTP client: light on the client side, so the server's cost dominates. */
 export class HttpClient {
   readonly agent: http.Agent;
@@ -35,7 +38,21 @@ export class HttpClient {
     this.agent = new http.Agent({ keepAlive: true, maxSockets: sockets });
   }
 
-  request(method: string, path: string, bearer: string | undefined, body?: unknown, extraHeaders: Record<string, string> = {}): Promise<HttpResult> {
+  /**
+   * One request. A kept-alive socket the server closed (its keep-alive timeout) just as the request
+   * went out on it fails with ECONNRESET before the server read anything: sent again once on a new
+   * socket, as Node's documentation of `request.reusedSocket` advises.
+   */
+  async request(method: string, path: string, bearer: string | undefined, body?: unknown, extraHeaders: Record<string, string> = {}): Promise<HttpResult> {
+    try {
+      return await this.send(method, path, bearer, body, extraHeaders);
+    } catch (error) {
+      if (!(error instanceof StaleSocketError)) throw error;
+      return this.send(method, path, bearer, body, extraHeaders);
+    }
+  }
+
+  private send(method: string, path: string, bearer: string | undefined, body: unknown, extraHeaders: Record<string, string>): Promise<HttpResult> {
     const payload = body === undefined ? undefined : JSON.stringify(body);
     const headers: Record<string, string | number> = { ...extraHeaders };
     if (bearer) headers.authorization = `Bearer ${bearer}`;
@@ -51,7 +68,7 @@ export class HttpClient {
         res.on('end', () => resolve({ status: res.statusCode ?? 0, body: text }));
         res.on('error', reject);
       });
-      req.on('error', reject);
+      req.on('error', (error: NodeJS.ErrnoException) => reject(req.reusedSocket && error.code === 'ECONNRESET' ? new StaleSocketError(error.message) : error));
       req.end(payload);
     });
   }
