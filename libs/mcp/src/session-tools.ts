@@ -51,6 +51,13 @@ const askInput = z.strictObject({
     .optional()
     .describe('Give up after this many seconds: unanswered by then, the question expires and this call fails with code EXPIRED'),
   routing: routingSchema.optional().describe('Who may answer, how many must agree, and what happens when nobody answers (optional)'),
+  action: z
+    .unknown()
+    .optional()
+    .describe(
+      'What the answer authorizes, {name, arguments} (optional; name at most 200 characters, arguments a JSON object of at most 64 KB): ' +
+        'its digest is signed into the receipt the result carries, so the executor can check the answer was for this action',
+    ),
 });
 
 export const ASK_TOOL = 'ask_user_question_kandev';
@@ -68,11 +75,12 @@ export function sessionTools(agent: SessionAgent, asks: AgentAskService): McpToo
       input: askInput,
       output: askResultSchema,
       annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true },
-      run: async ({ questions, context, expires_in_seconds: expiresInSeconds, routing }, extra) => {
+      run: async ({ questions, context, expires_in_seconds: expiresInSeconds, routing, action }, extra) => {
         const response = await asks.askAndWait(agent, questions, context, {
           signal: extra.signal,
           expiresInSeconds,
           routing,
+          action,
           onProgress: async (tick, pendingId) => {
             const progressToken = extra._meta?.progressToken;
             if (progressToken === undefined) return;
@@ -83,7 +91,7 @@ export function sessionTools(agent: SessionAgent, asks: AgentAskService): McpToo
           },
         });
         // The ids as the bundle stores them (q1..qN where the agent gave none); the ask already validated them.
-        return askToolResult(askResult(response, normalizeQuestions(questions)));
+        return askToolResult(askResult(response, normalizeQuestions(questions)), response.receipt);
       },
     }),
   ];

@@ -16,6 +16,8 @@ export interface AgentAskOptions {
   expiresInSeconds?: unknown;
   /** Optional routing (who may answer, quorum, escalation). */
   routing?: unknown;
+  /** Optional action the answer authorizes ({name, arguments}). */
+  action?: unknown;
   /** Called every ASK_PROGRESS_INTERVAL_MS while the agent waits (keep-alive). */
   onProgress: (tick: number, pendingId: string) => Promise<void>;
 }
@@ -41,6 +43,7 @@ export class AgentAskService {
       agentWaitsHere: true,
       expiresInSeconds: options.expiresInSeconds,
       routing: options.routing,
+      action: options.action,
     });
     const waiting = this.clarifications.waitAsAgent(request.pending_id, this.config.askTimeoutMs, options.signal);
     let tick = 0;

@@ -13,6 +13,8 @@ export interface Resolution {
   status: TerminalStatus | 'pending';
   response: ResolutionResponse;
   vote?: BallotReceipt;
+  /** The resolution's signed receipt — the same one for the winner and every loser; null for a vote that did not resolve the bundle. */
+  receipt: string | null;
 }
 
 /**
@@ -32,6 +34,7 @@ export function serializeResolution(resolution: Resolution) {
       rejected: resolution.response.rejected,
       reject_reason: resolution.response.reject_reason ?? '',
     },
+    receipt: resolution.receipt,
     ...(resolution.vote === undefined ? {} : { vote: { ...resolution.vote } }),
   };
 }
