@@ -7,7 +7,7 @@ import { startApp, type TestApp } from '../support/app.js';
 import { eventually } from '../support/eventually.js';
 import { createUser, freshBundle } from '../support/fixtures.js';
 import { connectMcp, type McpConnection } from '../support/mcp.js';
-import { ANSWERS, type Envelope, submit, type Surface } from '../support/surfaces.js';
+import { ANSWERS, submit, type Surface } from '../support/surfaces.js';
 
 /**
  * The receipt of a cross-surface race: REST, GraphQL and MCP answer one bundle at once, in parallel
@@ -55,7 +55,7 @@ describe('one receipt per resolution, the same for the winner and every loser', 
         );
         const winners = outcomes.filter(([, envelope]) => envelope.claimed);
         expect(winners).toHaveLength(1);
-        const [winnerSurface, winner] = winners[0] as readonly [Surface, Envelope];
+        const [winnerSurface, winner] = winners[0];
         expect(typeof winner.receipt).toBe('string');
         for (const [, envelope] of outcomes) {
           expect(envelope).toHaveProperty('receipt');

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import canonicalize from 'canonicalize';
-import { createLocalJWKSet, decodeJwt, decodeProtectedHeader, errors, generateKeyPair, type JSONWebKeySet, jwtVerify, SignJWT } from 'jose';
+import { createLocalJWKSet, decodeJwt, errors, generateKeyPair, type JSONWebKeySet, jwtVerify, SignJWT } from 'jose';
 import request from 'supertest';
 import { ReceiptService } from '#receipts';
 import { startApp, type TestApp } from '../../support/app.js';
