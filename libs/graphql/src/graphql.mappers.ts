@@ -28,8 +28,8 @@ export function bundleModel(bundle: PendingBundleView | DescribedBundle): Pendin
   return {
     resolvedBy: 'resolved_by' in bundle ? resolvedByModel(bundle.resolved_by) : null,
     receipt: 'receipt' in bundle ? bundle.receipt : null,
-    action: bundle.action === null ? null : { name: bundle.action.name, arguments: JSON.stringify(bundle.action.arguments) },
-    actionDigest: bundle.action_digest,
+    action: bundle.action === undefined ? null : { name: bundle.action.name, arguments: JSON.stringify(bundle.action.arguments) },
+    actionDigest: bundle.action_digest ?? null,
     expiresAt: 'expires_at' in bundle ? bundle.expires_at : null,
     eligible: bundle.eligible ?? true,
     routing:

@@ -68,8 +68,8 @@ const pendingBundle = z.object({
       options: z.array(z.object({ option_id: z.string(), label: z.string(), description: z.string() })),
     }),
   ),
-  action: actionSchema.nullable().describe('The action an answer authorizes (null when asked without one)'),
-  action_digest: z.string().nullable().describe('SHA-256 (hex) of the RFC 8785 canonical JSON of the action'),
+  action: actionSchema.optional().describe('Only for a bundle asked with an action: what an answer authorizes'),
+  action_digest: z.string().optional().describe('With action: SHA-256 (hex) of the RFC 8785 canonical JSON of the action'),
   eligible: z.boolean().optional().describe('A routed bundle only; false: routed to answerers you are not among (answering is refused with NOT_ELIGIBLE)'),
   routing: z
     .object({

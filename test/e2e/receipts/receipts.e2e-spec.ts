@@ -4,6 +4,7 @@ import type { AddressInfo } from 'node:net';
 import canonicalize from 'canonicalize';
 import { createLocalJWKSet, decodeJwt, errors, generateKeyPair, type JSONWebKeySet, jwtVerify, SignJWT } from 'jose';
 import request from 'supertest';
+import { Parley, verifyReceipt } from '@parley/client';
 import { ReceiptService } from '#receipts';
 import { startApp, type TestApp } from '../../support/app.js';
 import { eventually } from '../../support/eventually.js';
@@ -57,7 +58,7 @@ describe('receipts: actions on asks, signed receipts, verification', () => {
     return (await res.json()) as JSONWebKeySet;
   }
 
-  function verify(body: Record<string, unknown>): Promise<request.Response> {
+  function verify(body: Record<string, unknown>): request.Test {
     return request(t.baseUrl).post('/api/v1/receipts/verify').send(body);
   }
 
@@ -79,7 +80,8 @@ describe('receipts: actions on asks, signed receipts, verification', () => {
     expect(bundle.body.action).toEqual(ACTION);
     expect(bundle.body.action_digest).toBe(digestOf({ name: ACTION.name, arguments: ACTION.arguments }));
     expect(bundle.body.action_digest).toBe(digestOf(REORDERED));
-    expect(bundle.body).toHaveProperty('receipt', null);
+    // No resolution yet: no receipt (GET carries one once final).
+    expect(bundle.body).not.toHaveProperty('receipt');
 
     const list = await auth(request(t.baseUrl).get('/api/v1/clarification?limit=100')).expect(200);
     const listed = (list.body.bundles as Array<Record<string, unknown>>).find((entry) => entry.pending_id === pendingId);
@@ -107,8 +109,9 @@ describe('receipts: actions on asks, signed receipts, verification', () => {
 
     const plain = await ask();
     const unbound = await auth(request(t.baseUrl).get(`/api/v1/clarification/${plain.pendingId}`)).expect(200);
-    expect(unbound.body).toHaveProperty('action', null);
-    expect(unbound.body).toHaveProperty('action_digest', null);
+    // Asked without an action: it reads exactly as before.
+    expect(unbound.body).not.toHaveProperty('action');
+    expect(unbound.body).not.toHaveProperty('action_digest');
   });
 
   it('the winner gets a receipt that jose verifies against the published JWKS, with every claim', async () => {
@@ -287,6 +290,37 @@ describe('receipts: actions on asks, signed receipts, verification', () => {
     }
   });
 
+  it('the typed client asks with an action and verifies the receipt offline against the JWKS', async () => {
+    const fixture = await createRunningSession(t, { bearer: token });
+    const parley = new Parley({ url: t.baseUrl, token });
+    const bundle = await parley.ask({ sessionId: fixture.sessionId, questions: TWO_QUESTIONS as never, action: ACTION });
+    const resolution = await parley.respond(bundle.pendingId, ANSWERS);
+    expect(resolution.claimed).toBe(true);
+    const receipt = resolution.receipt as string;
+    expect((await parley.get(bundle.pendingId)).receipt).toBe(receipt);
+
+    await expect(parley.verifyReceipt(receipt, { action: REORDERED })).resolves.toMatchObject({ valid: true, claims: { sub: bundle.pendingId } });
+    const offline = await verifyReceipt(receipt, { jwks: await jwks(), issuer: 'parley', action: ACTION });
+    expect(offline).toMatchObject({ valid: true, claims: { outcome: 'answered', answers_digest: digestOf({ answers: ANSWERS, rejected: false }) } });
+    expect(await verifyReceipt(receipt, { jwks: await jwks(), action: { ...ACTION, arguments: { ...ACTION.arguments, replicas: 4 } } })).toEqual({
+      valid: false,
+      reason: 'action_mismatch',
+    });
+    const [header, payload, signature] = receipt.split('.');
+    const forged = Buffer.from(JSON.stringify({ ...decodeJwt(receipt), surface: 'web' })).toString('base64url');
+    expect(await verifyReceipt(`${header}.${forged}.${signature}`, { jwks: await jwks() })).toEqual({ valid: false, reason: 'bad_signature' });
+    expect(await verifyReceipt(`${header}.${payload}`, { jwks: await jwks() })).toEqual({ valid: false, reason: 'malformed' });
+    expect(await verifyReceipt(receipt, { jwks: { keys: [] } })).toEqual({ valid: false, reason: 'unknown_key' });
+    expect(await verifyReceipt(receipt, { jwks: await jwks(), currentDate: new Date(Date.now() + 2 * 3600 * 1000) })).toEqual({ valid: false, reason: 'expired' });
+  });
+
+  it('the connector listing carries the action of a decision asked with one', async () => {
+    const { pendingId } = await ask({ action: ACTION });
+    const listed = await auth(request(t.baseUrl).get('/api/v1/pending-interactions')).expect(200);
+    const item = (listed.body.pending_interactions as Array<Record<string, unknown>>).find((entry) => entry.pending_id === pendingId);
+    expect(item).toMatchObject({ action: ACTION, action_digest: digestOf(ACTION) });
+  });
+
   it('a quorum bundle gets its receipt on the deciding vote, not before', async () => {
     const crew = await team(t, 2, 'quorum');
     const asked = await askRouted(t, crew, ONE_QUESTION, { answerers: { user_ids: crew.members.map((member) => member.id) }, required_answers: 2 }, { action: ACTION }).expect(200);
@@ -303,7 +337,8 @@ describe('receipts: actions on asks, signed receipts, verification', () => {
     const { pendingId } = await ask({ action: ACTION });
     await auth(request(t.baseUrl).post(`/api/v1/clarification/${pendingId}/cancel`)).expect(200);
     const read = await auth(request(t.baseUrl).get(`/api/v1/clarification/${pendingId}`)).expect(200);
-    expect(read.body).toMatchObject({ status: 'cancelled', receipt: null });
+    expect(read.body).toMatchObject({ status: 'cancelled' });
+    expect(read.body).not.toHaveProperty('receipt');
     const stored = await t.db.query(`SELECT 1 FROM task_session_messages WHERE metadata->>'pending_id' = $1 AND metadata ? 'receipt'`, [pendingId]);
     expect(stored.rowCount).toBe(0);
   });

@@ -79,7 +79,7 @@ export class ClarificationService implements OnModuleInit, LongPollEndings {
       if (session.task_archived) throw ClarificationError.taskArchived();
       const identical = (await this.bundles.findActiveBundlesOfSession(session.id, manager))
         .map(requestFromRows)
-        .find((existing) => sameQuestions(existing.questions, questions) && existing.action_digest === (action?.action_digest ?? null));
+        .find((existing) => sameQuestions(existing.questions, questions) && (existing.action_digest ?? null) === (action?.action_digest ?? null));
       if (identical) return { request: identical, created: false, messageIds: [] };
 
       const turnId =

@@ -30,6 +30,12 @@ export function actionOfRows(rows: readonly BundleRow[]): { action: Action | nul
   return stored?.action && typeof stored.action_digest === 'string' ? { action: stored.action, action_digest: stored.action_digest } : { action: null, action_digest: null };
 }
 
+/** `{action, action_digest}` when the bundle was asked with an action; nothing otherwise (it reads as before). */
+function boundAction(rows: readonly BundleRow[]): { action?: Action; action_digest?: string } {
+  const { action, action_digest: digest } = actionOfRows(rows);
+  return action === null || digest === null ? {} : { action, action_digest: digest };
+}
+
 /** The receipt the winning claim stored with the resolution, or undefined. */
 export function receiptOfRows(rows: readonly BundleRow[]): string | undefined {
   for (const row of winningRows(rows)) if (typeof row.metadata.receipt === 'string') return row.metadata.receipt;
@@ -52,7 +58,7 @@ export function requestFromRows(rows: readonly BundleRow[]): ClarificationReques
     questions: rows.map(questionOf),
     context: typeof first.metadata.context === 'string' ? first.metadata.context : '',
     created_at: createdAt.toISOString(),
-    ...actionOfRows(rows),
+    ...boundAction(rows),
   };
 }
 

@@ -26,9 +26,9 @@ export interface ClarificationRequest {
   questions: Question[];
   context: string;
   created_at: string;
-  /** The action an answer authorizes, when the bundle was asked with one (else null), and its digest. */
-  action: Action | null;
-  action_digest: string | null;
+  /** The action an answer authorizes and its digest — only when the bundle was asked with one. */
+  action?: Action;
+  action_digest?: string;
 }
 
 export interface Answer {

@@ -40,7 +40,7 @@ function receiptSubject(target: Target, attempt: WinningAttempt, outcome: Normal
       answers: rejected ? [] : outcome.answers.map((answer) => ({ question_id: answer.question_id, selected_options: [...answer.selected_options], custom_text: answer.custom_text })),
       rejected,
     },
-    actionDigest: request.action_digest,
+    actionDigest: request.action_digest ?? null,
     answeredBy: attempt.answeredBy,
     surface: attempt.winner.surface,
     sessionId: request.session_id,

@@ -62,7 +62,8 @@ export class ClarificationController {
       status: state.status,
       response: state.response,
       resolved_by: state.resolved_by,
-      receipt: state.receipt,
+      // Once resolved only (a bundle without a resolution reads exactly as before).
+      ...(state.receipt === null ? {} : { receipt: state.receipt }),
       expires_at: state.expires_at,
       // A routed bundle only (one asked without routing reads exactly as before).
       ...(state.routing === undefined ? {} : { eligible: state.eligible, routing: state.routing, votes: state.votes }),

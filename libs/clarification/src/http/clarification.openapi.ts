@@ -85,8 +85,8 @@ export class BundleDoc {
   @ApiProperty({ type: [QuestionDoc] }) questions!: QuestionDoc[];
   @ApiProperty() context!: string;
   @ApiProperty({ format: 'date-time' }) created_at!: string;
-  @ApiProperty({ type: ActionDoc, nullable: true, description: 'The action an answer authorizes, when asked with one' }) action!: ActionDoc | null;
-  @ApiProperty({ type: String, nullable: true, description: 'SHA-256 (hex) of the RFC 8785 canonical JSON of the action' }) action_digest!: string | null;
+  @ApiPropertyOptional({ type: ActionDoc, description: 'Only for a bundle asked with an action: what an answer authorizes' }) action?: ActionDoc;
+  @ApiPropertyOptional({ description: 'With action: SHA-256 (hex) of the RFC 8785 canonical JSON of the action' }) action_digest?: string;
   @ApiProperty({
     enum: ['pending', 'delivering', 'answered', 'rejected', 'expired', 'cancelled', 'inactive'],
     description: '`delivering`: an answer won and is being handed to the agent (not final yet); `inactive`: superseded by a newer turn',
@@ -95,8 +95,8 @@ export class BundleDoc {
   @ApiProperty({ type: 'object', nullable: true, additionalProperties: true, description: "The winner's response once final" })
   response!: Record<string, unknown> | null;
   @ApiProperty({ type: ResolvedByDoc, nullable: true, description: 'The winner, once its answer is final' }) resolved_by!: ResolvedByDoc | null;
-  @ApiProperty({ type: String, nullable: true, description: "The resolution's signed receipt (compact JWS), once final; the same one every answerer got" })
-  receipt!: string | null;
+  @ApiPropertyOptional({ description: "The resolution's signed receipt (compact JWS), once final; the same one every answerer got" })
+  receipt?: string;
   @ApiProperty({ format: 'date-time', nullable: true, type: String, description: 'The deadline, when the bundle was asked with expires_in_seconds' })
   expires_at!: string | null;
   @ApiPropertyOptional({ description: 'A routed bundle only: whether the caller may answer it (routing.answerers)' }) eligible?: boolean;
@@ -145,8 +145,8 @@ export class PendingBundleDoc {
   @ApiProperty() age_seconds!: number;
   @ApiProperty() context!: string;
   @ApiProperty({ type: [PendingQuestionDoc] }) questions!: PendingQuestionDoc[];
-  @ApiProperty({ type: ActionDoc, nullable: true, description: 'The action an answer authorizes, when asked with one' }) action!: ActionDoc | null;
-  @ApiProperty({ type: String, nullable: true, description: 'SHA-256 (hex) of the RFC 8785 canonical JSON of the action' }) action_digest!: string | null;
+  @ApiPropertyOptional({ type: ActionDoc, description: 'Only for a bundle asked with an action: what an answer authorizes' }) action?: ActionDoc;
+  @ApiPropertyOptional({ description: 'With action: SHA-256 (hex) of the RFC 8785 canonical JSON of the action' }) action_digest?: string;
   @ApiPropertyOptional({ description: 'A routed bundle only: whether the caller may answer it' }) eligible?: boolean;
   @ApiPropertyOptional({ type: RoutingViewDoc, description: 'A routed bundle only' }) routing?: RoutingViewDoc;
 }

@@ -43,9 +43,9 @@ export interface PendingBundleView {
   age_seconds: number;
   context: string;
   questions: PendingQuestionView[];
-  /** The action an answer authorizes (null when asked without one), and its digest. */
-  action: Action | null;
-  action_digest: string | null;
+  /** The action an answer authorizes and its digest — only for a bundle asked with one. */
+  action?: Action;
+  action_digest?: string;
   /** A routed bundle only: whether the caller may answer it (routing.answerers). */
   eligible?: boolean;
   /** A routed bundle only: who is assigned and how many must agree. */
@@ -110,8 +110,7 @@ function bundleView(caller: Caller, rows: BundleRow[], head: { pending_id: strin
       status: reportedStatus(rows[index]?.metadata.status),
       options: question.options,
     })),
-    action: request.action,
-    action_digest: request.action_digest,
+    ...(request.action === undefined ? {} : { action: request.action, action_digest: request.action_digest }),
     ...listedRouting(caller, rows),
   };
 }

@@ -6,7 +6,7 @@ import { type Resolution, serializeResolution } from './resolution.envelope.js';
 describe('serializeResolution', () => {
   it('a rejection: every key present, as [], "" and false — in one fixed order', () => {
     const resolution: Resolution = { claimed: false, status: ClarificationStatus.Rejected, response: { answers: [], rejected: true, reject_reason: '' }, receipt: 'r' };
-    expect(JSON.stringify(serializeResolution(resolution))).toBe('{"claimed":false,"status":"rejected","response":{"answers":[],"rejected":true,"reject_reason":""},"receipt":"r"}');
+    expect(JSON.stringify(serializeResolution(resolution))).toBe('{"claimed":false,"status":"rejected","receipt":"r","response":{"answers":[],"rejected":true,"reject_reason":""}}');
   });
 
   it('an answer entry missing fields (as read back from stored rows) gets them, empty', () => {

@@ -25,6 +25,7 @@ export function serializeResolution(resolution: Resolution) {
   return {
     claimed: resolution.claimed,
     status: resolution.status,
+    receipt: resolution.receipt,
     response: {
       answers: resolution.response.answers.map((answer) => ({
         question_id: answer.question_id ?? '',
@@ -34,7 +35,6 @@ export function serializeResolution(resolution: Resolution) {
       rejected: resolution.response.rejected,
       reject_reason: resolution.response.reject_reason ?? '',
     },
-    receipt: resolution.receipt,
     ...(resolution.vote === undefined ? {} : { vote: { ...resolution.vote } }),
   };
 }
