@@ -1,11 +1,13 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
-import { inTransaction, queryRows } from '#persistence';
+import { inTransaction, queryRows, type ReadExecutor } from '#persistence';
 import type { NewReceiptKey, StoredReceiptKey } from './receipt-key.types.js';
 
 /** The advisory lock every rotation takes, so two rotations at once retire and add in turn. */
 const ROTATION_LOCK = `pg_advisory_xact_lock(hashtextextended('parley.receipt_keys', 0))`;
 const KEY_COLUMNS = 'kid, public_jwk, private_jwk, created_at, retired_at, publish_until';
+/** The channel a rotation is announced on, so every process re-reads the key set at once. */
+export const RECEIPT_KEYS_CHANNEL = 'parley_receipt_keys';
 
 /** The receipt signing keys, kept in PostgreSQL so every replica signs and verifies with one set. */
 @Injectable()
@@ -13,9 +15,9 @@ export class ReceiptKeyRepository {
   constructor(private readonly dataSource: DataSource) {}
 
   /** The keys still published: the signing key, and retired keys until the receipts they signed expire. Newest first. */
-  published(): Promise<StoredReceiptKey[]> {
+  published(executor: ReadExecutor = this.dataSource): Promise<StoredReceiptKey[]> {
     return queryRows<StoredReceiptKey>(
-      this.dataSource,
+      executor,
       `SELECT ${KEY_COLUMNS} FROM receipt_keys
         WHERE retired_at IS NULL OR publish_until > clock_timestamp()
         ORDER BY created_at DESC, kid DESC`,
@@ -37,7 +39,8 @@ export class ReceiptKeyRepository {
 
   /**
    * Retires the signing key (published `publishSeconds` more, the lifetime of the last receipt it
-   * may sign) and adds `key` as the new one, in one transaction under the rotation lock.
+   * may sign) and adds `key` as the new one, in one transaction under the rotation lock, announced
+   * on RECEIPT_KEYS_CHANNEL when it commits.
    */
   rotate(key: NewReceiptKey, publishSeconds: number): Promise<string | undefined> {
     return inTransaction(this.dataSource, async (manager) => {
@@ -53,6 +56,7 @@ export class ReceiptKeyRepository {
         JSON.stringify(key.publicJwk),
         JSON.stringify(key.privateJwk),
       ]);
+      await manager.query(`SELECT pg_notify('${RECEIPT_KEYS_CHANNEL}', $1::text)`, [key.kid]);
       return retired[0]?.kid;
     });
   }

@@ -1,18 +1,23 @@
 import { Inject, Injectable, Logger, type OnModuleDestroy, type OnModuleInit } from '@nestjs/common';
 import { calculateJwkThumbprint, exportJWK, generateKeyPair, importJWK, type JWK } from 'jose';
 import { APP_CONFIG, type AppConfig } from '#config';
-import { ReceiptKeyRepository } from './receipt-key.repository.js';
+import { DatabaseListener } from '#persistence';
+import { RECEIPT_KEYS_CHANNEL, ReceiptKeyRepository } from './receipt-key.repository.js';
 import type { NewReceiptKey, StoredReceiptKey } from './receipt-key.types.js';
 
 /** The JWS algorithm of every receipt: EdDSA over Ed25519 (RFC 8037). */
 export const RECEIPT_ALG = 'EdDSA';
-/** How often a process re-reads the key set, so a rotation made elsewhere reaches it. */
-const REFRESH_MS = 10_000;
+/**
+ * How often a process re-reads the key set besides a rotation's announcement (which it may miss
+ * while its listening connection is away). The read runs on the listening connection, never
+ * waiting for a pooled one.
+ */
+const REFRESH_MS = 30_000;
 /** An unknown `kid` re-reads the key set at most this often (a rotation may be newer than the last read). */
 const UNKNOWN_KID_REFRESH_MS = 1_000;
 /**
- * A retired key stays published this much longer than the receipt lifetime: a process may sign
- * with it until its next refresh.
+ * A retired key stays published this much longer than the receipt lifetime: a process that missed
+ * the rotation's announcement may sign with it until its next refresh.
  */
 const PUBLISH_MARGIN_SECONDS = 60;
 
@@ -52,22 +57,27 @@ export class ReceiptKeysService implements OnModuleInit, OnModuleDestroy {
   private loading: Promise<KeySet> | undefined;
   private lastLoad = 0;
   private timer: NodeJS.Timeout | undefined;
+  private readonly stops: Array<() => void> = [];
 
   constructor(
     private readonly keys: ReceiptKeyRepository,
+    private readonly listener: DatabaseListener,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
   async onModuleInit(): Promise<void> {
     await this.load(true);
-    this.timer = setInterval(() => {
+    const refresh = () => {
       this.load(false).catch((error: unknown) => this.logger.warn({ msg: 'receipt keys not refreshed', err: String(error) }));
-    }, REFRESH_MS);
+    };
+    this.stops.push(this.listener.listen(RECEIPT_KEYS_CHANNEL, refresh), this.listener.onReconnect(refresh));
+    this.timer = setInterval(refresh, REFRESH_MS);
     this.timer.unref();
   }
 
   onModuleDestroy(): void {
     if (this.timer) clearInterval(this.timer);
+    for (const stop of this.stops) stop();
   }
 
   /** The key receipts are signed with now. */
@@ -103,7 +113,7 @@ export class ReceiptKeysService implements OnModuleInit, OnModuleDestroy {
   }
 
   private async read(ensure: boolean): Promise<KeySet> {
-    let stored = await this.keys.published();
+    let stored = await this.keys.published(this.listener.connection);
     if (ensure && !stored.some((key) => key.retired_at === null)) {
       await this.keys.addFirst(await newReceiptKey());
       stored = await this.keys.published();
