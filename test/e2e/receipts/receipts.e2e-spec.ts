@@ -293,7 +293,7 @@ describe('receipts: actions on asks, signed receipts, verification', () => {
   it('the typed client asks with an action and verifies the receipt offline against the JWKS', async () => {
     const fixture = await createRunningSession(t, { bearer: token });
     const parley = new Parley({ url: t.baseUrl, token });
-    const bundle = await parley.ask({ sessionId: fixture.sessionId, questions: TWO_QUESTIONS as never, action: ACTION });
+    const bundle = await parley.ask({ sessionId: fixture.sessionId, questions: TWO_QUESTIONS, action: ACTION });
     const resolution = await parley.respond(bundle.pendingId, ANSWERS);
     expect(resolution.claimed).toBe(true);
     const receipt = resolution.receipt as string;
