@@ -50,7 +50,8 @@ const listTasksInput = z.strictObject({
     .describe(`Tasks per page: default ${LIST_PAGE.defaultLimit}, an integer from 1 to ${LIST_PAGE.maxLimit} (anything else is refused, never clamped)`),
 });
 
-const actionSchema = z.object({ name: z.string(), arguments: z.record(z.string(), z.unknown()) });
+/** `additionalProperties: true`: a free-form JSON object, said so (a bare `{}` schema says nothing). */
+const actionSchema = z.object({ name: z.string(), arguments: z.record(z.string(), z.unknown()).meta({ additionalProperties: true }) });
 
 const pendingBundle = z.object({
   pending_id: z.string(),

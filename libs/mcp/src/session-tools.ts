@@ -51,8 +51,10 @@ const askInput = z.strictObject({
     .optional()
     .describe('Give up after this many seconds: unanswered by then, the question expires and this call fails with code EXPIRED'),
   routing: routingSchema.optional().describe('Who may answer, how many must agree, and what happens when nobody answers (optional)'),
+  // Shape only (an object): its rules are the service's, the same as REST's, so a bad one is refused naming the field.
   action: z
     .unknown()
+    .meta({ type: 'object', additionalProperties: true })
     .optional()
     .describe(
       'What the answer authorizes, {name, arguments} (optional; name at most 200 characters, arguments a JSON object of at most 64 KB): ' +

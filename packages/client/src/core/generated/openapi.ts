@@ -837,10 +837,10 @@ export interface components {
             age_seconds: number;
             context: string;
             questions: components["schemas"]["PendingQuestionDoc"][];
-            /** @description The action an answer authorizes, when asked with one */
-            action: components["schemas"]["ActionDoc"] | null;
-            /** @description SHA-256 (hex) of the RFC 8785 canonical JSON of the action */
-            action_digest: string | null;
+            /** @description Only for a bundle asked with an action: what an answer authorizes */
+            action?: components["schemas"]["ActionDoc"];
+            /** @description With action: SHA-256 (hex) of the RFC 8785 canonical JSON of the action */
+            action_digest?: string;
             /** @description A routed bundle only: whether the caller may answer it */
             eligible?: boolean;
             /** @description A routed bundle only */
@@ -933,10 +933,10 @@ export interface components {
             context: string;
             /** Format: date-time */
             created_at: string;
-            /** @description The action an answer authorizes, when asked with one */
-            action: components["schemas"]["ActionDoc"] | null;
-            /** @description SHA-256 (hex) of the RFC 8785 canonical JSON of the action */
-            action_digest: string | null;
+            /** @description Only for a bundle asked with an action: what an answer authorizes */
+            action?: components["schemas"]["ActionDoc"];
+            /** @description With action: SHA-256 (hex) of the RFC 8785 canonical JSON of the action */
+            action_digest?: string;
             /**
              * @description `delivering`: an answer won and is being handed to the agent (not final yet); `inactive`: superseded by a newer turn
              * @enum {string}
@@ -949,7 +949,7 @@ export interface components {
             /** @description The winner, once its answer is final */
             resolved_by: components["schemas"]["ResolvedByDoc"] | null;
             /** @description The resolution's signed receipt (compact JWS), once final; the same one every answerer got */
-            receipt: string | null;
+            receipt?: string;
             /**
              * Format: date-time
              * @description The deadline, when the bundle was asked with expires_in_seconds
