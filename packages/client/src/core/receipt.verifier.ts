@@ -1,5 +1,6 @@
 import canonicalize from 'canonicalize';
 import { createLocalJWKSet, createRemoteJWKSet, decodeProtectedHeader, errors, type JSONWebKeySet, jwtVerify } from 'jose';
+import type { components } from './generated/openapi.js';
 
 /** The action an answer authorizes: what the agent asked permission to do. */
 export interface ReceiptAction {
@@ -7,25 +8,11 @@ export interface ReceiptAction {
   arguments: Record<string, unknown>;
 }
 
-/** The claims of a Parley receipt (docs/receipts.md). */
-export interface ReceiptClaims {
-  iss: string;
-  /** The pending_id. */
-  sub: string;
-  jti: string;
-  iat: number;
-  exp: number;
-  outcome: 'answered' | 'rejected';
-  answers_digest: string;
-  action_digest?: string;
-  answered_by: { kind: string; id: string | null };
-  surface: string;
-  session_id: string;
-  task_id: string;
-  workspace_id: string;
-}
+/** The claims of a Parley receipt (docs/receipts.md), as the server's OpenAPI document describes them. */
+export type ReceiptClaims = components['schemas']['ReceiptClaimsDoc'];
 
-export type ReceiptInvalidReason = 'malformed' | 'bad_signature' | 'unknown_key' | 'expired' | 'action_mismatch';
+/** Why a receipt does not verify (the server's verification route answers the same reasons). */
+export type ReceiptInvalidReason = NonNullable<components['schemas']['ReceiptVerdictDoc']['reason']>;
 
 export type ReceiptVerdict = { valid: true; claims: ReceiptClaims } | { valid: false; reason: ReceiptInvalidReason };
 
