@@ -8,6 +8,7 @@ import { BeyondThePeers1765400000000 } from './1765400000000-beyond-the-peers.js
 import { ListKeysetIndexes1765500000000 } from './1765500000000-list-keyset-indexes.js';
 import { Routing1765600000000 } from './1765600000000-routing.js';
 import { SharedRateLimits1765700000000 } from './1765700000000-shared-rate-limits.js';
+import { Receipts1765800000000 } from './1765800000000-receipts.js';
 
 /** Every migration, in order. Listed explicitly so the ESM build needs no glob loading. */
 export const MIGRATIONS = [
@@ -21,4 +22,5 @@ export const MIGRATIONS = [
   ListKeysetIndexes1765500000000,
   Routing1765600000000,
   SharedRateLimits1765700000000,
+  Receipts1765800000000,
 ];

@@ -28,6 +28,7 @@ export const UNLIMITED_RATES: AppConfig['rateLimits'] = {
   answers: 1_000_000,
   lists: 1_000_000,
   asks: 1_000_000,
+  verifications: 1_000_000,
 };
 export const UNLIMITED_RATE_ENV: Record<string, string> = {
   RATE_LIMIT_SIGN_IN: '1000000',
@@ -35,6 +36,7 @@ export const UNLIMITED_RATE_ENV: Record<string, string> = {
   RATE_LIMIT_ANSWERS: '1000000',
   RATE_LIMIT_LISTS: '1000000',
   RATE_LIMIT_ASKS: '1000000',
+  RATE_LIMIT_VERIFICATIONS: '1000000',
 };
 
 /** The real application (createApp), auth enabled, on `databaseUrl`, listening on 127.0.0.1:<free port>. */

@@ -32,6 +32,7 @@ interface Envelope {
   claimed: boolean;
   status: string;
   response: { answers: Answer[]; rejected: boolean; reject_reason: string };
+  receipt: string | null;
 }
 
 /** The web UI's answer: PostgreSQL, "from the browser". */
@@ -51,17 +52,17 @@ type McpOutcome = { kind: 'answer' } | { kind: 'reject'; reason: string };
 /** What a caller submitted, as the winner's envelope must report it. */
 function expectedWinner(surface: 'rest' | 'mcp', mcpOutcome: McpOutcome): Envelope {
   if (surface === 'rest') {
-    return { claimed: true, status: 'answered', response: { answers: REST_ANSWERS, rejected: false, reject_reason: '' } };
+    return { claimed: true, status: 'answered', response: { answers: REST_ANSWERS, rejected: false, reject_reason: '' }, receipt: expect.any(String) as string };
   }
   if (mcpOutcome.kind === 'answer') {
-    return { claimed: true, status: 'answered', response: { answers: MCP_ANSWERS, rejected: false, reject_reason: '' } };
+    return { claimed: true, status: 'answered', response: { answers: MCP_ANSWERS, rejected: false, reject_reason: '' }, receipt: expect.any(String) as string };
   }
-  return { claimed: true, status: 'rejected', response: { answers: [], rejected: true, reject_reason: mcpOutcome.reason } };
+  return { claimed: true, status: 'rejected', response: { answers: [], rejected: true, reject_reason: mcpOutcome.reason }, receipt: expect.any(String) as string };
 }
 
-/** R2b: a loser's replay — same status and answers; a reject reason is never replayed. */
+/** R2b: a loser's replay — same status, answers and receipt (the very same one); a reject reason is never replayed. */
 function replayOf(winner: Envelope): Envelope {
-  return { claimed: false, status: winner.status, response: { ...winner.response, reject_reason: '' } };
+  return { claimed: false, status: winner.status, response: { ...winner.response, reject_reason: '' }, receipt: winner.receipt };
 }
 
 describe('R3: REST respond vs MCP answer_question_kandev racing on one bundle', () => {

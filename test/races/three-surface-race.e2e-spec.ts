@@ -23,13 +23,13 @@ const WAITER_ROUNDS = 6;
 /** What the winner's envelope must say, given what it submitted. */
 function winnerEnvelope(submission: Submission): Envelope {
   return submission.kind === 'answer'
-    ? { claimed: true, status: 'answered', response: { answers: submission.answers, rejected: false, reject_reason: '' } }
-    : { claimed: true, status: 'rejected', response: { answers: [], rejected: true, reject_reason: submission.reason } };
+    ? { claimed: true, status: 'answered', response: { answers: submission.answers, rejected: false, reject_reason: '' }, receipt: expect.any(String) as string }
+    : { claimed: true, status: 'rejected', response: { answers: [], rejected: true, reject_reason: submission.reason }, receipt: expect.any(String) as string };
 }
 
-/** R2b: the losers' replay — the winner's status and answers; a reject reason is never replayed. */
+/** R2b: the losers' replay — the winner's status, answers and receipt (the very same one); a reject reason is never replayed. */
 function replayOf(winner: Envelope): Envelope {
-  return { claimed: false, status: winner.status, response: { ...winner.response, reject_reason: '' } };
+  return { claimed: false, status: winner.status, response: { ...winner.response, reject_reason: '' }, receipt: winner.receipt };
 }
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));

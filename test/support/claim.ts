@@ -70,6 +70,7 @@ export function claimer(t: TestApp) {
           responses,
           winner: TEST_WINNER,
           audit: testAudit(),
+          seal: () => Promise.resolve('test-receipt'),
         },
         TEST_OWNER,
         () => plan,
@@ -105,7 +106,7 @@ export type Outcome = { answers: Answer[] } | { rejected: true; reason: string }
 export async function claimAndDeliver(t: TestApp, pendingId: string, outcome: Outcome): Promise<WinnerResult | undefined> {
   const bundle = await t.app.get(ClarificationService).authorizeBundle(SYNTHETIC_CALLER, pendingId);
   const input = 'answers' in outcome ? { answers: outcome.answers } : { rejected: true, reject_reason: outcome.reason };
-  const won = await t.app.get(DeliveryService).claimAndDeliver({ rows: bundle.rows, session: bundle.session, outcome: validateOutcome(input, bundle.rows), winner: TEST_WINNER, audit: testAudit() });
+  const won = await t.app.get(DeliveryService).claimAndDeliver({ rows: bundle.rows, session: bundle.session, outcome: validateOutcome(input, bundle.rows), winner: TEST_WINNER, answeredBy: { kind: TEST_WINNER.kind, id: null }, audit: testAudit() });
   if (won !== undefined && 'verdict' in won) throw new Error('claimAndDeliver without a ballot returned a verdict');
   return won;
 }

@@ -23,6 +23,8 @@ export interface Envelope {
   claimed: boolean;
   status: string;
   response: { answers: Answer[]; rejected: boolean; reject_reason: string };
+  /** The resolution's receipt: the same compact JWS for the winner and every loser. */
+  receipt: string | null;
 }
 
 /** A resolution, or the error the surface reported: HTTP status (REST/GraphQL) and code. */
@@ -44,7 +46,7 @@ export const ANSWERS: Record<Surface, Answer[]> = {
   ],
 };
 
-const RESOLUTION = 'claimed status response { answers { questionId selectedOptions customText } rejected rejectReason }';
+const RESOLUTION = 'claimed status response { answers { questionId selectedOptions customText } rejected rejectReason } receipt';
 const ANSWER = `mutation($pendingId: String!, $answers: [AnswerInput!]!) { answerQuestion(pendingId: $pendingId, answers: $answers) { ${RESOLUTION} } }`;
 const REJECT = `mutation($pendingId: String!, $reason: String) { rejectQuestion(pendingId: $pendingId, reason: $reason) { ${RESOLUTION} } }`;
 
@@ -52,6 +54,7 @@ interface GqlResolution {
   claimed: boolean;
   status: string;
   response: { answers: Array<{ questionId: string; selectedOptions: string[]; customText: string }>; rejected: boolean; rejectReason: string };
+  receipt: string | null;
 }
 
 function fromGraphql(resolution: GqlResolution): Envelope {
@@ -67,6 +70,7 @@ function fromGraphql(resolution: GqlResolution): Envelope {
       rejected: resolution.response.rejected,
       reject_reason: resolution.response.rejectReason,
     },
+    receipt: resolution.receipt,
   };
 }
 

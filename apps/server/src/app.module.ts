@@ -10,6 +10,7 @@ import { McpModule } from '#mcp';
 import { LoggingModule, MetricsModule } from '#observability';
 import { PersistenceModule } from '#persistence';
 import { RateLimitModule } from '#rate-limit';
+import { ReceiptsModule } from '#receipts';
 import { TasksModule } from '#tasks';
 import { WebhooksModule } from '#webhooks';
 import { OperationsModule } from './operations/operations.module.js';
@@ -26,6 +27,7 @@ export class AppModule {
         EventBusModule,
         RateLimitModule,
         PersistenceModule,
+        ReceiptsModule,
         AuthorizationModule,
         TasksModule,
         ClarificationModule,

@@ -3,7 +3,7 @@ import { AnswerSummary } from './answer-summary.view.js';
 import { AnswerText } from './answer-text.view.js';
 import { fetchBundle } from './inbox.api.js';
 import type { InboxAction } from './inbox.state.js';
-import { assertNever, assignedLine, type Bundle, type ResolvedBy, type Settlement, type TaskSummary } from './inbox.types.js';
+import { type Action, assertNever, assignedLine, type Bundle, prettyArguments, type ResolvedBy, type Settlement, type TaskSummary } from './inbox.types.js';
 import { ResolvedByLine, useResolvedBy } from './resolved-by.view.js';
 import { respond, type RespondBody, type RespondOutcome, SKIP } from './respond.api.js';
 import { SignedOutError } from './http.js';
@@ -194,6 +194,7 @@ function BundleForm({ bundle, settlement, dispatch, onSignedOut }: FormProps) {
   return (
     <form class="bundle__form" onSubmit={submit} noValidate aria-busy={sending}>
       {bundle.routing && <p class="bundle__assigned">{assignedLine(bundle.routing)}</p>}
+      {bundle.action && <ActionView action={bundle.action} />}
       {bundle.context && <p class="bundle__context">{bundle.context}</p>}
       {bundle.questions.map((question, index) => (
         <fieldset key={question.questionId} id={`question-${index}`} class="question" tabIndex={-1}>
@@ -248,6 +249,18 @@ function BundleForm({ bundle, settlement, dispatch, onSignedOut }: FormProps) {
         </button>
       </div>
     </form>
+  );
+}
+
+/** The action an answer authorizes, above the questions: its name and its arguments, pretty-printed. */
+function ActionView({ action }: { action: Action }) {
+  return (
+    <section class="bundle__action" aria-label="Action to authorize">
+      <p>
+        Answering authorizes: <code class="bundle__action-name">{action.name}</code>
+      </p>
+      <pre class="bundle__action-arguments">{prettyArguments(action)}</pre>
+    </section>
   );
 }
 

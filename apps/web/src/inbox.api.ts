@@ -3,7 +3,7 @@ import type { Bundle, TaskSummary, Workspace } from './inbox.types.js';
 
 const BUNDLE_FIELDS = `pendingId taskId sessionId createdAt context
   questions { questionId title prompt status options { optionId label description } }
-  eligible routing { assignedTo { userId name } requiredAnswers }`;
+  eligible routing { assignedTo { userId name } requiredAnswers } action { name arguments }`;
 
 const PENDING = `query Pending($workspaceId: String, $after: String) {
   pendingQuestions(workspaceId: $workspaceId, after: $after) { nodes { ${BUNDLE_FIELDS} } pageInfo { endCursor } } }`;

@@ -36,6 +36,22 @@ export interface Bundle {
   eligible: boolean;
   /** Who is assigned and how many identical answers resolve it; null when asked without routing. */
   routing: Routing | null;
+  /** What an answer authorizes the agent to do; null when asked without an action. `arguments` is JSON text. */
+  action: Action | null;
+}
+
+export interface Action {
+  name: string;
+  arguments: string;
+}
+
+/** An action's arguments as the inbox shows them: pretty-printed JSON (the text as sent if it is not JSON). */
+export function prettyArguments(action: Action): string {
+  try {
+    return JSON.stringify(JSON.parse(action.arguments), null, 2);
+  } catch {
+    return action.arguments;
+  }
 }
 
 export interface Routing {

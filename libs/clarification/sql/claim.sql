@@ -19,13 +19,15 @@
 --   $17 winner
 --   $18 attempt_id
 --   $19 reject_reason
+--   $20 receipt
 WITH winner_name AS (SELECT winner_u.name FROM users winner_u WHERE winner_u.id = $17::jsonb->>'user_id'),
   claimed AS (
     UPDATE task_session_messages m
        SET metadata = m.metadata || jsonb_build_object('status', $2::text)
              || CASE WHEN $2 = 'answered' THEN jsonb_build_object('response', $3::jsonb -> (m.metadata->>'question_id')) ELSE '{}'::jsonb END
              || CASE WHEN $4 THEN '{}'::jsonb ELSE jsonb_build_object('response_delivery_pending', true, 'delivery_owner', $5::text) END
-             || jsonb_build_object('resolved_by', $17::jsonb || jsonb_build_object('name', (SELECT name FROM winner_name), 'at', statement_timestamp())),
+             || jsonb_build_object('resolved_by', $17::jsonb || jsonb_build_object('name', (SELECT name FROM winner_name), 'at', statement_timestamp()))
+             || jsonb_build_object('receipt', $20::text),
            updated_at = clock_timestamp()
      WHERE m.metadata->>'pending_id' = $1 AND (((m.type = 'clarification_request'
     AND m.turn_id = (SELECT current_t.id FROM task_session_turns current_t

@@ -1,4 +1,5 @@
 import { Module } from '@nestjs/common';
+import { ReceiptsModule } from '#receipts';
 import { TasksModule } from '#tasks';
 import { AgentAskService } from './ask/agent-ask.service.js';
 import { ClarificationService } from './ask/clarification.service.js';
@@ -40,7 +41,7 @@ import { WaiterPresenceService } from './wait/waiter-presence.service.js';
 import { WaiterStore } from './wait/waiter.store.js';
 
 @Module({
-  imports: [TasksModule],
+  imports: [TasksModule, ReceiptsModule],
   controllers: [ClarificationController, AuditController],
   providers: [
     AgentAskService,

@@ -30,5 +30,6 @@ export { MAX_TEXT_RUNES, type ResolutionInput, validateOutcome } from './resolve
 export { ResolveBundleService } from './resolve/resolve-bundle.service.js';
 export { WaiterStore } from './wait/waiter.store.js';
 export { listedRouting, mayAnswer, routingOf } from './routing/routing.rules.js';
+export { actionOfRows } from './bundle/bundle.mapper.js';
 export type { RoutingView, VoteView } from './routing/routing.types.js';
 export { clarificationStatements } from './clarification.statements.js';

@@ -213,6 +213,8 @@ describe('loadConfig', () => {
       ['RATE_LIMIT_ANSWERS', (c: AppConfig) => c.rateLimits.answers],
       ['RATE_LIMIT_LISTS', (c: AppConfig) => c.rateLimits.lists],
       ['RATE_LIMIT_ASKS', (c: AppConfig) => c.rateLimits.asks],
+      ['RATE_LIMIT_VERIFICATIONS', (c: AppConfig) => c.rateLimits.verifications],
+      ['RECEIPT_TTL_SECONDS', (c: AppConfig) => c.receiptTtlSeconds],
     ] as const)('%s is read as an integer', (variable, read) => {
       expect(read(loadConfig({ [variable]: '150' }))).toBe(150);
     });

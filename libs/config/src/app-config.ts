@@ -73,6 +73,8 @@ export interface AppConfig {
   /** Resolution attempts (the audit trail) are kept this many days. */
   auditRetentionDays: number;
   webhooks: WebhookSettings;
+  /** How long a resolution's signed receipt stays valid (its `exp` is `iat` plus this). */
+  receiptTtlSeconds: number;
 }
 
 /** Outbound webhooks (docs/api/webhooks.md). */
@@ -123,6 +125,8 @@ export interface RateLimits {
   answers: number;
   lists: number;
   asks: number;
+  /** Receipt verifications (POST /api/v1/receipts/verify) per client address. */
+  verifications: number;
 }
 
 export class ConfigError extends Error {
@@ -343,6 +347,7 @@ export function loadConfig(env: Env = process.env): AppConfig {
       answers: readInteger(env, 'RATE_LIMIT_ANSWERS', 600, 1, PER_WINDOW_MAX),
       lists: readInteger(env, 'RATE_LIMIT_LISTS', 1_200, 1, PER_WINDOW_MAX),
       asks: readInteger(env, 'RATE_LIMIT_ASKS', 600, 1, PER_WINDOW_MAX),
+      verifications: readInteger(env, 'RATE_LIMIT_VERIFICATIONS', 600, 1, PER_WINDOW_MAX),
     },
     rateLimitStore: readChoice<RateLimitStore>(env, 'RATE_LIMIT_STORE', RATE_LIMIT_STORES, 'postgres'),
     deadlineSweepIntervalMs: readInteger(env, 'DEADLINE_SWEEP_INTERVAL_MS', 1_000, 10, HOUR),
@@ -357,6 +362,7 @@ export function loadConfig(env: Env = process.env): AppConfig {
       concurrency: readInteger(env, 'WEBHOOK_CONCURRENCY', 8, 1, 1_000),
       allowPrivateTargets: readBoolean(env, 'WEBHOOK_ALLOW_PRIVATE_TARGETS', false),
     },
+    receiptTtlSeconds: readInteger(env, 'RECEIPT_TTL_SECONDS', 3_600, 1, 366 * 24 * 3_600),
     publicUrl: readHttpUrl(env, 'PUBLIC_URL'),
     allowUnauthenticatedNetwork: readBoolean(env, 'ALLOW_UNAUTHENTICATED_NETWORK', false),
     browserSessionIdleTimeoutMs: readInteger(env, 'BROWSER_SESSION_IDLE_TIMEOUT_MS', 12 * HOUR, 1000, 365 * 24 * HOUR),

@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { AccessService, type Caller } from '#authorization';
-import { type BundleRow, listedRouting, type RoutingView, type WorkerBundleHead, WorkerBundleService } from '#clarification';
+import { actionOfRows, type BundleRow, listedRouting, type RoutingView, type WorkerBundleHead, WorkerBundleService } from '#clarification';
+import type { Action } from '#receipts';
 import { decisionOf, type DecisionView } from './decision.mapper.js';
 
 export const PENDING_SCHEMA_VERSION = 1;
@@ -20,6 +21,9 @@ export interface PendingInteraction {
   eligible?: boolean;
   /** A routed decision only: who is assigned and how many identical answers resolve it. */
   routing?: RoutingView;
+  /** A decision asked with an action only: what an answer authorizes, and its digest (docs/receipts.md). */
+  action?: Action;
+  action_digest?: string;
 }
 
 export interface PendingInteractionsPayload {
@@ -42,7 +46,14 @@ function interactionOf(caller: Caller, head: WorkerBundleHead, rows: BundleRow[]
     created_at: new Date(createdAt).toISOString(),
     meta: shape.supported ? { decision: shape.decision.view } : {},
     ...listedRouting(caller, rows),
+    ...boundAction(rows),
   };
+}
+
+/** `{action, action_digest}` for a bundle asked with an action; nothing otherwise (the contract's items stay as they were). */
+function boundAction(rows: BundleRow[]): { action?: Action; action_digest?: string } {
+  const { action, action_digest: digest } = actionOfRows(rows);
+  return action === null || digest === null ? {} : { action, action_digest: digest };
 }
 
 /**

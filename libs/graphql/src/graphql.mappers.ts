@@ -27,6 +27,9 @@ export function resolvedByModel(resolvedBy: ResolvedBy | null): ResolvedByModel 
 export function bundleModel(bundle: PendingBundleView | DescribedBundle): PendingBundleModel {
   return {
     resolvedBy: 'resolved_by' in bundle ? resolvedByModel(bundle.resolved_by) : null,
+    receipt: 'receipt' in bundle ? bundle.receipt : null,
+    action: bundle.action === undefined ? null : { name: bundle.action.name, arguments: JSON.stringify(bundle.action.arguments) },
+    actionDigest: bundle.action_digest ?? null,
     expiresAt: 'expires_at' in bundle ? bundle.expires_at : null,
     eligible: bundle.eligible ?? true,
     routing:
@@ -86,6 +89,7 @@ export function resolutionModel(resolution: Resolution): ResolutionModel {
     status: resolution.status,
     response: responseModel(resolution.response),
     vote: vote === undefined ? null : { replayed: vote.replayed, votes: vote.votes, requiredAnswers: vote.required_answers },
+    receipt: resolution.receipt,
   };
 }
 
@@ -125,6 +129,7 @@ export function questionEventModel(row: QuestionEventRow): QuestionEventModel {
     occurredAt: row.created_at.toISOString(),
     response: response ? responseModel(response) : null,
     resolvedBy: resolvedByModel(parseResolvedBy(row.payload.resolved_by)),
+    receipt: typeof row.payload.receipt === 'string' ? row.payload.receipt : null,
     eligible: Array.isArray(row.payload.eligible)
       ? (row.payload.eligible as { user_id?: string; name?: string }[]).map((user) => ({ userId: user.user_id ?? '', name: user.name ?? '' }))
       : null,

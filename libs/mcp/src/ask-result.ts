@@ -63,9 +63,13 @@ export function goIndentedJson(value: unknown): string {
   return JSON.stringify(sortedKeys(value), null, 2).replace(GO_ESCAPED, (char) => `\\u${char.charCodeAt(0).toString(16).padStart(4, '0')}`);
 }
 
-/** The same object as text and as structuredContent (`mcp.NewToolResultStructured(out, text)`). */
-export function askToolResult(result: AskResult): CallToolResult {
-  return { content: [{ type: 'text', text: goIndentedJson(result) }], structuredContent: result };
+/**
+ * The same object as text and as structuredContent (`mcp.NewToolResultStructured(out, text)`); the
+ * resolution's signed receipt rides in the result's `_meta.receipt`, so the reference's envelope stays as it is.
+ */
+export function askToolResult(result: AskResult, receipt?: string): CallToolResult {
+  const meta = receipt === undefined ? {} : { _meta: { receipt } };
+  return { content: [{ type: 'text', text: goIndentedJson(result) }], structuredContent: result, ...meta };
 }
 
 const askEntrySchema = z.object({

@@ -31,7 +31,7 @@ export class DetachedAskCall implements AgentAskListener {
 
   answered(response: ClarificationResponse): void {
     if (this.signal.aborted) return;
-    this.exchange.respond(this.requestId, askToolResult(askResult(response, this.questions)));
+    this.exchange.respond(this.requestId, askToolResult(askResult(response, this.questions), response.receipt));
   }
 
   failed(error: unknown): void {

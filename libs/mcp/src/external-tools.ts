@@ -50,6 +50,9 @@ const listTasksInput = z.strictObject({
     .describe(`Tasks per page: default ${LIST_PAGE.defaultLimit}, an integer from 1 to ${LIST_PAGE.maxLimit} (anything else is refused, never clamped)`),
 });
 
+/** `additionalProperties: true`: a free-form JSON object, said so (a bare `{}` schema says nothing). */
+const actionSchema = z.object({ name: z.string(), arguments: z.record(z.string(), z.unknown()).meta({ additionalProperties: true }) });
+
 const pendingBundle = z.object({
   pending_id: z.string(),
   task_id: z.string(),
@@ -66,6 +69,8 @@ const pendingBundle = z.object({
       options: z.array(z.object({ option_id: z.string(), label: z.string(), description: z.string() })),
     }),
   ),
+  action: actionSchema.optional().describe('Only for a bundle asked with an action: what an answer authorizes'),
+  action_digest: z.string().optional().describe('With action: SHA-256 (hex) of the RFC 8785 canonical JSON of the action'),
   eligible: z.boolean().optional().describe('A routed bundle only; false: routed to answerers you are not among (answering is refused with NOT_ELIGIBLE)'),
   routing: z
     .object({
@@ -95,6 +100,7 @@ const answerOutput = z.object({
     .object({ replayed: z.boolean(), votes: z.number(), required_answers: z.number() })
     .optional()
     .describe('Only for a recorded vote that did not resolve the question'),
+  receipt: z.string().nullable().describe("The resolution's signed receipt (compact JWS) — the same for the winner and every loser; null for a vote that did not resolve it"),
 });
 
 const listTasksOutput = z.object({

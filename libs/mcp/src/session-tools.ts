@@ -52,6 +52,15 @@ const askInput = z.strictObject({
     .optional()
     .describe('Give up after this many seconds: unanswered by then, the question expires and this call fails with code EXPIRED'),
   routing: routingSchema.optional().describe('Who may answer, how many must agree, and what happens when nobody answers (optional)'),
+  // Shape only (an object): its rules are the service's, the same as REST's, so a bad one is refused naming the field.
+  action: z
+    .unknown()
+    .meta({ type: 'object', additionalProperties: true })
+    .optional()
+    .describe(
+      'What the answer authorizes, {name, arguments} (optional; name at most 200 characters, arguments a JSON object of at most 64 KB): ' +
+        'its digest is signed into the receipt the result carries, so the executor can check the answer was for this action',
+    ),
 });
 
 export const ASK_TOOL = 'ask_user_question_kandev';
@@ -73,11 +82,11 @@ export function sessionTools(agent: SessionAgent, asks: AgentAskService, exchang
       input: askInput,
       output: askResultSchema,
       annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true },
-      run: async ({ questions, context, expires_in_seconds: expiresInSeconds, routing }, extra) => {
+      run: async ({ questions, context, expires_in_seconds: expiresInSeconds, routing, action }, extra) => {
         // The ask normalizes them first too (same errors): a blocked call keeps only what its result needs.
         const asked = normalizeQuestions(questions).map((question) => ({ id: question.id, multi_select: question.multi_select === true }));
         const call = new DetachedAskCall(exchange, extra.requestId, extra.signal, extra._meta?.progressToken, asked, { ...request, tool: ASK_TOOL });
-        const parked = await asks.ask(agent, questions, context, { signal: extra.signal, expiresInSeconds, routing }, call);
+        const parked = await asks.ask(agent, questions, context, { signal: extra.signal, expiresInSeconds, routing, action }, call);
         exchange.detach(extra.requestId, parked);
         return answeredThroughExchange();
       },

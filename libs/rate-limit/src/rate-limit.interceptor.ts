@@ -5,12 +5,15 @@ import type { Observable } from 'rxjs';
 import { requestCaller } from '#authorization';
 import { RateLimitError } from './rate-limit.errors.js';
 import { rateLimitHeaders } from './rate-limit.headers.js';
-import { callerKey } from './rate-limit.keys.js';
-import type { RateLimitKind } from './rate-limit.policy.js';
+import { addressKey, callerKey } from './rate-limit.keys.js';
+import { isPerAddress, type RateLimitKind } from './rate-limit.policy.js';
 import { RateLimitService } from './rate-limit.service.js';
 import { RATE_LIMITED } from './rate-limited.decorator.js';
 
-/** REST routes marked @RateLimited spend the caller's budget here, after authentication (guards run first). */
+/**
+ * REST routes marked @RateLimited spend the caller's budget here, after authentication (guards run
+ * first) — or the client address's, for the budgets kept per address (a public route has no caller).
+ */
 @Injectable()
 export class RateLimitInterceptor implements NestInterceptor {
   constructor(
@@ -23,7 +26,8 @@ export class RateLimitInterceptor implements NestInterceptor {
     const kind = this.reflector.getAllAndOverride<RateLimitKind | undefined>(RATE_LIMITED, [context.getHandler(), context.getClass()]);
     if (kind === undefined) return next.handle();
     const request = context.switchToHttp().getRequest<FastifyRequest>();
-    const decision = await this.limits.consume(kind, callerKey(requestCaller(request), request.ip));
+    const key = isPerAddress(kind) ? addressKey(request.ip) : callerKey(requestCaller(request), request.ip);
+    const decision = await this.limits.consume(kind, key);
     void context.switchToHttp().getResponse<FastifyReply>().headers(rateLimitHeaders([decision]));
     if (!decision.allowed) throw new RateLimitError(decision);
     return next.handle();

@@ -10,6 +10,13 @@ export enum RateLimitKind {
   Lists = 'lists',
   /** Asks (REST request, ask_user_question_kandev), per identity. */
   Asks = 'asks',
+  /** Receipt verifications (POST /api/v1/receipts/verify), per client address. */
+  Verifications = 'verifications',
+}
+
+/** The budgets kept per client address whoever the caller is (the others are per identity). */
+export function isPerAddress(kind: RateLimitKind): boolean {
+  return kind === RateLimitKind.SignIn || kind === RateLimitKind.FailedCredentials || kind === RateLimitKind.Verifications;
 }
 
 /** One budget check's outcome, as the RateLimit header fields and Retry-After report it. */

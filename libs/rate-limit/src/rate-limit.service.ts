@@ -55,6 +55,7 @@ export class RateLimitService {
       [RateLimitKind.Answers]: limits.answers,
       [RateLimitKind.Lists]: limits.lists,
       [RateLimitKind.Asks]: limits.asks,
+      [RateLimitKind.Verifications]: limits.verifications,
     };
     const kinds = Object.values(RateLimitKind);
     this.limiters = new Map<RateLimitKind, Limiter>(

@@ -4,6 +4,16 @@ export { type Outcome, type OutcomeStatus, type ResumedOutcome, isDecision } fro
 export type { Handoff } from './core/handoff.reader.js';
 export { type ResumeLedger, type LedgerEntry, MemoryResumeLedger, FileResumeLedger } from './core/resume.ledger.js';
 export { createResumeReceiver, type ResumePayload } from './core/resume.receiver.js';
+export {
+  verifyReceipt,
+  actionDigest,
+  answersDigest,
+  type ReceiptAction,
+  type ReceiptClaims,
+  type ReceiptInvalidReason,
+  type ReceiptVerdict,
+  type VerifyReceiptOptions,
+} from './core/receipt.verifier.js';
 export { backoffDelay, type BackoffOptions } from './core/backoff.policy.js';
 export {
   ParleyError,

@@ -202,6 +202,7 @@ const REST_ROUTES = [
   'DELETE /mcp — caller',
   // /mcp/session opts out of the guard and authenticates the session agent token itself (spec S2).
   'DELETE /mcp/session — public',
+  'GET /.well-known/jwks.json — public',
   'GET /api/v1/admin/workspaces/:id/members — admin',
   'GET /api/v1/auth/session — caller',
   'GET /api/v1/clarification — caller',
@@ -237,6 +238,8 @@ const REST_ROUTES = [
   'POST /api/v1/clarification/:id/respond — caller',
   'POST /api/v1/clarification/request — caller',
   'POST /api/v1/commands — caller',
+  // Anyone holding a receipt may check it.
+  'POST /api/v1/receipts/verify — public',
   'POST /api/v1/sessions/:id/turns — caller +session:id',
   'POST /api/v1/sessions/:id/turns/:turnId/complete — caller +session:id',
   'POST /api/v1/tasks — caller',
@@ -279,6 +282,7 @@ const REST_BUDGETS = [
   "DELETE /api/v1/webhooks/:id — lists",
   "DELETE /mcp — none",
   "DELETE /mcp/session — none",
+  "GET /.well-known/jwks.json — none",
   "GET /api/v1/admin/workspaces/:id/members — none",
   "GET /api/v1/auth/session — none",
   "GET /api/v1/clarification — lists",
@@ -313,6 +317,7 @@ const REST_BUDGETS = [
   "POST /api/v1/clarification/:id/respond — answers",
   "POST /api/v1/clarification/request — asks",
   "POST /api/v1/commands — answers",
+  "POST /api/v1/receipts/verify — verifications",
   "POST /api/v1/sessions/:id/turns — none",
   "POST /api/v1/sessions/:id/turns/:turnId/complete — none",
   "POST /api/v1/tasks — none",

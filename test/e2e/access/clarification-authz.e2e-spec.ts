@@ -365,6 +365,7 @@ describe.each(['enabled', 'disabled'] as const)('clarification :id endpoints wit
         success: true,
         claimed: false,
         status: 'answered',
+        receipt: expect.any(String),
         response: { answers: ANSWERS, rejected: false, reject_reason: '' },
       });
     });
@@ -374,8 +375,8 @@ describe.each(['enabled', 'disabled'] as const)('clarification :id endpoints wit
       const res = await respond(pendingId, alice, { rejected: true });
       expect(res.status).toBe(200);
       const body = JSON.parse(res.text) as Json;
-      expect(Object.keys(body).sort()).toEqual(['claimed', 'response', 'status', 'success']);
-      expect(body).toEqual({ success: true, claimed: true, status: 'rejected', response: { answers: [], rejected: true, reject_reason: '' } });
+      expect(Object.keys(body).sort()).toEqual(['claimed', 'receipt', 'response', 'status', 'success']);
+      expect(body).toEqual({ success: true, claimed: true, status: 'rejected', receipt: expect.any(String), response: { answers: [], rejected: true, reject_reason: '' } });
     });
 
     it.each(ENDPOINTS)('3. %s on a pending_id with no durable messages ⇒ 404', async (_name, method, path, body) => {

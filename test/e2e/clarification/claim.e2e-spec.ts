@@ -46,6 +46,8 @@ function claimedMetadata(before: StoredRow, terminal: TerminalStatus, response?:
     response_delivery_pending: true,
     delivery_owner: TEST_OWNER,
     resolved_by: { ...TEST_WINNER, name: null, at: expect.any(String) },
+    // Written by the claim statement with the resolution (the test claim's seal signs nothing).
+    receipt: 'test-receipt',
     ...(response ? { response } : {}),
   };
 }

@@ -385,6 +385,8 @@ describe('clarification REST surface', () => {
           response: { answers: ANSWERS, rejected: false, reject_reason: '' },
           // who won (the claim helper answers as the synthetic caller over REST).
           resolved_by: { kind: 'synthetic', user_id: null, name: null, surface: 'rest', at: expect.stringMatching(ISO) },
+          // The resolution's receipt, once final (the one the winner got).
+          receipt: won!.response.receipt,
         });
         // And the same on the first instance, which never saw the answer happen.
         expect((await api().get(`/api/v1/clarification/${pendingId}`).expect(200)).body).toEqual(answered);
@@ -399,7 +401,8 @@ describe('clarification REST surface', () => {
       const won = await winAndDeliver(t, pendingId, { answers: ANSWERS });
       expect(won?.delivery).toBe(WinnerDelivery.Resumed);
       const res = await api().get(`/api/v1/clarification/${pendingId}/wait`).expect(200);
-      expect(res.body).toEqual({ pending_id: pendingId, answers: ANSWERS, rejected: false, reject_reason: '', responded_at: expect.any(String) });
+      expect(res.body).toEqual({ pending_id: pendingId, answers: ANSWERS, rejected: false, reject_reason: '', responded_at: expect.any(String), receipt: won!.response.receipt });
+      expect(won!.response.receipt).toEqual(expect.any(String));
     });
   });
 

@@ -115,6 +115,7 @@ describe('winner delivery and resume', () => {
     const response = {
       ...('answers' in outcome ? responseFor(pendingId, outcome.answers, false, '') : responseFor(pendingId, [], true, outcome.reason)),
       responded_at: expect.any(String) as unknown as string,
+      receipt: expect.any(String) as unknown as string,
     };
     return { delivery, response };
   }
@@ -196,6 +197,7 @@ describe('winner delivery and resume', () => {
         rejected: false,
         reject_reason: '',
         responded_at: response.responded_at,
+        receipt: response.receipt,
       };
       for (const result of await Promise.all(waits)) {
         expect(result).toEqual({ status: 200, body: expected });
@@ -237,6 +239,7 @@ describe('winner delivery and resume', () => {
         rejected: true,
         reject_reason: 'User skipped',
         responded_at: response.responded_at,
+        receipt: response.receipt,
       });
       const rows = await rowsOf(pendingId);
       expect(rows.map((row) => row.metadata.status)).toEqual(['rejected', 'rejected']);
@@ -285,7 +288,7 @@ describe('winner delivery and resume', () => {
       expect(post.method).toBe('POST');
       expect(post.contentType).toBe('application/json');
       expect(post.status).toBe(202);
-      expect(Object.keys(post.body).sort()).toEqual(['pending_id', 'prompt', 'response', 'session_id', 'task_id', 'turn_id']);
+      expect(Object.keys(post.body).sort()).toEqual(['pending_id', 'prompt', 'receipt', 'response', 'session_id', 'task_id', 'turn_id']);
       const successorId = post.body.turn_id as string;
       expect(post.body).toEqual({
         session_id: fixture.sessionId,
@@ -293,7 +296,8 @@ describe('winner delivery and resume', () => {
         pending_id: pendingId,
         turn_id: successorId,
         prompt: EXPECTED_PROMPT,
-        response: { pending_id: pendingId, answers: ANSWERS, rejected: false, reject_reason: '', responded_at: response.responded_at },
+        response: { pending_id: pendingId, answers: ANSWERS, rejected: false, reject_reason: '', responded_at: response.responded_at, receipt: response.receipt },
+        receipt: response.receipt,
       });
 
       const turns = await turnsOf(fixture.sessionId);

@@ -96,6 +96,7 @@ describe('clarification rows through restore, detach, expire and start-up reconc
           response_delivery_pending: true,
           delivery_owner: TEST_OWNER,
           resolved_by: { ...TEST_WINNER, name: null, at: expect.any(String) },
+          receipt: 'test-receipt',
         })),
       );
     });

@@ -58,7 +58,7 @@ describe('a mixed legacy bundle can be finished', () => {
     const winner = resolved(await submit('rest', client(), bundle.pendingId, { kind: 'answer', answers: submitted }));
     // What the claim recorded: the answers of the rows it moved (q2, q3), in question order.
     const recorded = submitted.slice(1);
-    expect(winner).toEqual({ claimed: true, status: 'answered', response: { answers: recorded, rejected: false, reject_reason: '' } });
+    expect(winner).toEqual({ claimed: true, status: 'answered', receipt: expect.any(String), response: { answers: recorded, rejected: false, reject_reason: '' } });
 
     const after = await rowsOfPendingId(t.db, bundle.pendingId);
     expect(after.map((row) => row.metadata.status)).toEqual(['rejected', 'answered', 'answered']);
@@ -66,7 +66,7 @@ describe('a mixed legacy bundle can be finished', () => {
     expect(after.slice(1).map((row) => row.metadata.response)).toEqual(recorded);
 
     const loser = resolved(await submit('mcp', client(), bundle.pendingId, { kind: 'answer', answers: answersFrom('from mcp') }));
-    expect(loser).toEqual({ claimed: false, status: 'answered', response: { answers: recorded, rejected: false, reject_reason: '' } });
+    expect(loser).toEqual({ claimed: false, status: 'answered', receipt: expect.any(String), response: { answers: recorded, rejected: false, reject_reason: '' } });
     expect(await rowsOfPendingId(t.db, bundle.pendingId)).toEqual(after);
 
     const got = await request(t.baseUrl).get(`/api/v1/clarification/${bundle.pendingId}`).expect(200);
@@ -77,14 +77,14 @@ describe('a mixed legacy bundle can be finished', () => {
   it('GraphQL rejects it; the legacy answer stays recorded, and a REST loser is told the rejection', async () => {
     const bundle = await seedLiveBundle(t.db, { questions: mixedRows('answered') });
     const winner = resolved(await submit('graphql', client(), bundle.pendingId, { kind: 'reject', reason: 'not now' }));
-    expect(winner).toEqual({ claimed: true, status: 'rejected', response: { answers: [], rejected: true, reject_reason: 'not now' } });
+    expect(winner).toEqual({ claimed: true, status: 'rejected', receipt: expect.any(String), response: { answers: [], rejected: true, reject_reason: 'not now' } });
 
     const after = await rowsOfPendingId(t.db, bundle.pendingId);
     expect(after.map((row) => row.metadata.status)).toEqual(['answered', 'rejected', 'rejected']);
     expect(after[0]?.metadata.response).toEqual(LEGACY_ANSWER);
 
     const loser = resolved(await submit('rest', client(), bundle.pendingId, { kind: 'answer', answers: answersFrom('late') }));
-    expect(loser).toEqual({ claimed: false, status: 'rejected', response: { answers: [], rejected: true, reject_reason: '' } });
+    expect(loser).toEqual({ claimed: false, status: 'rejected', receipt: expect.any(String), response: { answers: [], rejected: true, reject_reason: '' } });
     const got = await request(t.baseUrl).get(`/api/v1/clarification/${bundle.pendingId}`).expect(200);
     expect(got.body).toMatchObject({ status: 'rejected', response: { answers: [], rejected: true } });
   });
@@ -120,7 +120,7 @@ describe('a mixed legacy bundle can be finished', () => {
       const winnerIndex = winners[0];
       const recorded = submissions[winnerIndex].answers.slice(1);
       for (const envelope of envelopes) {
-        expect(envelope).toEqual({ claimed: envelope.claimed, status: 'answered', response: { answers: recorded, rejected: false, reject_reason: '' } });
+        expect(envelope).toEqual({ claimed: envelope.claimed, status: 'answered', receipt: expect.any(String), response: { answers: recorded, rejected: false, reject_reason: '' } });
       }
       const rows = await rowsOfPendingId(t.db, bundle.pendingId);
       expect(rows.slice(1).map((row) => row.metadata.response)).toEqual(recorded);

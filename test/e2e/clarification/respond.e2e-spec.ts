@@ -164,6 +164,7 @@ describe('POST /api/v1/clarification/:id/respond (spec R1–R12, N3a–N8d, L16)
         success: true,
         claimed: true,
         status: 'answered',
+        receipt: expect.any(String),
         response: { answers: ANSWERS, rejected: false, reject_reason: '' },
       });
       const rows = await bundleRows(pendingId);
@@ -199,6 +200,7 @@ describe('POST /api/v1/clarification/:id/respond (spec R1–R12, N3a–N8d, L16)
           success: true,
           claimed: false,
           status: 'answered',
+          receipt: expect.any(String),
           response: { answers: ANSWERS, rejected: false, reject_reason: '' },
         });
         expect(rawResponseText(res)).toBe(rawResponseText(winner));
@@ -274,6 +276,7 @@ describe('POST /api/v1/clarification/:id/respond (spec R1–R12, N3a–N8d, L16)
         success: true,
         claimed: true,
         status: 'rejected',
+        receipt: expect.any(String),
         response: { answers: [], rejected: true, reject_reason: 'not now, sorry' },
       });
       for (const body of [{ answers: ANSWERS }, { rejected: true, reject_reason: 'me too' }]) {
@@ -283,6 +286,7 @@ describe('POST /api/v1/clarification/:id/respond (spec R1–R12, N3a–N8d, L16)
           success: true,
           claimed: false,
           status: 'rejected',
+          receipt: expect.any(String),
           response: { answers: [], rejected: true, reject_reason: '' },
         });
       }
@@ -309,6 +313,7 @@ describe('POST /api/v1/clarification/:id/respond (spec R1–R12, N3a–N8d, L16)
         success: true,
         claimed: false,
         status: 'answered',
+        receipt: expect.any(String),
         response: { answers: inD2Order, rejected: false, reject_reason: '' },
       });
     });
@@ -390,7 +395,7 @@ describe('POST /api/v1/clarification/:id/respond (spec R1–R12, N3a–N8d, L16)
     function expectAllKeys(res: request.Response, claimed: boolean, status: 'answered' | 'rejected', entries: number): Json {
       expect(res.status).toBe(200);
       const body = rawJson(res);
-      expect(Object.keys(body).sort()).toEqual(['claimed', 'response', 'status', 'success']);
+      expect(Object.keys(body).sort()).toEqual(['claimed', 'receipt', 'response', 'status', 'success']);
       expect(body.success).toBe(true);
       expect(body.claimed).toBe(claimed);
       expect(body.status).toBe(status);
@@ -546,7 +551,7 @@ describe('POST /api/v1/clarification/:id/respond (spec R1–R12, N3a–N8d, L16)
       const { pendingId } = await freshBundle(t);
       const res = await respond(pendingId, { rejected: true, reject_reason: RUNES_2000 });
       expect(res.status).toBe(200);
-      expect(rawJson(res)).toMatchObject({ claimed: true, status: 'rejected', response: { reject_reason: RUNES_2000 } });
+      expect(rawJson(res)).toMatchObject({ claimed: true, status: 'rejected', receipt: expect.any(String), response: { reject_reason: RUNES_2000 } });
     });
 
     it('reject_reason: 2001 runes rejected', async () => {
@@ -626,6 +631,7 @@ describe('POST /api/v1/clarification/:id/respond (spec R1–R12, N3a–N8d, L16)
         success: true,
         claimed: true,
         status: 'answered',
+        receipt: expect.any(String),
         response: {
           answers: [
             { question_id: 'db', selected_options: [], custom_text: '' },
@@ -756,11 +762,12 @@ describe('POST /api/v1/clarification/:id/respond (spec R1–R12, N3a–N8d, L16)
           success: true,
           claimed: true,
           status: 'answered',
+          receipt: expect.any(String),
           response: { answers: ANSWERS, rejected: false, reject_reason: '' },
         });
         const again = await request(second.baseUrl).post(url).send({ rejected: true });
         expect(again.status).toBe(200);
-        expect(rawJson(again)).toMatchObject({ claimed: false, status: 'answered', response: { answers: ANSWERS } });
+        expect(rawJson(again)).toMatchObject({ claimed: false, status: 'answered', receipt: expect.any(String), response: { answers: ANSWERS } });
         expect(await resumePromptCount(pendingId, db)).toBe(1);
         expect((await bundleRows(pendingId, db)).map((row) => row.metadata.status)).toEqual(['answered', 'answered']);
       } finally {
@@ -809,6 +816,7 @@ describe('POST /api/v1/clarification/:id/respond (spec R1–R12, N3a–N8d, L16)
           success: true,
           claimed: true,
           status: 'answered',
+          receipt: expect.any(String),
           response: { answers: ANSWERS, rejected: false, reject_reason: '' },
         });
         expect(statuses).toEqual([500, 200]);
@@ -842,6 +850,7 @@ describe('POST /api/v1/clarification/:id/respond (spec R1–R12, N3a–N8d, L16)
         success: true,
         claimed: true,
         status: 'rejected',
+        receipt: expect.any(String),
         response: { answers: [], rejected: true, reject_reason: 'not relevant any more' },
       });
       const waited = await waiting;

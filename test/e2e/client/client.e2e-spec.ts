@@ -61,11 +61,18 @@ describe('@parley/client against the server', () => {
     const waited = handle.wait();
     await parked(handle.pendingId);
     const won = await person.respond(handle.pendingId, ANSWERS);
-    expect(won).toEqual({ claimed: true, status: 'answered', answers: [ANSWERS[0], { ...ANSWERS[1], custom_text: 'now' }], rejected: false, rejectReason: '' });
+    expect(won).toEqual({
+      claimed: true,
+      status: 'answered',
+      answers: [ANSWERS[0], { ...ANSWERS[1], custom_text: 'now' }],
+      rejected: false,
+      rejectReason: '',
+      receipt: expect.any(String),
+    });
     const outcome = await waited;
     expect(outcome).toMatchObject({ status: 'answered', pendingId: handle.pendingId, answers: won.answers });
     const lost = await person.respond(handle.pendingId, [{ question_id: 'db', selected_options: ['sqlite'] }, { question_id: 'q2' }]);
-    expect(lost).toMatchObject({ claimed: false, status: 'answered', answers: won.answers });
+    expect(lost).toMatchObject({ claimed: false, status: 'answered', answers: won.answers, receipt: won.receipt });
     // Asked again after it was answered: the server's record, not a second bundle.
     expect(await handle.wait()).toMatchObject({ status: 'answered', answers: won.answers });
     expect((await handle.read()).status).toBe('answered');

@@ -21,7 +21,7 @@ describe('the packed client', () => {
     const installed = path.join(project, 'node_modules', '@parley', 'client');
     await mkdir(installed, { recursive: true });
     await run('tar', ['-xzf', tarball, '-C', installed, '--strip-components=1']);
-    for (const dependency of ['openapi-fetch', 'ai', '@openai/agents', '@langchain/langgraph', '@langchain/core']) {
+    for (const dependency of ['openapi-fetch', 'canonicalize', 'jose', 'ai', '@openai/agents', '@langchain/langgraph', '@langchain/core']) {
       await mkdir(path.dirname(path.join(project, 'node_modules', dependency)), { recursive: true });
       await symlink(path.join(REPO, 'node_modules', dependency), path.join(project, 'node_modules', dependency));
     }
@@ -36,7 +36,7 @@ describe('the packed client', () => {
     delete env.NODE_OPTIONS;
     const probe = await run(process.execPath, ['probe.mjs'], { cwd: project, env });
     expect(JSON.parse(probe.stdout)).toEqual({
-      '@parley/client': expect.arrayContaining(['Parley', 'BundleHandle', 'FileResumeLedger', 'ParleyError', 'ParleyNotFoundError', 'createResumeReceiver']),
+      '@parley/client': expect.arrayContaining(['Parley', 'BundleHandle', 'FileResumeLedger', 'ParleyError', 'ParleyNotFoundError', 'createResumeReceiver', 'verifyReceipt']),
       '@parley/client/ai-sdk': expect.arrayContaining(['withParleyApproval', 'runWithApprovals', 'askHumanTool']),
       '@parley/client/openai-agents': expect.arrayContaining(['runWithParley', 'resumeStoredRuns', 'FileRunStateStore']),
       '@parley/client/langgraph': expect.arrayContaining(['askHuman', 'driveThread']),

@@ -134,6 +134,7 @@ describe('answer_question_kandev, list_tasks_kandev and the /mcp surface (auth d
       const expected = {
         claimed: true,
         status: 'answered',
+        receipt: expect.any(String),
         response: {
           answers: [
             { question_id: 'db', selected_options: ['pg', 'sqlite'], custom_text: '' },
@@ -164,6 +165,7 @@ describe('answer_question_kandev, list_tasks_kandev and the /mcp surface (auth d
       expect(JSON.parse(outcome.text)).toEqual({
         claimed: true,
         status: 'rejected',
+        receipt: expect.any(String),
         response: { answers: [], rejected: true, reject_reason: 'not my call' },
       });
       const rows = await rowsMetadata(t, pendingId);
@@ -179,6 +181,7 @@ describe('answer_question_kandev, list_tasks_kandev and the /mcp surface (auth d
       expect(outcome.structured).toEqual({
         claimed: true,
         status: 'answered',
+        receipt: expect.any(String),
         response: {
           answers: [
             { question_id: 'db', selected_options: [], custom_text: '' },
@@ -207,16 +210,18 @@ describe('answer_question_kandev, list_tasks_kandev and the /mcp surface (auth d
         answers: [{ question_id: 'db', selected_options: ['sqlite'] }, { question_id: 'q2', custom_text: 'loser' }],
       });
       expect(loser.isError).toBe(false);
-      expect(JSON.parse(loser.text)).toEqual({ claimed: false, status: 'answered', response: winnerResponse });
+      expect(JSON.parse(loser.text)).toEqual({ claimed: false, status: 'answered', receipt: expect.any(String), response: winnerResponse });
 
       const rejectingLoser = await mcp.call(ANSWER, { pending_id: pendingId, rejected: true, reason: 'too late' });
-      expect(JSON.parse(rejectingLoser.text)).toEqual({ claimed: false, status: 'answered', response: winnerResponse });
+      expect(JSON.parse(rejectingLoser.text)).toEqual({ claimed: false, status: 'answered', receipt: expect.any(String), response: winnerResponse });
 
       const restLoser = await request(t.baseUrl)
         .post(`/api/v1/clarification/${pendingId}/respond`)
         .send({ answers: [{ question_id: 'db', selected_options: ['sqlite'] }, { question_id: 'q2' }] })
         .expect(200);
-      expect(restLoser.body).toEqual({ success: true, claimed: false, status: 'answered', response: winnerResponse });
+      expect(restLoser.body).toEqual({ success: true, claimed: false, status: 'answered', receipt: expect.any(String), response: winnerResponse });
+      // The very same receipt for every loser, on either surface.
+      expect(restLoser.body.receipt).toBe(JSON.parse(rejectingLoser.text).receipt);
 
       expect(await rowsText(t, pendingId)).toEqual(before);
       expect(await resumes(t, pendingId)).toEqual({ prompts: 1, turns: 1 });
@@ -227,7 +232,7 @@ describe('answer_question_kandev, list_tasks_kandev and the /mcp surface (auth d
       await request(t.baseUrl).post(`/api/v1/clarification/${pendingId}/respond`).send({ rejected: true, reject_reason: 'nope' }).expect(200);
       const loser = await mcp.call(ANSWER, { pending_id: pendingId, answers: [DB_PG, { question_id: 'q2' }] });
       expect(loser.isError).toBe(false);
-      expect(JSON.parse(loser.text)).toEqual({ claimed: false, status: 'rejected', response: { answers: [], rejected: true, reject_reason: '' } });
+      expect(JSON.parse(loser.text)).toEqual({ claimed: false, status: 'rejected', receipt: expect.any(String), response: { answers: [], rejected: true, reject_reason: '' } });
     });
 
     it('R2c: a malformed submission against a resolved bundle is a VALIDATION_ERROR, not the winner’s payload', async () => {
@@ -335,7 +340,7 @@ describe('answer_question_kandev, list_tasks_kandev and the /mcp surface (auth d
       });
       const rejected = await freshBundle(t);
       const rejection = await mcp.call(ANSWER, { pending_id: rejected.pendingId, rejected: true, reason: RUNES_2000 });
-      expect(rejection.structured).toMatchObject({ claimed: true, status: 'rejected', response: { reject_reason: RUNES_2000 } });
+      expect(rejection.structured).toMatchObject({ claimed: true, status: 'rejected', receipt: expect.any(String), response: { reject_reason: RUNES_2000 } });
     });
   });
 

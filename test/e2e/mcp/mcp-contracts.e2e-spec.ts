@@ -146,7 +146,7 @@ describe('external MCP tools: argument validation, error mapping, published cont
     const fixture = await createRunningSession(t);
     const asked = await request(t.baseUrl).post('/api/v1/clarification/request').send({ session_id: fixture.sessionId, questions: TWO_QUESTIONS });
     const answered = await mcp.call(ANSWER, { pending_id: asked.body.pending_id, rejected: true, reason: 'no' });
-    expect(answered.structured).toEqual({ claimed: true, status: 'rejected', response: { answers: [], rejected: true, reject_reason: 'no' } });
+    expect(answered.structured).toEqual({ claimed: true, status: 'rejected', receipt: expect.any(String), response: { answers: [], rejected: true, reject_reason: 'no' } });
     expect((await mcp.call(ANSWER, { pending_id: asked.body.pending_id, rejected: true })).structured).toMatchObject({ claimed: false });
   });
 });

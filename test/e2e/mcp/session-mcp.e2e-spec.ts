@@ -135,7 +135,7 @@ describe('/mcp/session (in-session MCP surface)', () => {
         const { tools } = await client.listTools();
         expect(tools.map((tool) => tool.name)).toEqual([ASK]);
         const schema = tools[0].inputSchema as { properties: Record<string, unknown>; required?: string[] };
-        expect(Object.keys(schema.properties).sort()).toEqual(['context', 'expires_in_seconds', 'questions', 'routing']); // expires_in_seconds: the question's deadline; routing: optional, who may answer
+        expect(Object.keys(schema.properties).sort()).toEqual(['action', 'context', 'expires_in_seconds', 'questions', 'routing']); // expires_in_seconds: the question's deadline; routing: optional, who may answer; action: optional, what an answer authorizes
         expect(schema.required).toEqual(['questions']);
       } finally {
         await client.close();

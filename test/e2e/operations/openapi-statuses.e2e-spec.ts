@@ -38,6 +38,8 @@ const get = (t: TestApp, path: string) => request(t.baseUrl).get(path).set('auth
 const DRIVERS: Array<[string, Driver]> = [
   ['GET /healthz', (t) => request(t.baseUrl).get('/healthz')],
   ['GET /readyz', (t) => request(t.baseUrl).get('/readyz')],
+  ['GET /.well-known/jwks.json', (t) => request(t.baseUrl).get('/.well-known/jwks.json')],
+  ['POST /api/v1/receipts/verify', (t) => request(t.baseUrl).post('/api/v1/receipts/verify').send({ receipt: 'not.a.receipt' })],
   ['GET /metrics', (t) => get(t, '/metrics')],
   ['POST /api/v1/admin/users', async (t, made) => {
     const res = await post(t, '/api/v1/admin/users', { name: 'statuses' });

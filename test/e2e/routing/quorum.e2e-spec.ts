@@ -55,6 +55,7 @@ describe('routing: quorum', () => {
       success: true,
       claimed: false,
       status: 'pending',
+      receipt: null,
       response: { answers: [], rejected: false, reject_reason: '' },
       vote: { replayed: false, votes: 1, required_answers: 2 },
     });

@@ -1,5 +1,6 @@
 import type { INestApplicationContext } from '@nestjs/common';
 import { ADMIN_CALLER, IdentityService, MembershipService } from '#authorization';
+import { ReceiptKeysService } from '#receipts';
 import { type WorkspaceRow, WorkspaceService, workspaceView } from '#tasks';
 import { CliUsageError } from './cli-arguments.js';
 import { type CliCommand, required } from './cli-command.js';
@@ -227,6 +228,20 @@ export const COMMANDS: CliCommand[] = [
     details: ['Runs under the migrations advisory lock, so it is safe while replicas start.'],
     context: 'identity',
     run: () => Promise.resolve(recordOutput({ migrations: 'up to date' })),
+  },
+  {
+    name: 'keys:rotate',
+    usage: 'keys:rotate',
+    summary: 'add a new receipt signing key (the old one stays published until its receipts expire)',
+    details: [
+      'Prints {kid, retired}: the new signing key and the one it replaces. Every replica signs with the new key',
+      'within seconds; receipts signed with the old one verify until they expire (RECEIPT_TTL_SECONDS).',
+    ],
+    context: 'identity',
+    run: async (app) => {
+      const rotated = await need(app).get(ReceiptKeysService).rotate();
+      return recordOutput({ kid: rotated.kid, retired: rotated.retired ?? null });
+    },
   },
   {
     name: 'schema:write',

@@ -3,18 +3,19 @@ import { AuthorizationModule } from '#authorization';
 import { EventBusModule } from '#common';
 import { type AppConfig, ConfigModule } from '#config';
 import { PersistenceModule } from '#persistence';
+import { ReceiptsModule } from '#receipts';
 import { TasksModule } from '#tasks';
 import { WebhookManagementModule } from '#webhooks';
 
 /**
- * What the CLI needs: configuration, the database (migrations included), identities, workspaces and
- * webhook management —
+ * What the CLI needs: configuration, the database (migrations included), identities, workspaces,
+ * webhook management and the receipt keys —
  * nothing that acts on clarifications (the `questions:*` commands call the running server's REST API),
  * so the CLI never holds a process lease nor sweeps deliveries.
  */
 @Module({})
 export class CliModule {
   static forRoot(config: AppConfig): DynamicModule {
-    return { module: CliModule, imports: [ConfigModule.forRoot(config), EventBusModule, PersistenceModule, AuthorizationModule, TasksModule, WebhookManagementModule] };
+    return { module: CliModule, imports: [ConfigModule.forRoot(config), EventBusModule, PersistenceModule, AuthorizationModule, TasksModule, WebhookManagementModule, ReceiptsModule] };
   }
 }

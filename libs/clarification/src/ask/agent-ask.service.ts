@@ -17,6 +17,8 @@ export interface AgentAskOptions {
   expiresInSeconds?: unknown;
   /** Optional routing (who may answer, quorum, escalation). */
   routing?: unknown;
+  /** Optional action the answer authorizes ({name, arguments}). */
+  action?: unknown;
 }
 
 /** Wait endings after which the bundle is still pending and answerable. */
@@ -45,6 +47,7 @@ export class AgentAskService implements AgentAskEndings {
       agentWaitsHere: true,
       expiresInSeconds: options.expiresInSeconds,
       routing: options.routing,
+      action: options.action,
     });
     const ask = new ParkedAgentAsk(agent.sessionId, request.pending_id, listener, this, this.config.askProgressIntervalMs);
     // Aborted while the bundle was created: the wait ends at once (the agent detached, the bundle pending).

@@ -9,6 +9,8 @@ export interface AskInput {
   expiresInSeconds?: unknown;
   /** Optional routing: who may answer, how many must agree, the escalation ladder (validated on every surface alike). */
   routing?: unknown;
+  /** Optional action the answer authorizes: `{name, arguments}` (validated on every surface alike). */
+  action?: unknown;
   /** The asker is the session's agent and waits here at once (its in-session ask). */
   agentWaitsHere?: boolean;
 }

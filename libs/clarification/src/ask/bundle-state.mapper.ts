@@ -19,6 +19,8 @@ export interface BundleState {
 /** What GET /clarification/:id reports: the state, who won once final, and the deadline if any. */
 export interface BundleReport extends BundleState, RoutingReport {
   resolved_by: ResolvedBy | null;
+  /** The resolution's receipt, once final (the one every answerer got). */
+  receipt: string | null;
   expires_at: string | null;
 }
 

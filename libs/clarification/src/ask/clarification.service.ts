@@ -5,11 +5,12 @@ import { AccessService, AuthorizationError, type Caller, CallerRevocations, call
 import { EventBus } from '#common';
 import { APP_CONFIG, type AppConfig } from '#config';
 import { inTransaction, ProcessLease } from '#persistence';
+import { type Action, actionDigest, parseAction } from '#receipts';
 import { isTerminalSessionState, SessionRepository } from '#tasks';
 import { BundleRepository } from '../bundle/bundle.repository.js';
 import type { AuthorizedBundle, NewBundleRow } from '../bundle/bundle.types.js';
 import { BundleLifecycleRepository } from '../lifecycle/bundle-lifecycle.repository.js';
-import { recordedResponse, requestFromRows } from '../bundle/bundle.mapper.js';
+import { finalReceipt, recordedResponse, requestFromRows } from '../bundle/bundle.mapper.js';
 import { BundleSignals, type PendingChange } from '../wait/bundle-signal.service.js';
 import { ClarificationLifecycleService } from '../lifecycle/clarification-lifecycle.service.js';
 import { ClarificationError, ClarificationErrorCode } from '../bundle/clarification.errors.js';
@@ -26,6 +27,14 @@ import { waitEnded } from '../wait/wait.errors.js';
 import { storedRouting } from '../routing/routing-ask.rules.js';
 import { RoutingReportService } from '../routing/routing-report.service.js';
 import { namedUserIds, normalizeRouting } from '../routing/routing.validation.js';
+
+/** The ask's action with its digest, validated (400 naming the field); undefined when none was given. */
+function actionOf(value: unknown): { action: Action; action_digest: string } | undefined {
+  if (value === undefined || value === null) return undefined;
+  const parsed = parseAction(value);
+  if ('problem' in parsed) throw ClarificationError.validation(parsed.problem);
+  return { action: parsed.action, action_digest: actionDigest(parsed.action) };
+}
 
 /** Asking, reading, waiting on and cancelling clarification bundles — all from the durable rows. */
 @Injectable()
@@ -59,6 +68,7 @@ export class ClarificationService implements OnModuleInit, LongPollEndings {
     const context = normalizeContext(input.context);
     const expiresInSeconds = normalizeDeadline(input.expiresInSeconds);
     const routing = await this.routingOf(input.routing);
+    const action = actionOf(input.action);
     const result = await inTransaction(this.dataSource, async (manager) => {
       const session = await this.sessions.lockById(input.sessionId, manager);
       if (!session) throw new ClarificationError(ClarificationErrorCode.NotFound, 'session not found');
@@ -69,7 +79,7 @@ export class ClarificationService implements OnModuleInit, LongPollEndings {
       if (session.task_archived) throw ClarificationError.taskArchived();
       const identical = (await this.bundles.findActiveBundlesOfSession(session.id, manager))
         .map(requestFromRows)
-        .find((existing) => sameQuestions(existing.questions, questions));
+        .find((existing) => sameQuestions(existing.questions, questions) && (existing.action_digest ?? null) === (action?.action_digest ?? null));
       if (identical) return { request: identical, created: false, messageIds: [] };
 
       const turnId =
@@ -88,6 +98,7 @@ export class ClarificationService implements OnModuleInit, LongPollEndings {
           context,
           status: ClarificationStatus.Pending,
           ...(routing === undefined ? {} : { routing: routing.stored }),
+          ...(action === undefined ? {} : action),
         },
       }));
       const stored = await this.bundles.insertBundle(
@@ -154,7 +165,7 @@ export class ClarificationService implements OnModuleInit, LongPollEndings {
     const { rows, active } = await this.authorizeBundle(caller, pendingId);
     const state = stateOf(rows, active);
     const resolved = state.status === 'answered' || state.status === 'rejected';
-    return { ...state, resolved_by: finalResolvedBy(rows, active), expires_at: expiresAtOf(rows), ...(await this.routing.report(caller, rows, resolved)) };
+    return { ...state, resolved_by: finalResolvedBy(rows, active), receipt: finalReceipt(rows, active), expires_at: expiresAtOf(rows), ...(await this.routing.report(caller, rows, resolved)) };
   }
   /**
    * Long poll: the winner's response — at once when it is already final, else once it is. A bundle no

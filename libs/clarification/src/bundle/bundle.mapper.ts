@@ -1,5 +1,6 @@
+import type { Action } from '#receipts';
 import { type Answer, type BundleRow, type ClarificationRequest, type ClarificationResponse, ClarificationStatus, type Question } from './clarification.types.js';
-import { winnerStatus, winningRows } from './settlement.rules.js';
+import { Settlement, settlementOf, winnerStatus, winningRows } from './settlement.rules.js';
 
 /** The bundle's task per spec M5: the message's task_id, else its session's; '' when neither. */
 export function bundleTaskId(rows: readonly BundleRow[]): string {
@@ -23,6 +24,29 @@ function questionOf(row: BundleRow): Question {
   };
 }
 
+/** The bundle's action and digest, as its rows store them (null for a bundle asked without one). */
+export function actionOfRows(rows: readonly BundleRow[]): { action: Action | null; action_digest: string | null } {
+  const stored = rows.find((row) => row.metadata.action !== undefined)?.metadata;
+  return stored?.action && typeof stored.action_digest === 'string' ? { action: stored.action, action_digest: stored.action_digest } : { action: null, action_digest: null };
+}
+
+/** `{action, action_digest}` when the bundle was asked with an action; nothing otherwise (it reads as before). */
+function boundAction(rows: readonly BundleRow[]): { action?: Action; action_digest?: string } {
+  const { action, action_digest: digest } = actionOfRows(rows);
+  return action === null || digest === null ? {} : { action, action_digest: digest };
+}
+
+/** The receipt the winning claim stored with the resolution, or undefined. */
+export function receiptOfRows(rows: readonly BundleRow[]): string | undefined {
+  for (const row of winningRows(rows)) if (typeof row.metadata.receipt === 'string') return row.metadata.receipt;
+  return undefined;
+}
+
+/** The receipt, once the winner's answer is final (a claim still being delivered may yet be rolled back); else null. */
+export function finalReceipt(rows: readonly BundleRow[], active: boolean): string | null {
+  return settlementOf(rows, active) === Settlement.Final ? (receiptOfRows(rows) ?? null) : null;
+}
+
 /** Rebuilds the wire Request of a bundle from its durable rows (given in D2 order). */
 export function requestFromRows(rows: readonly BundleRow[]): ClarificationRequest {
   const first = rows[0];
@@ -34,6 +58,7 @@ export function requestFromRows(rows: readonly BundleRow[]): ClarificationReques
     questions: rows.map(questionOf),
     context: typeof first.metadata.context === 'string' ? first.metadata.context : '',
     created_at: createdAt.toISOString(),
+    ...boundAction(rows),
   };
 }
 
@@ -59,7 +84,13 @@ export function recordedResponse(rows: readonly BundleRow[]): ClarificationRespo
     rejected,
     reject_reason: '',
     responded_at: (respondedAt ?? new Date()).toISOString(),
+    ...receiptField(receiptOfRows(rows)),
   };
+}
+
+/** `{receipt}` when there is one, else nothing (a response carries the key only once it has a receipt). */
+export function receiptField(receipt: string | undefined): { receipt?: string } {
+  return receipt === undefined ? {} : { receipt };
 }
 
 /** A response as the agent's resume prompt and its waiters see it. */

@@ -1,3 +1,5 @@
+import type { Action } from '#receipts';
+
 export interface QuestionOption {
   option_id: string;
   label: string;
@@ -24,6 +26,9 @@ export interface ClarificationRequest {
   questions: Question[];
   context: string;
   created_at: string;
+  /** The action an answer authorizes and its digest — only when the bundle was asked with one. */
+  action?: Action;
+  action_digest?: string;
 }
 
 export interface Answer {
@@ -38,6 +43,8 @@ export interface ClarificationResponse {
   rejected: boolean;
   reject_reason: string;
   responded_at: string;
+  /** The resolution's signed receipt (a compact JWS), once the claim that made it won. */
+  receipt?: string;
 }
 
 export enum ClarificationStatus {
@@ -86,4 +93,9 @@ export interface BundleRowMetadata {
   expires_at?: string;
   /** Why an expired row expired: `deadline` when its bundle's deadline passed. */
   expired_reason?: string;
+  /** The action the bundle's answer authorizes (stored on every row of the bundle) and its digest. */
+  action?: Action;
+  action_digest?: string;
+  /** The resolution's receipt: written by the winning claim with the resolution, removed by a rollback. */
+  receipt?: string;
 }

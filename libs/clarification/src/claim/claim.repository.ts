@@ -8,7 +8,7 @@ import { CLAIM, CLAIM_LOCK, settledSignal } from './claim.sql.js';
 import type { ClaimedRow, ClaimPlan, ClaimRequest, ClaimResult, DecidedOutcome } from './claim.types.js';
 
 /** Chooses the winning claim's plan once the session is locked (knowing the outcome a ballot's votes decided, if any). */
-type PlanDecision = (remoteAgent: string | undefined, decided: DecidedOutcome) => ClaimPlan;
+type PlanDecision = (remoteAgent: string | undefined, decided: DecidedOutcome, receipt: string) => ClaimPlan;
 
 /** The one claim: the active rows move to their terminal state, with everything the plan commits with. */
 @Injectable()
@@ -22,7 +22,7 @@ export class ClaimRepository {
   /**
    * The claim (baseline "completeActiveBundle"), in one transaction: serialize on the session's
    * advisory lock (every lifecycle change takes it too), let `decide` choose the plan (knowing which
-   * other live process holds the agent's wait, if any), then one statement moves the active rows to
+   * other live process holds the agent's wait, if any) and sign the receipt, then one statement moves the active rows to
    * their terminal state — with the plan's successor turn, queued prompt, hand-off, event, index and
    * signals. `claimed: false` means nothing was written (and no row lock was taken) — but a ballot's
    * vote, which is recorded (with the claim, when its votes decide the bundle: then the claim records
@@ -33,10 +33,11 @@ export class ClaimRepository {
       throw new Error(`invalid clarification terminal status: ${String(request.terminal)}`);
     }
     return inTransaction(this.dataSource, async (manager) => {
-      const [locked] = await CLAIM_LOCK.run<{ remote_agent: string | null }>(manager, {
+      const [locked] = await CLAIM_LOCK.run<{ remote_agent: string | null; workspace_id: string | null }>(manager, {
         session_id: request.sessionId,
         pending_id: request.pendingId,
         process_id: self,
+        task_id: request.bundleTaskId,
       });
       let decided: DecidedOutcome;
       if (request.ballot) {
@@ -54,8 +55,9 @@ export class ClaimRepository {
           audit: { ...request.audit, rejectReason: answered || decided.rejectReason === '' ? null : decided.rejectReason },
         };
       }
-      const plan = decide(locked?.remote_agent ?? undefined, decided);
-      const rows = await this.claimRows(manager, request, plan);
+      const receipt = await request.seal(decided, locked?.workspace_id ?? '');
+      const plan = decide(locked?.remote_agent ?? undefined, decided, receipt);
+      const rows = await this.claimRows(manager, request, plan, receipt);
       if (rows.length === 0) return { claimed: false, rows: [], plan: undefined };
       for (const row of rows) {
         if (!row.metadata.question_id) throw new Error(`clarification message ${row.id} is missing question_id`);
@@ -67,7 +69,7 @@ export class ClaimRepository {
     });
   }
 
-  private async claimRows(manager: EntityManager, request: ClaimRequest, plan: ClaimPlan): Promise<ClaimedRow[]> {
+  private async claimRows(manager: EntityManager, request: ClaimRequest, plan: ClaimPlan, receipt: string): Promise<ClaimedRow[]> {
     const final = plan.kind === 'final';
     const successor = plan.kind === 'deliver' ? undefined : plan.successor;
     const owner = plan.kind === 'final' ? null : plan.owner;
@@ -98,6 +100,7 @@ export class ClaimRepository {
       winner: JSON.stringify(request.winner),
       attempt_id: request.audit.attemptId,
       reject_reason: request.audit.rejectReason,
+      receipt,
     });
     return rows.map(({ id, metadata }) => ({ id, metadata }));
   }

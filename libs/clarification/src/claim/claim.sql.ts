@@ -10,15 +10,17 @@ export function settledSignal(pendingId: string, from: string): string {
 }
 
 /**
- * The claim's two statements, fixed texts sent as named prepared statements (planned once per
+ * The claim's two statements (the lock read also reads the task's workspace, which the receipt the
+ * claim stores names), fixed texts sent as named prepared statements (planned once per
  * connection: the claim CTE's planning cost about twice its execution).
  */
 export const CLAIM_LOCK = namedStatement(
   'claim_lock',
-  ['session_id', 'pending_id', 'process_id'],
+  ['session_id', 'pending_id', 'process_id', 'task_id'],
   `SELECT pg_advisory_xact_lock(hashtextextended(:session_id, 0)) IS NULL AS locked,
   (SELECT w.process_id FROM clarification_waiters w
-    WHERE w.pending_id = :pending_id AND w.process_id <> :process_id AND ${processIsLive('w.process_id')} LIMIT 1) AS remote_agent`,
+    WHERE w.pending_id = :pending_id AND w.process_id <> :process_id AND ${processIsLive('w.process_id')} LIMIT 1) AS remote_agent,
+  COALESCE((SELECT t.workspace_id FROM tasks t WHERE t.id = :task_id), '') AS workspace_id`,
 );
 
 export const CLAIM = namedStatement(
@@ -27,7 +29,7 @@ export const CLAIM = namedStatement(
     'pending_id', 'terminal', 'responses', 'final', 'owner', 'successor_turn_id', 'session_id',
     'session_task_id', 'bundle_task_id', 'prompt_message_id', 'prompt_content',
     'prompt_metadata', 'handoff', 'event_type', 'event_payload', 'signal', 'winner',
-    'attempt_id', 'reject_reason',
+    'attempt_id', 'reject_reason', 'receipt',
   ],
   `WITH winner_name AS (SELECT winner_u.name FROM users winner_u WHERE winner_u.id = :winner::jsonb->>'user_id'),
   claimed AS (
@@ -35,7 +37,8 @@ export const CLAIM = namedStatement(
        SET metadata = m.metadata || jsonb_build_object('status', :terminal::text)
              || CASE WHEN :terminal = 'answered' THEN jsonb_build_object('response', :responses::jsonb -> (m.metadata->>'question_id')) ELSE '{}'::jsonb END
              || CASE WHEN :final THEN '{}'::jsonb ELSE jsonb_build_object('response_delivery_pending', true, 'delivery_owner', :owner::text) END
-             || jsonb_build_object('resolved_by', :winner::jsonb || jsonb_build_object('name', (SELECT name FROM winner_name), 'at', statement_timestamp())),
+             || jsonb_build_object('resolved_by', :winner::jsonb || jsonb_build_object('name', (SELECT name FROM winner_name), 'at', statement_timestamp()))
+             || jsonb_build_object('receipt', :receipt::text),
            updated_at = clock_timestamp()
      WHERE m.metadata->>'pending_id' = :pending_id AND ${activeRow('m')}
      RETURNING m.id, m.metadata),

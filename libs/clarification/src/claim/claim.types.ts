@@ -48,6 +48,12 @@ export interface ClaimRequest {
    * the claim runs only when the votes decide the bundle, with the outcome they decided.
    */
   ballot?: Ballot;
+  /**
+   * Signs the resolution's receipt, once the session is locked and the outcome known (a ballot's
+   * decided one, if any): the claim statement stores it with the resolution, so a receipt exists
+   * exactly when the resolution does. `workspaceId` is the bundle task's workspace ('' when none).
+   */
+  seal: (decided: DecidedOutcome, workspaceId: string) => Promise<string>;
 }
 
 export interface ClaimedRow {

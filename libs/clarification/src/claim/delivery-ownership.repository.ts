@@ -79,7 +79,7 @@ export class DeliveryOwnershipRepository {
         manager,
         `WITH reverted AS (
            UPDATE task_session_messages m
-              SET metadata = (m.metadata - 'response' - 'response_delivery_pending' - 'delivery_owner' - 'resolved_by') || '{"status": "pending"}'::jsonb,
+              SET metadata = (m.metadata - 'response' - 'response_delivery_pending' - 'delivery_owner' - 'resolved_by' - 'receipt') || '{"status": "pending"}'::jsonb,
                   updated_at = clock_timestamp()
             WHERE m.metadata->>'pending_id' = $1 AND m.metadata->>'response_delivery_pending' = 'true'
               AND m.metadata->>'delivery_owner' IS NOT DISTINCT FROM $2 AND m.type = '${CLARIFICATION_REQUEST}'

@@ -34,6 +34,7 @@ export function eventFor(response: ClarificationResponse, delivery: WinnerDelive
     payload: {
       response: { answers: response.answers, rejected: response.rejected, reject_reason: response.reject_reason },
       delivery,
+      ...(response.receipt === undefined ? {} : { receipt: response.receipt }),
     },
   };
 }

@@ -4,6 +4,7 @@ import { DATABASE_UNAVAILABLE_MESSAGE, faultPoint, isDatabaseUnavailable } from 
 import { APP_CONFIG, type AppConfig } from '#config';
 import { ParleyMetrics } from '#observability';
 import { DatabaseAvailability, ProcessLease } from '#persistence';
+import { ReceiptService, type ReceiptSubject } from '#receipts';
 import { BundleRepository } from '../bundle/bundle.repository.js';
 import { resumePrompt, responseFor } from '../bundle/bundle.mapper.js';
 import { ClarificationError, ClarificationErrorCode } from '../bundle/clarification.errors.js';
@@ -26,6 +27,26 @@ import { ResumeDispatcher } from './resume.dispatcher.js';
 /** The response an outcome sends to the agent. */
 function responseOf(pendingId: string, outcome: NormalizedOutcome): ClarificationResponse {
   return responseFor(pendingId, outcome.answers, outcome.terminal === ClarificationStatus.Rejected, outcome.rejectReason);
+}
+
+/** What the receipt of `outcome` is signed over (the answers as every surface reports them). */
+function receiptSubject(target: Target, attempt: WinningAttempt, outcome: NormalizedOutcome, workspaceId: string): ReceiptSubject {
+  const { request } = target;
+  const rejected = outcome.terminal === ClarificationStatus.Rejected;
+  return {
+    pendingId: request.pending_id,
+    outcome: rejected ? 'rejected' : 'answered',
+    resolution: {
+      answers: rejected ? [] : outcome.answers.map((answer) => ({ question_id: answer.question_id, selected_options: [...answer.selected_options], custom_text: answer.custom_text })),
+      rejected,
+    },
+    actionDigest: request.action_digest ?? null,
+    answeredBy: attempt.answeredBy,
+    surface: attempt.winner.surface,
+    sessionId: request.session_id,
+    taskId: request.task_id,
+    workspaceId,
+  };
 }
 
 /** Extra time a winner gives another replica to report the outcome of a delivery handed to it. */
@@ -56,6 +77,7 @@ export class DeliveryService {
     private readonly live: LiveDeliveryService,
     private readonly resumes: ResumeHandoffService,
     private readonly ends: DeliveryEndService,
+    private readonly receipts: ReceiptService,
   ) {}
 
   /**
@@ -87,14 +109,15 @@ export class DeliveryService {
             winner: attempt.winner,
             audit: attempt.audit,
             ballot: attempt.ballot,
+            seal: (decided, workspaceId) => this.receipts.issue(receiptSubject(target, attempt, decided ?? outcome, workspaceId)),
           },
           this.lease.id,
-          (remoteAgent, decided) => {
+          (remoteAgent, decided, receipt) => {
             if (decided !== undefined) {
               outcome = decided;
-              response = responseOf(pendingId, decided);
               webhook = this.webhookOf(decided, session);
             }
+            response = { ...responseOf(pendingId, outcome), receipt };
             return this.plan({ pendingId, request, response, remoteAgent, webhook, turnId });
           },
         );

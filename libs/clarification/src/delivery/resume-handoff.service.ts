@@ -43,6 +43,7 @@ export class ResumeHandoffService {
       turn_id: turnId,
       prompt: resumePrompt(request, response),
       response,
+      receipt: response.receipt ?? null,
     });
     if (!accepted) return this.ends.rollBack(request, 'the agent could not be resumed');
     await faultPoint('resume.accepted');

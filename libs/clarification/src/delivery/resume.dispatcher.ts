@@ -11,6 +11,8 @@ export interface ResumePayload {
   turn_id: string;
   prompt: string;
   response: ClarificationResponse;
+  /** The resolution's receipt (also in `response.receipt`). */
+  receipt: string | null;
 }
 
 /**

@@ -45,6 +45,7 @@ export class ClarificationController {
       context: body.context,
       expiresInSeconds: body.expires_in_seconds,
       routing: body.routing,
+      action: body.action,
     });
     return { pending_id: request.pending_id };
   }
@@ -61,6 +62,8 @@ export class ClarificationController {
       status: state.status,
       response: state.response,
       resolved_by: state.resolved_by,
+      // Once resolved only (a bundle without a resolution reads exactly as before).
+      ...(state.receipt === null ? {} : { receipt: state.receipt }),
       expires_at: state.expires_at,
       // A routed bundle only (one asked without routing reads exactly as before).
       ...(state.routing === undefined ? {} : { eligible: state.eligible, routing: state.routing, votes: state.votes }),

@@ -2,6 +2,7 @@ import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
 import { IsArray, IsBoolean, IsInt, IsNotEmpty, IsOptional, IsString, MaxLength } from 'class-validator';
 import { INPUT_LIMITS } from '#common';
+import { ActionDoc } from '#receipts';
 import { AnswerDoc, QuestionDoc, RoutingDoc } from './clarification.openapi.js';
 
 /** The envelope of a new bundle; the questions themselves are validated by the service (one rule set for every surface). */
@@ -38,6 +39,11 @@ export class CreateClarificationDto {
   @ApiPropertyOptional({ type: RoutingDoc })
   @IsOptional()
   routing?: unknown;
+
+  /** Optional action the answer authorizes (name ≤ 200 characters, arguments a JSON object ≤ 64 KB); validated by the service. */
+  @ApiPropertyOptional({ type: ActionDoc, description: 'The action an answer authorizes; its digest is signed into the receipt' })
+  @IsOptional()
+  action?: unknown;
 }
 
 /** The respond body of the baseline; answer contents are validated by ResolveBundle (N6–N8b). */

@@ -1,4 +1,5 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { ActionDoc } from '#receipts';
 
 /** OpenAPI schemas of the clarification REST surface (request bodies are validated by the services; see README). */
 export class OptionDoc {
@@ -84,6 +85,8 @@ export class BundleDoc {
   @ApiProperty({ type: [QuestionDoc] }) questions!: QuestionDoc[];
   @ApiProperty() context!: string;
   @ApiProperty({ format: 'date-time' }) created_at!: string;
+  @ApiPropertyOptional({ type: ActionDoc, description: 'Only for a bundle asked with an action: what an answer authorizes' }) action?: ActionDoc;
+  @ApiPropertyOptional({ description: 'With action: SHA-256 (hex) of the RFC 8785 canonical JSON of the action' }) action_digest?: string;
   @ApiProperty({
     enum: ['pending', 'delivering', 'answered', 'rejected', 'expired', 'cancelled', 'inactive'],
     description: '`delivering`: an answer won and is being handed to the agent (not final yet); `inactive`: superseded by a newer turn',
@@ -92,6 +95,8 @@ export class BundleDoc {
   @ApiProperty({ type: 'object', nullable: true, additionalProperties: true, description: "The winner's response once final" })
   response!: Record<string, unknown> | null;
   @ApiProperty({ type: ResolvedByDoc, nullable: true, description: 'The winner, once its answer is final' }) resolved_by!: ResolvedByDoc | null;
+  @ApiPropertyOptional({ description: "The resolution's signed receipt (compact JWS), once final; the same one every answerer got" })
+  receipt?: string;
   @ApiProperty({ format: 'date-time', nullable: true, type: String, description: 'The deadline, when the bundle was asked with expires_in_seconds' })
   expires_at!: string | null;
   @ApiPropertyOptional({ description: 'A routed bundle only: whether the caller may answer it (routing.answerers)' }) eligible?: boolean;
@@ -111,6 +116,8 @@ export class RespondResultDoc {
   @ApiProperty({ enum: ['answered', 'rejected', 'pending'], description: 'pending: a vote of a routed bundle, recorded; not resolved yet' }) status!: string;
   @ApiProperty({ type: ResolutionResponseDoc }) response!: ResolutionResponseDoc;
   @ApiPropertyOptional({ type: VoteReceiptDoc, description: 'Only for a vote that did not resolve the bundle' }) vote?: VoteReceiptDoc;
+  @ApiProperty({ type: String, nullable: true, description: "The resolution's signed receipt — the same for the winner and every loser; null for a vote that did not resolve the bundle" })
+  receipt!: string | null;
 }
 
 export class ClarificationResponseDoc {
@@ -119,6 +126,7 @@ export class ClarificationResponseDoc {
   @ApiProperty() rejected!: boolean;
   @ApiProperty() reject_reason!: string;
   @ApiProperty({ format: 'date-time' }) responded_at!: string;
+  @ApiPropertyOptional({ description: "The resolution's signed receipt (compact JWS)" }) receipt?: string;
 }
 
 export class PendingQuestionDoc {
@@ -137,6 +145,8 @@ export class PendingBundleDoc {
   @ApiProperty() age_seconds!: number;
   @ApiProperty() context!: string;
   @ApiProperty({ type: [PendingQuestionDoc] }) questions!: PendingQuestionDoc[];
+  @ApiPropertyOptional({ type: ActionDoc, description: 'Only for a bundle asked with an action: what an answer authorizes' }) action?: ActionDoc;
+  @ApiPropertyOptional({ description: 'With action: SHA-256 (hex) of the RFC 8785 canonical JSON of the action' }) action_digest?: string;
   @ApiPropertyOptional({ description: 'A routed bundle only: whether the caller may answer it' }) eligible?: boolean;
   @ApiPropertyOptional({ type: RoutingViewDoc, description: 'A routed bundle only' }) routing?: RoutingViewDoc;
 }

@@ -1,7 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import { AccessService, type Caller } from '#authorization';
 import { decodeCursor, encodeCursor, isCalendarDate } from '#common';
-import { bundleTaskId, requestFromRows } from '../bundle/bundle.mapper.js';
+import type { Action } from '#receipts';
+import { bundleTaskId, finalReceipt, requestFromRows } from '../bundle/bundle.mapper.js';
 import { ClarificationError } from '../bundle/clarification.errors.js';
 import { ClarificationService } from '../ask/clarification.service.js';
 import { expiresAtOf } from '../lifecycle/deadline.rules.js';
@@ -42,6 +43,9 @@ export interface PendingBundleView {
   age_seconds: number;
   context: string;
   questions: PendingQuestionView[];
+  /** The action an answer authorizes and its digest — only for a bundle asked with one. */
+  action?: Action;
+  action_digest?: string;
   /** A routed bundle only: whether the caller may answer it (routing.answerers). */
   eligible?: boolean;
   /** A routed bundle only: who is assigned and how many must agree. */
@@ -51,6 +55,8 @@ export interface PendingBundleView {
 /** One bundle as GraphQL `question` reports it: the list's shape, who won once final, its deadline, its votes. */
 export interface DescribedBundle extends PendingBundleView {
   resolved_by: ResolvedBy | null;
+  /** The resolution's receipt, once final. */
+  receipt: string | null;
   expires_at: string | null;
   /** A routed bundle only: its votes. */
   votes?: VoteView[];
@@ -104,6 +110,7 @@ function bundleView(caller: Caller, rows: BundleRow[], head: { pending_id: strin
       status: reportedStatus(rows[index]?.metadata.status),
       options: question.options,
     })),
+    ...(request.action === undefined ? {} : { action: request.action, action_digest: request.action_digest }),
     ...listedRouting(caller, rows),
   };
 }
@@ -130,7 +137,7 @@ export class PendingListService {
     const view = bundleView(caller, rows, { pending_id: pendingId, task_id: bundleTaskId(rows), session_id: first.task_session_id }, Date.now());
     const resolvedBy = finalResolvedBy(rows, active);
     const { votes } = await this.routing.report(caller, rows, resolvedBy !== null);
-    return { ...view, resolved_by: resolvedBy, expires_at: expiresAtOf(rows), ...(votes === undefined ? {} : { votes }) };
+    return { ...view, resolved_by: resolvedBy, receipt: finalReceipt(rows, active), expires_at: expiresAtOf(rows), ...(votes === undefined ? {} : { votes }) };
   }
 
   async list(caller: Caller, input: PendingListInput): Promise<PendingPage> {

@@ -13,6 +13,8 @@ export interface Resolution {
   status: TerminalStatus | 'pending';
   response: ResolutionResponse;
   vote?: BallotReceipt;
+  /** The resolution's signed receipt — the same one for the winner and every loser; null for a vote that did not resolve the bundle. */
+  receipt: string | null;
 }
 
 /**
@@ -23,6 +25,7 @@ export function serializeResolution(resolution: Resolution) {
   return {
     claimed: resolution.claimed,
     status: resolution.status,
+    receipt: resolution.receipt,
     response: {
       answers: resolution.response.answers.map((answer) => ({
         question_id: answer.question_id ?? '',

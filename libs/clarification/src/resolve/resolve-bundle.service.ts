@@ -6,16 +6,16 @@ import { ParleyMetrics } from '#observability';
 import { AuditRecorder } from '../audit/audit.recorder.js';
 import { AuditOutcome, auditEntry, failureOf, rejectReasonOf } from '../audit/audit.types.js';
 import { BundleRepository } from '../bundle/bundle.repository.js';
-import { recordedAnswers } from '../bundle/bundle.mapper.js';
+import { receiptOfRows, recordedAnswers } from '../bundle/bundle.mapper.js';
 import { BundleSignals } from '../wait/bundle-signal.service.js';
 import { ClarificationError, ClarificationErrorCode } from '../bundle/clarification.errors.js';
 import { ClarificationService } from '../ask/clarification.service.js';
-import { type Answer, type BundleRow, ClarificationStatus, type TerminalStatus } from '../bundle/clarification.types.js';
+import { type Answer, type BundleRow, type ClarificationResponse, ClarificationStatus, type TerminalStatus } from '../bundle/clarification.types.js';
 import { DeliveryService } from '../delivery/delivery.service.js';
 import type { Resolution } from './resolution.envelope.js';
 import type { ResolutionSurface } from '../bundle/resolution-surface.types.js';
 import { claimedOutcome, type NormalizedOutcome, type ResolutionInput, validateOutcome } from './resolution.validation.js';
-import { winnerIdentity } from '../bundle/resolved-by.rules.js';
+import { answererOf, winnerIdentity } from '../bundle/resolved-by.rules.js';
 import { Settlement, settlementOf, winnerStatus } from '../bundle/settlement.rules.js';
 import type { BallotResult } from '../delivery/delivery.types.js';
 import { type Ballot, ballotOfOutcome, mayAnswer, notEligible, routingOf, voterOf } from '../routing/routing.rules.js';
@@ -34,12 +34,12 @@ const MAX_CLAIM_ATTEMPTS = 3;
 const SETTLE_GRACE_MS = 2_000;
 
 /** R2/R2b: a winner's final answer, replayed to a loser (the reason is never stored ⇒ ""). */
-function replayOf(status: TerminalStatus, answers: Answer[]): Resolution {
-  return { claimed: false, status, response: { answers, rejected: status === ClarificationStatus.Rejected, reject_reason: '' } };
+function replayOf(status: TerminalStatus, answers: Answer[], receipt: string | undefined): Resolution {
+  return { claimed: false, status, response: { answers, rejected: status === ClarificationStatus.Rejected, reject_reason: '' }, receipt: receipt ?? null };
 }
 
 function replay(rows: readonly BundleRow[]): Resolution {
-  return replayOf(winnerStatus(rows) as TerminalStatus, recordedAnswers(rows));
+  return replayOf(winnerStatus(rows) as TerminalStatus, recordedAnswers(rows), receiptOfRows(rows));
 }
 
 /** A vote that did not resolve its bundle: not final, so it carries no resolution — only how far the quorum is (Q2). */
@@ -49,6 +49,7 @@ function pendingVote(votes: number, required: number, replayed: boolean): Resolu
     status: 'pending',
     response: { answers: [], rejected: false, reject_reason: '' },
     vote: { replayed, votes, required_answers: required },
+    receipt: null,
   };
 }
 
@@ -156,6 +157,7 @@ export class ResolveBundleService {
               session: bundle.session,
               outcome,
               winner: winnerIdentity(caller, surface),
+              answeredBy: answererOf(caller),
               audit: { attemptId: attempt.id, rejectReason: rejectReasonOf(input) },
               ballot,
             });
@@ -168,6 +170,7 @@ export class ResolveBundleService {
               claimed: true,
               status: won.response.rejected ? ClarificationStatus.Rejected : ClarificationStatus.Answered,
               response: { answers: won.response.answers, rejected: won.response.rejected, reject_reason: won.response.reject_reason },
+              receipt: won.response.receipt ?? null,
             };
           }
           // R2a: the loser's one re-read — made once the winner's delivery outcome is known.
@@ -223,10 +226,10 @@ export class ResolveBundleService {
   }
 
   /** Runs `claim`, letting answers to the same bundle that arrive meanwhile wait for it (see `claiming`). */
-  private async claimedAlone<T>(pendingId: string, outcome: NormalizedOutcome, claim: () => Promise<T | undefined>): Promise<T | undefined> {
+  private async claimedAlone<T extends object>(pendingId: string, outcome: NormalizedOutcome, claim: () => Promise<T | undefined>): Promise<T | undefined> {
     const running = claim();
     const over = running.then(
-      (won) => (won === undefined ? undefined : replayOf(outcome.terminal, outcome.answers)),
+      (won) => (won === undefined ? undefined : replayOf(outcome.terminal, outcome.answers, 'response' in won ? (won.response as ClarificationResponse).receipt : undefined)),
       () => undefined,
     );
     if (!this.claiming.has(pendingId)) this.claiming.set(pendingId, over);

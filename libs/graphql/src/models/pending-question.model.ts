@@ -19,6 +19,12 @@ export class PendingQuestionModel {
   @Field(() => [QuestionOptionModel], { complexity: listCost(MAX_OPTIONS_PER_QUESTION) }) options!: QuestionOptionModel[];
 }
 
+@ObjectType('Action', { description: 'The action an answer authorizes: what the asking agent will do once answered.' })
+export class ActionModel {
+  @Field() name!: string;
+  @Field({ description: 'The arguments, a JSON object, as JSON text' }) arguments!: string;
+}
+
 @ObjectType('PendingBundle', { description: 'A clarification bundle: 1-4 questions an agent asked together.' })
 export class PendingBundleModel {
   @Field() pendingId!: string;
@@ -28,6 +34,11 @@ export class PendingBundleModel {
   @Field(() => Int) ageSeconds!: number;
   @Field() context!: string;
   @Field(() => [PendingQuestionModel], { complexity: listCost(MAX_QUESTIONS_PER_BUNDLE) }) questions!: PendingQuestionModel[];
+  @Field(() => ActionModel, { nullable: true, description: 'The action an answer authorizes; null when asked without one' }) action!: ActionModel | null;
+  @Field(() => String, { nullable: true, description: 'SHA-256 (hex) of the RFC 8785 canonical JSON of the action {name, arguments}' })
+  actionDigest!: string | null;
+  @Field(() => String, { nullable: true, description: "The resolution's signed receipt, once final (question(pendingId) only; null in lists)" })
+  receipt!: string | null;
   @Field(() => ResolvedByModel, { nullable: true, description: 'Who answered, once the answer is final (question(pendingId) only; null in lists)' })
   resolvedBy!: ResolvedByModel | null;
   @Field(() => String, { nullable: true, description: 'RFC3339 UTC deadline, when asked with expires_in_seconds (question(pendingId) only)' })

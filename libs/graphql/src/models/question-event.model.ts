@@ -20,6 +20,8 @@ export class QuestionEventModel {
   response!: ResolutionResponseModel | null;
   @Field(() => ResolvedByModel, { nullable: true, description: 'Who answered, on ANSWERED and REJECTED' })
   resolvedBy!: ResolvedByModel | null;
+  @Field(() => String, { nullable: true, description: "The resolution's signed receipt, on ANSWERED and REJECTED" })
+  receipt!: string | null;
   @Field(() => [AssignedUserModel], { nullable: true, description: 'The eligible users, on REMINDED and ESCALATED', complexity: listCost(MAX_ANSWERERS) })
   eligible!: AssignedUserModel[] | null;
 }

@@ -28,6 +28,11 @@ export class ResolutionModel {
   @Field({ description: 'answered or rejected; pending for a vote of a routed bundle that did not resolve it' }) status!: string;
   @Field(() => ResolutionResponseModel) response!: ResolutionResponseModel;
   @Field(() => VoteReceiptModel, { nullable: true, description: 'Only for a vote that did not resolve the bundle' }) vote!: VoteReceiptModel | null;
+  @Field(() => String, {
+    nullable: true,
+    description: "The resolution's signed receipt (compact JWS) — the same for the winner and every loser; null for a vote that did not resolve the bundle",
+  })
+  receipt!: string | null;
 }
 
 @InputType('AnswerInput')

@@ -10,6 +10,7 @@ import { waitForOutcome, type WaitCalls } from './wait.loop.js';
 import type { Answer, BundleView, PendingBundle, Question, RespondResult, Routing, VoteReceipt } from './wire.types.js';
 import { ProjectionApi } from './projection.api.js';
 import { findBundleByMarker } from './bundle.finder.js';
+import { type ReceiptAction, type ReceiptVerdict, verifyReceipt, type VerifyReceiptOptions } from './receipt.verifier.js';
 
 export const DEFAULT_URL = 'http://127.0.0.1:3000';
 
@@ -39,6 +40,8 @@ export interface AskInput {
   expiresInSeconds?: number;
   /** Who may answer, how many identical answers resolve it, and the escalation steps. */
   routing?: Routing;
+  /** What an answer authorizes (name ≤ 200 characters, arguments a JSON object ≤ 64 KB): its digest is signed into the receipt. */
+  action?: ReceiptAction;
   signal?: AbortSignal;
 }
 
@@ -56,6 +59,8 @@ export interface Resolution {
   rejectReason: string;
   /** For a recorded vote that did not resolve the bundle. */
   vote?: VoteReceipt;
+  /** The resolution's signed receipt (the same for the winner and every loser); null for a vote that did not resolve it. */
+  receipt: string | null;
 }
 
 export interface PendingQuery {
@@ -109,6 +114,7 @@ export class Parley implements BundleOperations {
       ...(input.context !== undefined ? { context: input.context } : {}),
       ...(input.expiresInSeconds !== undefined ? { expires_in_seconds: input.expiresInSeconds } : {}),
       ...(input.routing !== undefined ? { routing: input.routing } : {}),
+      ...(input.action !== undefined ? { action: input.action } : {}),
     };
     const { signal } = input;
     const asked = await this.retried(() => this.transport.send(() => this.transport.api.POST('/api/v1/clarification/request', { body, signal }), signal), signal);
@@ -179,7 +185,16 @@ export class Parley implements BundleOperations {
       rejected: result.response.rejected,
       rejectReason: result.response.reject_reason,
       ...(result.vote ? { vote: result.vote } : {}),
+      receipt: result.receipt,
     };
+  }
+
+  /**
+   * Checks a receipt offline against this server's published keys (`/.well-known/jwks.json`, fetched
+   * once and cached): its signature, its expiry and, given `action`, that it was signed over that action.
+   */
+  verifyReceipt(receipt: string, options: Omit<VerifyReceiptOptions, 'jwks' | 'jwksUrl'> = {}): Promise<ReceiptVerdict> {
+    return verifyReceipt(receipt, { ...options, jwksUrl: new URL('/.well-known/jwks.json', this.url) });
   }
 
   /** Cancels a live bundle: its waiters end with `cancelled`. */

@@ -36,6 +36,38 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/.well-known/jwks.json": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get: operations["Receipts_jwks"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/receipts/verify": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post: operations["Receipts_verify"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/admin/users": {
         parameters: {
             query?: never;
@@ -508,6 +540,78 @@ export interface components {
             /** @enum {string} */
             status: "ok" | "ready";
         };
+        JwkDoc: {
+            /** @example OKP */
+            kty: string;
+            /** @example Ed25519 */
+            crv: string;
+            x: string;
+            kid: string;
+            /** @example EdDSA */
+            alg: string;
+            /** @example sig */
+            use: string;
+        };
+        JwksDoc: {
+            keys: components["schemas"]["JwkDoc"][];
+        };
+        ActionDoc: {
+            /** @example deploy */
+            name: string;
+            /**
+             * @description Any JSON object of at most 64 KB
+             * @example {
+             *       "env": "prod"
+             *     }
+             */
+            arguments: {
+                [key: string]: unknown;
+            };
+        };
+        VerifyReceiptDto: {
+            /** @description The compact JWS of a receipt */
+            receipt: string;
+            /** @description The action about to run: it must be the one the receipt's action_digest was signed over */
+            action?: components["schemas"]["ActionDoc"];
+        };
+        AnsweredByDoc: {
+            /** @enum {string} */
+            kind: "user" | "admin" | "agent" | "synthetic";
+            /** @description The user's id, or the agent's session id; null for admin and synthetic */
+            id: string | null;
+        };
+        ReceiptClaimsDoc: {
+            /** @description PUBLIC_URL, or `parley` */
+            iss: string;
+            /** @description The pending_id */
+            sub: string;
+            jti: string;
+            iat: number;
+            exp: number;
+            /** @enum {string} */
+            outcome: "answered" | "rejected";
+            /** @description SHA-256 (hex) of the RFC 8785 canonical JSON of {answers, rejected} */
+            answers_digest: string;
+            /** @description SHA-256 (hex) of the RFC 8785 canonical JSON of the action {name, arguments}; absent without an action */
+            action_digest?: string;
+            answered_by: components["schemas"]["AnsweredByDoc"];
+            /** @enum {string} */
+            surface: "rest" | "web" | "graphql" | "mcp" | "command";
+            session_id: string;
+            task_id: string;
+            /** @description The task's workspace ('' when none) */
+            workspace_id: string;
+        };
+        ReceiptVerdictDoc: {
+            valid: boolean;
+            /** @description When valid */
+            claims?: components["schemas"]["ReceiptClaimsDoc"];
+            /**
+             * @description When not valid
+             * @enum {string}
+             */
+            reason?: "malformed" | "bad_signature" | "unknown_key" | "expired" | "action_mismatch";
+        };
         CreateUserDto: {
             name: string;
         };
@@ -733,6 +837,10 @@ export interface components {
             age_seconds: number;
             context: string;
             questions: components["schemas"]["PendingQuestionDoc"][];
+            /** @description Only for a bundle asked with an action: what an answer authorizes */
+            action?: components["schemas"]["ActionDoc"];
+            /** @description With action: SHA-256 (hex) of the RFC 8785 canonical JSON of the action */
+            action_digest?: string;
             /** @description A routed bundle only: whether the caller may answer it */
             eligible?: boolean;
             /** @description A routed bundle only */
@@ -782,6 +890,8 @@ export interface components {
             /** @description Seconds until the bundle expires unanswered (1 to 30 days) */
             expires_in_seconds?: number;
             routing?: components["schemas"]["RoutingDoc"];
+            /** @description The action an answer authorizes; its digest is signed into the receipt */
+            action?: components["schemas"]["ActionDoc"];
         };
         PendingIdDoc: {
             pending_id: string;
@@ -823,6 +933,10 @@ export interface components {
             context: string;
             /** Format: date-time */
             created_at: string;
+            /** @description Only for a bundle asked with an action: what an answer authorizes */
+            action?: components["schemas"]["ActionDoc"];
+            /** @description With action: SHA-256 (hex) of the RFC 8785 canonical JSON of the action */
+            action_digest?: string;
             /**
              * @description `delivering`: an answer won and is being handed to the agent (not final yet); `inactive`: superseded by a newer turn
              * @enum {string}
@@ -834,6 +948,8 @@ export interface components {
             } | null;
             /** @description The winner, once its answer is final */
             resolved_by: components["schemas"]["ResolvedByDoc"] | null;
+            /** @description The resolution's signed receipt (compact JWS), once final; the same one every answerer got */
+            receipt?: string;
             /**
              * Format: date-time
              * @description The deadline, when the bundle was asked with expires_in_seconds
@@ -853,6 +969,8 @@ export interface components {
             reject_reason: string;
             /** Format: date-time */
             responded_at: string;
+            /** @description The resolution's signed receipt (compact JWS) */
+            receipt?: string;
         };
         RespondDto: {
             /** @description One answer per question of the bundle (unless rejected) */
@@ -886,6 +1004,8 @@ export interface components {
             response: components["schemas"]["ResolutionResponseDoc"];
             /** @description Only for a vote that did not resolve the bundle */
             vote?: components["schemas"]["VoteReceiptDoc"];
+            /** @description The resolution's signed receipt — the same for the winner and every loser; null for a vote that did not resolve the bundle */
+            receipt: string | null;
         };
         SuccessDoc: {
             /** @example true */
@@ -956,6 +1076,122 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["HealthDoc"];
+                };
+            };
+            /** @description Internal error (the body carries the request id) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description The database is unavailable, or an outcome is not settled yet; retry shortly (`Retry-After`) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+        };
+    };
+    Receipts_jwks: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The public keys receipts are signed with (RFC 7517), retired keys until their receipts expired */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["JwksDoc"];
+                };
+            };
+            /** @description Internal error (the body carries the request id) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description The database is unavailable, or an outcome is not settled yet; retry shortly (`Retry-After`) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+        };
+    };
+    Receipts_verify: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["VerifyReceiptDto"];
+            };
+        };
+        responses: {
+            /** @description {valid: true, claims} or {valid: false, reason} */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ReceiptVerdictDoc"];
+                };
+            };
+            /** @description Invalid input: the message names the field; nothing was changed */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description The body is larger than BODY_LIMIT_BYTES */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description The body is not application/json */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description Rate limit exceeded; `Retry-After` says when to retry */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
                 };
             };
             /** @description Internal error (the body carries the request id) */
