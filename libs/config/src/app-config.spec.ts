@@ -64,7 +64,7 @@ describe('loadConfig', () => {
       const config = loadConfig({});
       expect(config.graphql).toEqual({ graphiql: true, maxCost: 60_000, maxRootLists: 10, maxTokens: 5_000 });
       expect(config.mcp).toEqual({ maxBatch: 20, maxPageBudget: 1_000 });
-      expect(config.rateLimits).toEqual({ windowSeconds: 60, signIn: 20, failedCredentials: 30, answers: 600, lists: 1_200, asks: 600 });
+      expect(config.rateLimits).toEqual({ windowSeconds: 60, signIn: 20, failedCredentials: 30, answers: 600, lists: 1_200, asks: 600, verifications: 600 });
       expect(config.rateLimitStore).toBe('postgres');
       expect(loadConfig({ RATE_LIMIT_STORE: 'Memory' }).rateLimitStore).toBe('memory');
       expect(loadConfig({ AUTH_MODE: 'enabled' }).graphql.graphiql).toBe(false);
