@@ -216,7 +216,10 @@ describe('the three-surface race against a refusing, a slow and a flaky resume w
       expect(rejection).toMatchObject({ kind: 'resolved', envelope: { claimed: true, status: 'rejected' } });
       const outcomes = await racing;
       const told = outcomes.filter((outcome) => outcome.kind === 'resolved');
-      expect(told).toEqual([{ kind: 'resolved', envelope: { claimed: false, status: 'rejected', response: { answers: [], rejected: true, reject_reason: '' } } }]);
+      // Told the rejection that won, with its receipt (the winner's own).
+      const receipt = (rejection as { envelope: { receipt?: unknown } }).envelope.receipt;
+      expect(typeof receipt).toBe('string');
+      expect(told).toEqual([{ kind: 'resolved', envelope: { claimed: false, status: 'rejected', receipt, response: { answers: [], rejected: true, reject_reason: '' } } }]);
       expect(outcomes.filter((outcome) => outcome.kind === 'error').every(isRetryable)).toBe(true);
     } finally {
       unslow();
