@@ -8,11 +8,12 @@
  * `pgbench -c 16` (prepared statements, in its own process: the faster baseline; skipped, and said so,
  * when no pgbench binary is found — BENCH_PGBENCH names one).
  *
- * With BENCH_BEFORE_MAIN (another checkout's built `dist/apps/server/src/main.js`), REST answers on
- * that build and on this one, each spawned the same way on its own database with the rate limits in
- * memory, join the rotation: what a change to the answer path costs, measured in one run.
+ * With BENCH_BEFORE_MAIN (another checkout's built `dist/apps/server/src/main.js`) or
+ * BENCH_BEFORE_NODE_FLAGS (node flags, e.g. `--no-memory-saver-mode`, for the build "before" alone),
+ * REST answers on that build and on this one, each spawned the same way on its own database with the
+ * rate limits in memory, join the rotation: what a change to the answer path costs, measured in one run.
  *
- * Environment: BENCH_ROUNDS (3), BENCH_ANSWERS (answers per scenario per round, 600), BENCH_CLIENTS (16), BENCH_BEFORE_MAIN.
+ * Environment: BENCH_ROUNDS (3), BENCH_ANSWERS (answers per scenario per round, 600), BENCH_CLIENTS (16), BENCH_BEFORE_MAIN, BENCH_BEFORE_NODE_FLAGS.
  */
 import { randomUUID } from 'node:crypto';
 import pg from 'pg';
@@ -40,10 +41,13 @@ const WARMUP = 100;
  * `pgbench`: the same transaction driven by pgbench.
  */
 type Scenario = 'raw' | 'raw-unnamed' | 'pgbench' | Surface | 'rest-memory-limits' | Spawned;
-/** REST on a spawned server: this build, or the build BENCH_BEFORE_MAIN names. */
+/** REST on a spawned server: this build, or the build BENCH_BEFORE_MAIN names (this one by default) with BENCH_BEFORE_NODE_FLAGS. */
 type Spawned = 'spawned-now' | 'spawned-before';
 const PGBENCH = pgbenchBinary();
 const BEFORE_MAIN = process.env.BENCH_BEFORE_MAIN?.trim() || undefined;
+const BEFORE_NODE_FLAGS = (process.env.BENCH_BEFORE_NODE_FLAGS ?? '').split(' ').filter(Boolean);
+const COMPARES_BEFORE = BEFORE_MAIN !== undefined || BEFORE_NODE_FLAGS.length > 0;
+const BEFORE_LABEL = [BEFORE_MAIN ? `\`${BEFORE_MAIN}\`` : 'this build', ...BEFORE_NODE_FLAGS.map((flag) => `\`node ${flag}\``)].join(', ');
 const SCENARIOS: Scenario[] = [
   'raw',
   'raw-unnamed',
@@ -53,12 +57,12 @@ const SCENARIOS: Scenario[] = [
   'graphql',
   'mcp',
   'mcp-http',
-  ...(BEFORE_MAIN ? (['spawned-now', 'spawned-before'] as const) : []),
+  ...(COMPARES_BEFORE ? (['spawned-now', 'spawned-before'] as const) : []),
 ];
 const LABEL: Record<string, string> = {
   pgbench: 'raw claim transaction, `pgbench -c 16 -j 2 -M prepared`',
   'spawned-now': 'REST, this build in its own process (limits in memory)',
-  'spawned-before': `REST, the build before (\`${BEFORE_MAIN ?? ''}\`) in its own process (limits in memory)`,
+  'spawned-before': `REST, the build before (${BEFORE_LABEL}) in its own process (limits in memory)`,
   raw: 'raw claim transaction, as the app sends it (pg, 16 connections)',
   'raw-unnamed': 'raw claim transaction, every statement unnamed',
   rest: 'REST (rate limits in PostgreSQL, the default)',
@@ -166,14 +170,14 @@ export async function run(report: Report): Promise<void> {
     const captured = await capture(bench, db, user.token);
     progress(`answer-path: captured ${captured.all.length} statements for one winning REST answer; the claim transaction is ${captured.claim.length}`);
 
-    if (BEFORE_MAIN) {
-      for (const [scenario, main] of [
-        ['spawned-now', undefined],
-        ['spawned-before', BEFORE_MAIN],
+    if (COMPARES_BEFORE) {
+      for (const [scenario, main, nodeFlags] of [
+        ['spawned-now', undefined, []],
+        ['spawned-before', BEFORE_MAIN, BEFORE_NODE_FLAGS],
       ] as const) {
         progress(`answer-path: starting ${scenario} and seeding its ${total} bundles`);
         const spawnedUrl = await server.createDatabase(scenario.replace('-', '_'));
-        const child = await BenchServerProcess.start(spawnedUrl, { RATE_LIMIT_STORE: 'memory' }, main);
+        const child = await BenchServerProcess.start(spawnedUrl, { RATE_LIMIT_STORE: 'memory' }, main, nodeFlags);
         const answerer = await createUserWithToken(child.baseUrl, 'answerer');
         const pool = new pg.Pool({ connectionString: spawnedUrl, max: 2 });
         try {
@@ -284,7 +288,7 @@ export async function run(report: Report): Promise<void> {
         PGBENCH
           ? ['REST / the claim tx driven by `pgbench -c 16`', '0.37× (375/s vs 1,131 tps)', `${fixed(restPgbench)}×`, '≥ 0.5×', ratioVerdict(restPgbench, 0.5, false)]
           : ['REST / the claim tx driven by `pgbench -c 16`', '0.37× (375/s vs 1,131 tps)', 'not run: no pgbench binary (BENCH_PGBENCH)', '≥ 0.5×', ''],
-        ...(BEFORE_MAIN
+        ...(COMPARES_BEFORE
           ? [['REST, this build / the build before (each in its own process, limits in memory)', '—', `${fixed(median(perRound('spawned-now', 'spawned-before')))}×`, '≥ 0.95×', ratioVerdict(median(perRound('spawned-now', 'spawned-before')), 0.95, false)]]
           : []),
         ...(PGBENCH ? [['raw claim tx through `pg` / through pgbench', '0.43× (0.37× / 0.86×)', `${fixed(median(perRound('raw', 'pgbench')))}×`, '—', '']] : []),

@@ -16,9 +16,11 @@
  * MCP ask ≤ 2× a blocked `/wait`'s. Where RSS goes beyond the heap, the probe splits it: V8's heap
  * spaces (committed), V8's 256 KiB pages resident (in its spaces or pooled), the rest.
  *
- * Environment: BENCH_WAITERS (10000), BENCH_WAKES (200), BENCH_SNAPSHOTS (1 = take heap snapshots),
+ * Environment: BENCH_WAITERS (10000), BENCH_WAKES (200), BENCH_SNAPSHOTS (0; 1 = take heap snapshots, for where the bytes go — a snapshot before opening leaves the
+ * RSS reading after it incomparable: measured, V8's pooled pages then stayed resident, 22.6 vs 7.6 KB per `/wait`),
  * BENCH_WAITER_KINDS (wait,bare-http,fastify,mcp), BENCH_WAITER_BATCH (250 requests opened at a time), BENCH_SNAPSHOT_DIR (keep the snapshots there, for a retainer analysis),
- * BENCH_NODE_FLAGS (extra node flags for the server and every floor alike; none by default, as in production).
+ * BENCH_NODE_FLAGS (extra node flags for the server and every floor alike; none by default, as in production),
+ * BENCH_SETTLE_MS (110000: the idle time before each reading, see SETTLE_MS).
  */
 import http from 'node:http';
 import { mkdir, mkdtemp, rm } from 'node:fs/promises';
@@ -37,7 +39,7 @@ import { BenchServerProcess, type Floor, FLOORS, NODE_FLAGS } from './support/se
 
 const N = envInt('BENCH_WAITERS', 10_000);
 const WAKES = Math.min(envInt('BENCH_WAKES', 200), N);
-const SNAPSHOTS = process.env.BENCH_SNAPSHOTS !== '0';
+const SNAPSHOTS = process.env.BENCH_SNAPSHOTS === '1';
 const KINDS = (process.env.BENCH_WAITER_KINDS ?? 'wait,bare-http,fastify,mcp').split(',').filter((kind): kind is Kind => kind === 'wait' || kind === 'mcp' || Object.hasOwn(FLOORS, kind));
 const BATCH = envInt('BENCH_WAITER_BATCH', 250);
 const WARM = 200;
@@ -148,17 +150,28 @@ interface Readings {
   snapshots: { before: string; after: string } | undefined;
 }
 
+/**
+ * How long the server idles before each reading. V8 keeps the pages a burst of requests grew its heap
+ * by until its memory reducer runs; in V8's default mode, which judges a process that allocated much at
+ * its last collection as still busy, that is its watchdog: a memory-reducing collection 100 s after
+ * the last full one (with `--memory-saver-mode`, about 8 s after it). Read sooner, RSS counts the
+ * burst's leftovers, which depend on the machine's load, not what a parked request holds.
+ */
+const SETTLE_MS = envInt('BENCH_SETTLE_MS', 110_000);
+const settle = () => new Promise((resolve) => setTimeout(resolve, SETTLE_MS));
+
 /** The part every kind shares: reading (and snapshot) before, N opened, the event loop settled, reading (and snapshot) after. */
 async function readAround(server: BenchServerProcess, kind: Kind, snapshotDir: string, openAll: () => Promise<void>): Promise<Readings> {
   // A snapshot leaves malloc'd memory behind: both readings come after one snapshot, so RSS compares alike.
   const beforeSnapshot = SNAPSHOTS ? await server.snapshot(path.join(snapshotDir, 'before.heapsnapshot')) : undefined;
+  await settle();
   const before = await server.heap();
   progress(`waiters/${kind}: opening ${N} blocked requests`);
   const t0 = performance.now();
   await openAll();
   const openSeconds = (performance.now() - t0) / 1000;
-  // Let the event loop settle (timers armed, presence written) before reading the heap.
-  await new Promise((resolve) => setTimeout(resolve, 2_000));
+  // The event loop settles (timers armed, presence written) and V8 returns the burst's pages.
+  await settle();
   const after = await server.heap();
   const afterSnapshot = SNAPSHOTS ? await server.snapshot(path.join(snapshotDir, 'after.heapsnapshot')) : undefined;
   const grown = (key: 'usedHeap' | 'rss' | 'heapCommitted' | 'heapPagesResident') => ((after[key] - before[key]) / N).toFixed(0);
@@ -402,7 +415,7 @@ export async function run(report: Report): Promise<void> {
         progress(`waiters/${kind} failed: ${String(error)}`);
       }
     }
-    report.say(`Run: ${await machineLine(server.description)}. N = ${N} blocked agents per kind (each its own session, bundle and agent token \`parley_sat_…\`), opened ${BATCH} at a time; the server is the built \`dist/apps/server/src/main.js\` in its own process (AUTH_MODE=enabled, LOG_LEVEL=warn, WAIT_TIMEOUT_MS and ASK_TIMEOUT_MS 1 h, rate limits raised) with \`bench/support/heap-probe.js\` preloaded (\`--expose-gc --import\`): heap = \`v8.getHeapStatistics().used_heap_size\` after two \`global.gc()\`, RSS = \`process.memoryUsage().rss\`, read over IPC; beside RSS, V8's committed heap (\`total_physical_size\`) and the resident bytes of V8's 256 KiB page mappings (/proc/self/smaps: pages of its spaces, and freed pages it keeps pooled). Node flags beyond those: ${NODE_FLAGS.length > 0 ? NODE_FLAGS.map((flag) => `\`${flag}\``).join(' ') + ' (BENCH_NODE_FLAGS, server and floors alike)' : 'none (as `npm start` and the Dockerfile run it)'}. Baseline after ${WARM} waiters were opened and answered (warm code paths).`);
+    report.say(`Run: ${await machineLine(server.description)}. N = ${N} blocked agents per kind (each its own session, bundle and agent token \`parley_sat_…\`), opened ${BATCH} at a time; the server is the built \`dist/apps/server/src/main.js\` in its own process (AUTH_MODE=enabled, LOG_LEVEL=warn, WAIT_TIMEOUT_MS and ASK_TIMEOUT_MS 1 h, rate limits raised) with \`bench/support/heap-probe.js\` preloaded (\`--expose-gc --import\`): each reading after the server idled ${(SETTLE_MS / 1000).toFixed(0)} s (BENCH_SETTLE_MS: time for V8's memory reducer to return the pages of the opening burst), heap = \`v8.getHeapStatistics().used_heap_size\` after two \`global.gc()\`, RSS = \`process.memoryUsage().rss\`, read over IPC; beside RSS, V8's committed heap (\`total_physical_size\`) and the resident bytes of V8's 256 KiB page mappings (/proc/self/smaps: pages of its spaces, and freed pages it keeps pooled). Node flags beyond those: ${NODE_FLAGS.length > 0 ? NODE_FLAGS.map((flag) => `\`${flag}\``).join(' ') + ' (BENCH_NODE_FLAGS, server and floors alike)' : 'none (as `npm start` and the Dockerfile run it)'}. Baseline after ${WARM} waiters were opened and answered (warm code paths).`);
     if (results.some((r) => isFloor(r.kind))) {
       report.say();
       report.say(`The floors run the same way (own process, same flags and probe, same client, keep-alive off, the same \`GET /api/v1/clarification/<id>/wait\` URLs and \`authorization: Bearer parley_sat_…\` headers, same batches, ${WARM} parked and released before the first reading): \`bench/support/bare-http.floor.ts\` is a \`node:http\` server with the application's timeouts whose handler keeps each response in a \`Set\`; \`bench/support/fastify.floor.ts\` is Fastify with the application's server options (its \`fastifyLogging\`: root Pino logger at \`warn\`, \`x-request-id\`, a child logger per request; body limit; timeouts) and one route on the \`/wait\` path that hijacks the reply and keeps \`reply.raw\` in a \`Set\` — no Nest, no plugins, no hooks.`);

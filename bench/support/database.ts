@@ -34,7 +34,8 @@ export async function startBenchServer(): Promise<BenchServer> {
     serverUrl = external;
   } else {
     dataDir = await mkdtemp(path.join(tmpdir(), 'parley-bench-'));
-    embedded = await EmbeddedDatabase.start(dataDir);
+    // Room for every pool at once: two in-process apps, up to two spawned servers, the replay's and pgbench's 16 clients each.
+    embedded = await EmbeddedDatabase.start(dataDir, undefined, { settings: { max_connections: '300' } });
     serverUrl = embedded.url;
   }
   const version = await onServer(serverUrl, async (client) => (await client.query<{ v: string }>(`SELECT current_setting('server_version') AS v`)).rows[0]?.v);

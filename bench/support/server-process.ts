@@ -34,10 +34,13 @@ export class BenchServerProcess {
     readonly output: { stderr: string },
   ) {}
 
-  /** `main`: another checkout's built server, to compare a change against the code before it. */
-  static async start(databaseUrl: string, env: Record<string, string> = {}, main = SERVER_MAIN): Promise<BenchServerProcess> {
+  /**
+   * `main`: another checkout's built server, to compare a change against the code before it;
+   * `nodeFlags`: node flags for this server alone, after BENCH_NODE_FLAGS.
+   */
+  static async start(databaseUrl: string, env: Record<string, string> = {}, main = SERVER_MAIN, nodeFlags: readonly string[] = []): Promise<BenchServerProcess> {
     const dataDir = await mkdtemp(path.join(tmpdir(), 'parley-bench-server-'));
-    return BenchServerProcess.spawn(main, dataDir, {
+    return BenchServerProcess.spawn(main, dataDir, nodeFlags, {
       DATABASE_URL: databaseUrl,
       DATA_DIR: dataDir,
       AUTH_MODE: 'enabled',
@@ -49,14 +52,14 @@ export class BenchServerProcess {
 
   /** A floor server: same node flags, probe, host, log level and readiness check as the application. */
   static startFloor(floor: Floor): Promise<BenchServerProcess> {
-    return BenchServerProcess.spawn(FLOORS[floor], undefined, {});
+    return BenchServerProcess.spawn(FLOORS[floor], undefined, [], {});
   }
 
-  private static async spawn(main: string, dataDir: string | undefined, env: Record<string, string>): Promise<BenchServerProcess> {
+  private static async spawn(main: string, dataDir: string | undefined, nodeFlags: readonly string[], env: Record<string, string>): Promise<BenchServerProcess> {
     const port = await freePort();
     const childEnv: NodeJS.ProcessEnv = { ...process.env, HOST: '127.0.0.1', PORT: String(port), LOG_LEVEL: 'warn', ...env };
     delete childEnv.NODE_OPTIONS;
-    const child = spawn(process.execPath, [...NODE_FLAGS, '--expose-gc', '--import', PROBE, main], { env: childEnv, stdio: ['ignore', 'ignore', 'pipe', 'ipc'] });
+    const child = spawn(process.execPath, [...NODE_FLAGS, ...nodeFlags, '--expose-gc', '--import', PROBE, main], { env: childEnv, stdio: ['ignore', 'ignore', 'pipe', 'ipc'] });
     const output = { stderr: '' };
     child.stderr?.setEncoding('utf8').on('data', (chunk: string) => (output.stderr = (output.stderr + chunk).slice(-20_000)));
     const server = new BenchServerProcess(child, `http://127.0.0.1:${port}`, dataDir, output);

@@ -81,7 +81,7 @@ export class EmbeddedDatabase {
   static async start(
     dataDir: string,
     log: (message: string) => void = () => undefined,
-    options: { port?: number } = {},
+    options: { port?: number; settings?: Readonly<Record<string, string>> } = {},
   ): Promise<EmbeddedDatabase> {
     await mkdir(dataDir, { recursive: true, mode: 0o755 });
     const clusterDir = path.join(dataDir, 'pg');
@@ -103,7 +103,10 @@ export class EmbeddedDatabase {
       password,
       persistent: true,
       createPostgresUser: runningAsRoot,
-      postgresFlags: ['-c', 'listen_addresses=127.0.0.1', '-c', 'unix_socket_directories='],
+      postgresFlags: [
+        ...['listen_addresses=127.0.0.1', 'unix_socket_directories='],
+        ...Object.entries(options.settings ?? {}).map(([name, value]) => `${name}=${value}`),
+      ].flatMap((setting) => ['-c', setting]),
       onLog: log,
       onError: (error) => log(String(error)),
     });
