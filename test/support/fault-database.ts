@@ -86,7 +86,8 @@ export class FaultDatabase {
   async remove(): Promise<void> {
     this.resume();
     await this.stop();
-    await rm(this.dataDir, { recursive: true, force: true });
+    // A shutdown checkpoint on a slow disk can outlast stop()'s bound: the WAL directory may still be written for a moment.
+    await rm(this.dataDir, { recursive: true, force: true, maxRetries: 20, retryDelay: 500 });
   }
 
   private async postmasterPid(): Promise<number> {
