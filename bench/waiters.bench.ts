@@ -162,7 +162,8 @@ const settle = () => new Promise((resolve) => setTimeout(resolve, SETTLE_MS));
 
 /** The part every kind shares: reading (and snapshot) before, N opened, the event loop settled, reading (and snapshot) after. */
 async function readAround(server: BenchServerProcess, kind: Kind, snapshotDir: string, openAll: () => Promise<void>): Promise<Readings> {
-  // A snapshot leaves malloc'd memory behind: both readings come after one snapshot, so RSS compares alike.
+  // A snapshot leaves malloc'd memory behind, so both readings come after one; V8's pooled pages can stay resident after it
+  // all the same, which is why the RSS figures come from runs without snapshots (BENCH_SNAPSHOTS).
   const beforeSnapshot = SNAPSHOTS ? await server.snapshot(path.join(snapshotDir, 'before.heapsnapshot')) : undefined;
   await settle();
   const before = await server.heap();

@@ -104,7 +104,8 @@ export class EmbeddedDatabase {
       persistent: true,
       createPostgresUser: runningAsRoot,
       postgresFlags: [
-        ...['listen_addresses=127.0.0.1', 'unix_socket_directories='],
+        'listen_addresses=127.0.0.1',
+        'unix_socket_directories=',
         ...Object.entries(options.settings ?? {}).map(([name, value]) => `${name}=${value}`),
       ].flatMap((setting) => ['-c', setting]),
       onLog: log,
