@@ -20,7 +20,7 @@
  * RSS reading after it incomparable: measured, V8's pooled pages then stayed resident, 22.6 vs 7.2 KiB per `/wait`),
  * BENCH_WAITER_KINDS (wait,bare-http,fastify,mcp), BENCH_WAITER_BATCH (250 requests opened at a time), BENCH_SNAPSHOT_DIR (keep the snapshots there, for a retainer analysis),
  * BENCH_NODE_FLAGS (extra node flags for the server and every floor alike; none by default, as in production),
- * BENCH_SETTLE_MS (110000: the idle time before each reading, see SETTLE_MS).
+ * BENCH_SETTLE_MS (230000: the idle time before each reading, see SETTLE_MS).
  */
 import http from 'node:http';
 import { mkdir, mkdtemp, rm } from 'node:fs/promises';
@@ -103,6 +103,8 @@ interface HeapFigures {
   /** Heap snapshot after − before by constructor, when snapshots are on. */
   snapshot: ConstructorTotal[] | undefined;
   openSeconds: number;
+  /** Full collections V8 ran of its own accord while the server idled after the opening (its memory reducer's, on an idle server). */
+  collectedWhileSettling: number;
 }
 
 /** Only the application answers: how fast a waiter wakes, and what N waiters cost other requests. */
@@ -147,6 +149,7 @@ interface Readings {
   before: HeapReading;
   after: HeapReading;
   openSeconds: number;
+  collectedWhileSettling: number;
   snapshots: { before: string; after: string } | undefined;
 }
 
@@ -154,10 +157,12 @@ interface Readings {
  * How long the server idles before each reading. V8 keeps the pages a burst of requests grew its heap
  * by until its memory reducer runs; in V8's default mode, which judges a process that allocated much at
  * its last collection as still busy, that is its watchdog: a memory-reducing collection 100 s after
- * the last full one (with `--memory-saver-mode`, about 8 s after it). Read sooner, RSS counts the
- * burst's leftovers, which depend on the machine's load, not what a parked request holds.
+ * the last full one, and a second one about 100 s after the first (with `--memory-saver-mode`, both
+ * within seconds). Only after the second are the burst's pages reliably returned; read sooner, RSS
+ * counts the burst's leftovers, which depend on the machine's load, not what a parked request holds.
+ * The report counts the collections V8 ran while the server idled.
  */
-const SETTLE_MS = envInt('BENCH_SETTLE_MS', 110_000);
+const SETTLE_MS = envInt('BENCH_SETTLE_MS', 230_000);
 const settle = () => new Promise((resolve) => setTimeout(resolve, SETTLE_MS));
 
 /** The part every kind shares: reading (and snapshot) before, N opened, the event loop settled, reading (and snapshot) after. */
@@ -171,13 +176,17 @@ async function readAround(server: BenchServerProcess, kind: Kind, snapshotDir: s
   const t0 = performance.now();
   await openAll();
   const openSeconds = (performance.now() - t0) / 1000;
+  const collectedBySettling = await server.ownMajorCollections();
   // The event loop settles (timers armed, presence written) and V8 returns the burst's pages.
   await settle();
   const after = await server.heap();
+  const collectedWhileSettling = after.ownMajorCollections - collectedBySettling;
   const afterSnapshot = SNAPSHOTS ? await server.snapshot(path.join(snapshotDir, 'after.heapsnapshot')) : undefined;
   const grown = (key: 'usedHeap' | 'rss' | 'heapCommitted' | 'heapPagesResident') => ((after[key] - before[key]) / N).toFixed(0);
-  progress(`waiters/${kind}: heap +${grown('usedHeap')} B/waiter, RSS +${grown('rss')} B/waiter (V8 spaces committed +${grown('heapCommitted')}, V8 pages resident +${grown('heapPagesResident')})`);
-  return { before, after, openSeconds, snapshots: beforeSnapshot && afterSnapshot ? { before: beforeSnapshot, after: afterSnapshot } : undefined };
+  progress(
+    `waiters/${kind}: heap +${grown('usedHeap')} B/waiter, RSS +${grown('rss')} B/waiter (V8 spaces committed +${grown('heapCommitted')}, V8 pages resident +${grown('heapPagesResident')}; ${collectedWhileSettling} own full GCs while idle)`,
+  );
+  return { before, after, openSeconds, collectedWhileSettling, snapshots: beforeSnapshot && afterSnapshot ? { before: beforeSnapshot, after: afterSnapshot } : undefined };
 }
 
 async function constructorDiff(kind: Kind, readings: Readings): Promise<ConstructorTotal[] | undefined> {
@@ -257,6 +266,7 @@ async function measureKind(kind: 'wait' | 'mcp', url: string, db: pg.Pool, token
       after: readings.after,
       opened: N,
       openSeconds: readings.openSeconds,
+      collectedWhileSettling: readings.collectedWhileSettling,
       snapshot: await constructorDiff(kind, readings),
       service: { wakeFromResponse: woken.fromResponse, wakeFromSend: woken.fromSend, wakeErrors: woken.errors, latency },
     };
@@ -285,7 +295,15 @@ async function measureFloor(floor: Floor): Promise<KindResult> {
     const readings = await readAround(server, floor, snapshots.dir, async () => {
       blocked.push(...(await openBlocked(server.baseUrl, floor, agent, WARM, N, presence)));
     });
-    return { kind: floor, before: readings.before, after: readings.after, opened: N, openSeconds: readings.openSeconds, snapshot: await constructorDiff(floor, readings) };
+    return {
+      kind: floor,
+      before: readings.before,
+      after: readings.after,
+      opened: N,
+      openSeconds: readings.openSeconds,
+      collectedWhileSettling: readings.collectedWhileSettling,
+      snapshot: await constructorDiff(floor, readings),
+    };
   } finally {
     for (const waiter of blocked) waiter.request.destroy();
     agent.destroy();
@@ -416,7 +434,7 @@ export async function run(report: Report): Promise<void> {
         progress(`waiters/${kind} failed: ${String(error)}`);
       }
     }
-    report.say(`Run: ${await machineLine(server.description)}. N = ${N} blocked agents per kind (each its own session, bundle and agent token \`parley_sat_…\`), opened ${BATCH} at a time; the server is the built \`dist/apps/server/src/main.js\` in its own process (AUTH_MODE=enabled, LOG_LEVEL=warn, WAIT_TIMEOUT_MS and ASK_TIMEOUT_MS 1 h, rate limits raised) with \`bench/support/heap-probe.js\` preloaded (\`--expose-gc --import\`): each reading after the server idled ${(SETTLE_MS / 1000).toFixed(0)} s (BENCH_SETTLE_MS: time for V8's memory reducer to return the pages of the opening burst), heap = \`v8.getHeapStatistics().used_heap_size\` after two \`global.gc()\`, RSS = \`process.memoryUsage().rss\`, read over IPC; beside RSS, V8's committed heap (\`total_physical_size\`) and the resident bytes of V8's 256 KiB page mappings (/proc/self/smaps: pages of its spaces, and freed pages it keeps pooled). Node flags beyond those: ${NODE_FLAGS.length > 0 ? NODE_FLAGS.map((flag) => `\`${flag}\``).join(' ') + ' (BENCH_NODE_FLAGS, server and floors alike)' : 'none (as `npm start` and the Dockerfile run it)'}. Baseline after ${WARM} waiters were opened and answered (warm code paths).`);
+    report.say(`Run: ${await machineLine(server.description)}. N = ${N} blocked agents per kind (each its own session, bundle and agent token \`parley_sat_…\`), opened ${BATCH} at a time; the server is the built \`dist/apps/server/src/main.js\` in its own process (AUTH_MODE=enabled, LOG_LEVEL=warn, WAIT_TIMEOUT_MS and ASK_TIMEOUT_MS 1 h, rate limits raised) with \`bench/support/heap-probe.js\` preloaded (\`--expose-gc --import\`): each reading after the server idled ${(SETTLE_MS / 1000).toFixed(0)} s (BENCH_SETTLE_MS: time for V8's memory reducer to run its two collections and return the pages of the opening burst; the table counts the full collections V8 ran of its own accord while the server idled after the opening), heap = \`v8.getHeapStatistics().used_heap_size\` after two \`global.gc()\`, RSS = \`process.memoryUsage().rss\`, read over IPC; beside RSS, V8's committed heap (\`total_physical_size\`) and the resident bytes of V8's 256 KiB page mappings (/proc/self/smaps: pages of its spaces, and freed pages it keeps pooled). Node flags beyond those: ${NODE_FLAGS.length > 0 ? NODE_FLAGS.map((flag) => `\`${flag}\``).join(' ') + ' (BENCH_NODE_FLAGS, server and floors alike)' : 'none (as `npm start` and the Dockerfile run it)'}. Baseline after ${WARM} waiters were opened and answered (warm code paths).`);
     if (results.some((r) => isFloor(r.kind))) {
       report.say();
       report.say(`The floors run the same way (own process, same flags and probe, same client, keep-alive off, the same \`GET /api/v1/clarification/<id>/wait\` URLs and \`authorization: Bearer parley_sat_…\` headers, same batches, ${WARM} parked and released before the first reading): \`bench/support/bare-http.floor.ts\` is a \`node:http\` server with the application's timeouts whose handler keeps each response in a \`Set\`; \`bench/support/fastify.floor.ts\` is Fastify with the application's server options (its \`fastifyLogging\`: root Pino logger at \`warn\`, \`x-request-id\`, a child logger per request; body limit; timeouts) and one route on the \`/wait\` path that hijacks the reply and keeps \`reply.raw\` in a \`Set\` — no Nest, no plugins, no hooks.`);
@@ -425,7 +443,18 @@ export async function run(report: Report): Promise<void> {
     for (const failure of failures) report.say(`**Run failed for ${failure}**`);
     if (failures.length > 0) report.say();
     report.table(
-      ['blocked agent', 'heap before → after (MB)', 'heap / waiter', 'RSS before → after (MB)', 'RSS / waiter', 'of RSS: V8 spaces committed / V8 pages resident / waiter', 'before', 'target', ''],
+      [
+        'blocked agent',
+        'heap before → after (MB)',
+        'heap / waiter',
+        'RSS before → after (MB)',
+        'RSS / waiter',
+        'of RSS: V8 spaces committed / V8 pages resident / waiter',
+        'V8’s own full GCs while idle',
+        'before',
+        'target',
+        '',
+      ],
       results.map((r) => [
         LABELS[r.kind],
         `${(r.before.usedHeap / 2 ** 20).toFixed(1)} → ${(r.after.usedHeap / 2 ** 20).toFixed(1)}`,
@@ -433,11 +462,12 @@ export async function run(report: Report): Promise<void> {
         `${(r.before.rss / 2 ** 20).toFixed(1)} → ${(r.after.rss / 2 ** 20).toFixed(1)}`,
         kb(perWaiter(r, 'rss')),
         `${kb(perWaiter(r, 'heapCommitted'))} / ${kb(perWaiter(r, 'heapPagesResident'))}`,
+        String(r.collectedWhileSettling),
         BEFORE[r.kind],
         '≤ 6 KB each',
         verdict(r),
       ]),
-      ['l', 'r', 'r', 'r', 'r', 'r', 'r', 'r', 'l'],
+      ['l', 'r', 'r', 'r', 'r', 'r', 'r', 'r', 'r', 'l'],
     );
     reportShares(report, results);
     const served = results.flatMap((r) => (r.service ? [{ r, service: r.service }] : []));

@@ -4,9 +4,14 @@
  * heap after a full GC, or writes a heap snapshot. Inert without an IPC channel (no `process.send`).
  */
 import { readFileSync } from 'node:fs';
+import { constants, type PerformanceEntry, PerformanceObserver } from 'node:perf_hooks';
 import v8 from 'node:v8';
 
-export type ProbeRequest = { op: 'heap' } | { op: 'snapshot'; path: string };
+export type ProbeRequest = { op: 'heap' } | { op: 'snapshot'; path: string } | { op: 'collections' };
+/** The answer to `collections`: HeapReading's count, read without collecting. */
+export interface CollectionCount {
+  ownMajorCollections: number;
+}
 export interface HeapReading {
   usedHeap: number;
   rss: number;
@@ -16,7 +21,10 @@ export interface HeapReading {
   heapCommitted: number;
   /** Resident bytes of V8's 256 KiB page mappings (/proc/self/smaps): its spaces' pages and the freed pages it keeps pooled for reuse. */
   heapPagesResident: number;
+  /** Full collections V8 ran of its own accord since the process started (this probe's forced ones not counted): allocation-driven ones and its memory reducer's. */
+  ownMajorCollections: number;
 }
+
 
 /** V8 maps its regular heap pages one anonymous 256 KiB mapping each; their resident size, from /proc/self/smaps (0 elsewhere than Linux). */
 const V8_PAGE_BYTES = 256 * 1024;
@@ -45,13 +53,24 @@ function collect(): void {
 }
 
 function isProbeRequest(message: { op: string }): message is ProbeRequest {
-  return message.op === 'heap' || message.op === 'snapshot';
+  return message.op === 'heap' || message.op === 'snapshot' || message.op === 'collections';
 }
 
 if (process.send) {
+  let ownMajorCollections = 0;
+  new PerformanceObserver((list) => {
+    for (const entry of list.getEntries()) {
+      const { kind, flags } = (entry as PerformanceEntry & { detail: { kind: number; flags: number } }).detail;
+      if (kind === constants.NODE_PERFORMANCE_GC_MAJOR && (flags & constants.NODE_PERFORMANCE_GC_FLAGS_FORCED) === 0) ownMajorCollections += 1;
+    }
+  }).observe({ entryTypes: ['gc'] });
   process.on('message', (request: { op: string }) => {
     // Other messages are the spawned program's own (the floor servers' `parked` / `release`).
     if (!isProbeRequest(request)) return;
+    if (request.op === 'collections') {
+      process.send?.({ ownMajorCollections } satisfies CollectionCount);
+      return;
+    }
     collect();
     if (request.op === 'snapshot') {
       process.send?.({ path: v8.writeHeapSnapshot(request.path) });
@@ -66,6 +85,7 @@ if (process.send) {
       arrayBuffers: memory.arrayBuffers,
       heapCommitted: heap.total_physical_size,
       heapPagesResident: heapPagesResident(),
+      ownMajorCollections,
     };
     process.send?.(reading);
   });

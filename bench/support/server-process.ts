@@ -5,7 +5,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { freePort } from '../../test/support/server-process.js';
 import { BENCH_ADMIN_TOKEN, UNLIMITED_RATE_ENV } from './app.js';
-import type { HeapReading, ProbeRequest } from './heap-probe.js';
+import type { CollectionCount, HeapReading, ProbeRequest } from './heap-probe.js';
 import type { ParkedReply, ParkedRequest } from './parked-responses.js';
 
 const SERVER_MAIN = fileURLToPath(new URL('../../apps/server/src/main.js', import.meta.url));
@@ -87,6 +87,11 @@ export class BenchServerProcess {
   /** V8 heap in use and RSS of the server after a full GC. */
   heap(): Promise<HeapReading> {
     return this.ask<HeapReading>({ op: 'heap' });
+  }
+
+  /** The full collections V8 has run of its own accord so far (no collection forced to read it). */
+  async ownMajorCollections(): Promise<number> {
+    return (await this.ask<CollectionCount>({ op: 'collections' })).ownMajorCollections;
   }
 
   async snapshot(file: string): Promise<string> {

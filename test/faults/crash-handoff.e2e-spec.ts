@@ -4,7 +4,8 @@
  * killed with kill -9 there. B — with no restart, within A's lease expiry — carries the hand-off to
  * its end: it re-sends the resume with the SAME Idempotency-Key (the successor turn id, = body.turn_id)
  * or queues the prompt, or, when the answer was on its way to a live agent, restores the bundle to
- * pending. An answered bundle never ends with neither an accepted resume nor a queued resume_prompt.
+ * pending. An answered bundle never ends with neither an accepted resume nor a queued resume_prompt,
+ * and the receipt A's claim signed is the one B hands on and every later caller is told.
  */
 import request from 'supertest';
 import { eventTypes, isActive, isRestored, latestPendingId, presence, resumePrompts, resumeTurns, rowsOf, settlement } from '../support/bundle-state.js';
@@ -65,6 +66,24 @@ describe('a kill -9 at each step of the hand-off, and replica B finishing it', (
       );
   }
 
+  const receiptOf = (rows: Awaited<ReturnType<typeof rowsOf>>) => rows.map((row) => row.receipt).find((receipt) => typeof receipt === 'string');
+
+  /**
+   * The receipt A's claim signed outlived A: unchanged on the rows, in B's resume, in what B reports
+   * and tells a late answerer, and valid by B's keys (one key set for every replica).
+   */
+  async function expectReceiptSurvived(pendingId: string, receipt: unknown): Promise<void> {
+    expect(receiptOf(await rowsOf(db, pendingId))).toBe(receipt);
+    const resumed = webhook.postsFor(pendingId).at(-1);
+    expect(resumed?.body.receipt).toBe(receipt);
+    expect((await request(b.baseUrl).get(`/api/v1/clarification/${pendingId}`).expect(200)).body.receipt).toBe(receipt);
+    const late = await answerOn(b, pendingId, AGAIN);
+    expect(late).not.toBeInstanceOf(Error);
+    expect((late as request.Response).body).toMatchObject({ claimed: false, receipt });
+    const verdict = await request(b.baseUrl).post('/api/v1/receipts/verify').send({ receipt }).expect(200);
+    expect(verdict.body).toMatchObject({ valid: true, claims: { sub: pendingId, outcome: 'answered' } });
+  }
+
   const finalOrUndefined = async (pendingId: string) => (settlement(await rowsOf(db, pendingId)) === 'final' ? true : undefined);
 
   /** Every POST of the bundle carried the successor turn's id as its Idempotency-Key and as body.turn_id. */
@@ -84,9 +103,11 @@ describe('a kill -9 at each step of the hand-off, and replica B finishing it', (
     const replied = answerOn(a, pendingId);
     await pausedAt(a, point);
 
-    // The claim committed under A's ownership, with its successor turn attempted.
+    // The claim committed under A's ownership, with its successor turn attempted and its receipt signed.
     const claimed = await rowsOf(db, pendingId);
     expect(settlement(claimed)).toBe('delivering');
+    const receipt = receiptOf(claimed);
+    expect(receipt).toEqual(expect.any(String));
     const successors = await resumeTurns(db, pendingId);
     expect(successors).toHaveLength(1);
     const successor = successors[0];
@@ -103,6 +124,7 @@ describe('a kill -9 at each step of the hand-off, and replica B finishing it', (
     expect(await resumeTurns(db, pendingId)).toEqual([successor]);
     expect(await resumePrompts(db, pendingId)).toEqual([]);
     expect(await eventTypes(db, pendingId)).toEqual(['ASKED', 'ANSWERED']);
+    await expectReceiptSurvived(pendingId, receipt);
   });
 
   it('killed at claim.committed with no webhook configured on B: B queues the resume prompt on the same successor turn', async () => {

@@ -9,6 +9,8 @@ export interface ResumeBody {
   turn_id: string;
   prompt: string;
   response: { answers: unknown[]; rejected: boolean; reject_reason: string };
+  /** The winning answer's signed receipt (docs/receipts.md). */
+  receipt?: string;
 }
 
 /** One POST the receiver got, and how it was answered (0 while held or never answered). */

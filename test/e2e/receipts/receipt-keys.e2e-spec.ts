@@ -9,7 +9,8 @@ import { killAllServers, type ServerProcess, stopServer } from '../../support/se
 /**
  * The receipt keys across processes: two replicas started at once on one database end with one key
  * set and sign with it; `parley keys:rotate` (the CLI, another process) adds a signing key — receipts
- * signed before still verify on every replica, new ones are signed with the new key.
+ * signed before still verify on every replica, new ones are signed with the new key; once a retired
+ * key's publication ends, every replica stops publishing it without being told.
  */
 
 const ACTION = { name: 'deploy', arguments: { env: 'prod' } };
@@ -98,7 +99,7 @@ describe('receipt keys shared by replicas, rotated by the CLI', () => {
     expect(keys.rows).toEqual([{ kid: oldKid, published_for: 3660 }]);
 
     for (const server of replicas) {
-      // Every replica picks the new key up within its refresh interval; the old one stays published.
+      // Every replica picks the new key up on the rotation's announcement; the old one stays published.
       await eventually(async () => {
         const set = await jwksOf(server);
         return set.keys.some((key) => key.kid === newKid) ? true : undefined;
@@ -117,5 +118,23 @@ describe('receipt keys shared by replicas, rotated by the CLI', () => {
         expect((await post(server, '/api/v1/receipts/verify', { receipt: after.receipt, action: ACTION })).body).toMatchObject({ valid: true });
       }
     }
+  });
+
+  it('a retired key leaves every replica\'s JWKS when its publication ends, with no announcement then', async () => {
+    const retired = await db.query<{ kid: string }>(`SELECT kid FROM receipt_keys WHERE retired_at IS NOT NULL`);
+    expect(retired.rows).toHaveLength(1);
+    const oldKid = retired.rows[0].kid;
+    // Its publication now ends in 3 s; one announcement makes every replica read that, none follows.
+    await db.query(`UPDATE receipt_keys SET publish_until = clock_timestamp() + interval '3 seconds' WHERE kid = $1`, [oldKid]);
+    await db.query(`NOTIFY parley_receipt_keys`);
+    const announcedAt = Date.now();
+    for (const server of replicas) expect((await jwksOf(server)).keys.map((key) => key.kid)).toContain(oldKid);
+
+    for (const server of replicas) {
+      await eventually(async () => ((await jwksOf(server)).keys.some((key) => key.kid === oldKid) ? undefined : true), 10_000, 'the retired key unpublished');
+      expect((await jwksOf(server)).keys).toHaveLength(1);
+    }
+    // Not before its publication ended (the replicas read the end from the database's clock).
+    expect(Date.now() - announcedAt).toBeGreaterThanOrEqual(2_500);
   });
 });

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { inTransaction, queryRows, type ReadExecutor } from '#persistence';
-import type { NewReceiptKey, StoredReceiptKey } from './receipt-key.types.js';
+import type { NewReceiptKey, PublishedReceiptKey } from './receipt-key.types.js';
 
 /** The advisory lock every rotation takes, so two rotations at once retire and add in turn. */
 const ROTATION_LOCK = `pg_advisory_xact_lock(hashtextextended('parley.receipt_keys', 0))`;
@@ -14,11 +14,14 @@ export const RECEIPT_KEYS_CHANNEL = 'parley_receipt_keys';
 export class ReceiptKeyRepository {
   constructor(private readonly dataSource: DataSource) {}
 
-  /** The keys still published: the signing key, and retired keys until the receipts they signed expire. Newest first. */
-  published(executor: ReadExecutor = this.dataSource): Promise<StoredReceiptKey[]> {
-    return queryRows<StoredReceiptKey>(
+  /**
+   * The keys still published: the signing key, and retired keys until the receipts they signed expire,
+   * each with how long it stays published by the database's clock. Newest first.
+   */
+  published(executor: ReadExecutor = this.dataSource): Promise<PublishedReceiptKey[]> {
+    return queryRows<PublishedReceiptKey>(
       executor,
-      `SELECT ${KEY_COLUMNS} FROM receipt_keys
+      `SELECT ${KEY_COLUMNS}, (EXTRACT(EPOCH FROM publish_until - clock_timestamp()) * 1000)::float8 AS published_for_ms FROM receipt_keys
         WHERE retired_at IS NULL OR publish_until > clock_timestamp()
         ORDER BY created_at DESC, kid DESC`,
     );

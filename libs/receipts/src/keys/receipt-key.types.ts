@@ -16,3 +16,8 @@ export interface NewReceiptKey {
   publicJwk: JWK;
   privateJwk: JWK;
 }
+
+/** A stored key as the key set is read: a retired one with the milliseconds it stays published (null while it signs). */
+export interface PublishedReceiptKey extends StoredReceiptKey {
+  published_for_ms: number | null;
+}

@@ -3,21 +3,19 @@ import { calculateJwkThumbprint, exportJWK, generateKeyPair, importJWK, type JWK
 import { APP_CONFIG, type AppConfig } from '#config';
 import { DatabaseListener } from '#persistence';
 import { RECEIPT_KEYS_CHANNEL, ReceiptKeyRepository } from './receipt-key.repository.js';
-import type { NewReceiptKey, StoredReceiptKey } from './receipt-key.types.js';
+import type { NewReceiptKey, PublishedReceiptKey, StoredReceiptKey } from './receipt-key.types.js';
 
 /** The JWS algorithm of every receipt: EdDSA over Ed25519 (RFC 8037). */
 export const RECEIPT_ALG = 'EdDSA';
-/**
- * How often a process re-reads the key set besides a rotation's announcement (which it may miss
- * while its listening connection is away). The read runs on the listening connection, never
- * waiting for a pooled one.
- */
-const REFRESH_MS = 30_000;
+/** Node's longest timer (a retired key may stay published for longer: the timer is then re-armed after it). */
+const LONGEST_TIMER_MS = 2 ** 31 - 1;
+/** The re-read after a retired key's publication ends comes this much later, so it no longer finds the key. */
+const UNPUBLISHED_READ_DELAY_MS = 50;
 /** An unknown `kid` re-reads the key set at most this often (a rotation may be newer than the last read). */
 const UNKNOWN_KID_REFRESH_MS = 1_000;
 /**
  * A retired key stays published this much longer than the receipt lifetime: a process that missed
- * the rotation's announcement may sign with it until its next refresh.
+ * the rotation's announcement (its listening connection away) may sign with it until it reconnects.
  */
 const PUBLISH_MARGIN_SECONDS = 60;
 
@@ -48,7 +46,9 @@ function publicJwkOf(stored: StoredReceiptKey): JWK {
 
 /**
  * The receipt keys as this process holds them: created at first start (one set for every replica),
- * re-read every few seconds and whenever a receipt names a kid this process does not know yet.
+ * re-read on a rotation's announcement, on the listening connection's reconnect (it may have missed
+ * one meanwhile), when a retired key's publication ends, and when a receipt names a kid this process
+ * does not know yet. Every read runs on the listening connection, never waiting for a pooled one.
  */
 @Injectable()
 export class ReceiptKeysService implements OnModuleInit, OnModuleDestroy {
@@ -56,7 +56,8 @@ export class ReceiptKeysService implements OnModuleInit, OnModuleDestroy {
   private current: KeySet | undefined;
   private loading: Promise<KeySet> | undefined;
   private lastLoad = 0;
-  private timer: NodeJS.Timeout | undefined;
+  private unpublishTimer: NodeJS.Timeout | undefined;
+  private stopped = false;
   private readonly stops: Array<() => void> = [];
 
   constructor(
@@ -67,16 +68,13 @@ export class ReceiptKeysService implements OnModuleInit, OnModuleDestroy {
 
   async onModuleInit(): Promise<void> {
     await this.load(true);
-    const refresh = () => {
-      this.load(false).catch((error: unknown) => this.logger.warn({ msg: 'receipt keys not refreshed', err: String(error) }));
-    };
+    const refresh = () => this.refresh();
     this.stops.push(this.listener.listen(RECEIPT_KEYS_CHANNEL, refresh), this.listener.onReconnect(refresh));
-    this.timer = setInterval(refresh, REFRESH_MS);
-    this.timer.unref();
   }
 
   onModuleDestroy(): void {
-    if (this.timer) clearInterval(this.timer);
+    this.stopped = true;
+    clearTimeout(this.unpublishTimer);
     for (const stop of this.stops) stop();
   }
 
@@ -105,6 +103,20 @@ export class ReceiptKeysService implements OnModuleInit, OnModuleDestroy {
     return { kid: key.kid, retired };
   }
 
+  private refresh(): void {
+    this.load(false).catch((error: unknown) => this.logger.warn({ msg: 'receipt keys not refreshed', err: String(error) }));
+  }
+
+  /** Re-reads the key set once the first retired key's publication ends, so the JWKS stops publishing it then. */
+  private refreshWhenUnpublished(stored: PublishedReceiptKey[]): void {
+    clearTimeout(this.unpublishTimer);
+    const remaining = stored.flatMap((key) => (key.published_for_ms === null ? [] : [key.published_for_ms]));
+    if (remaining.length === 0 || this.stopped) return;
+    const inMs = Math.min(Math.max(Math.min(...remaining), 0) + UNPUBLISHED_READ_DELAY_MS, LONGEST_TIMER_MS);
+    this.unpublishTimer = setTimeout(() => this.refresh(), inMs);
+    this.unpublishTimer.unref();
+  }
+
   private load(ensure: boolean): Promise<KeySet> {
     this.loading ??= this.read(ensure).finally(() => {
       this.loading = undefined;
@@ -129,6 +141,7 @@ export class ReceiptKeysService implements OnModuleInit, OnModuleDestroy {
     };
     this.current = set;
     this.lastLoad = Date.now();
+    this.refreshWhenUnpublished(stored);
     return set;
   }
 }
