@@ -343,7 +343,7 @@ const LABELS: Record<Kind, string> = {
 };
 const BEFORE: Record<Kind, string> = { wait: '13.5–14 KB (heap +11.75 KB)', mcp: 'not measured', 'bare-http': '—', fastify: '—' };
 const TARGET = 6144;
-const kb = (bytes: number) => `${(bytes / 1024).toFixed(2)} KB`;
+const kb = (bytes: number) => `${(bytes / 1024).toFixed(2)} KiB`;
 const perWaiter = (r: KindResult, key: 'usedHeap' | 'rss' | 'heapCommitted' | 'heapPagesResident') => (r.after[key] - r.before[key]) / r.opened;
 /** The issue's targets, as ratios taken in one run. */
 const RSS_OVER_BARE_TARGET = 1.25;

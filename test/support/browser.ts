@@ -60,6 +60,58 @@ export async function openBrowser(): Promise<BrowserSession> {
   };
 }
 
+export interface BrowserFixture<App> {
+  /** What `start` returned, from the first test on. */
+  readonly app: App;
+  readonly browser: BrowserSession;
+  /** This test's page: a new tab in the file's browser, closed after the test. */
+  readonly page: Page;
+}
+
+/**
+ * Registers, in the calling `describe`, one app and one Chromium for its tests and a new page for
+ * each test (after `beforeEachPage`, e.g. clearing cookies); everything is closed after.
+ */
+export function useBrowserPage<App extends { close(): Promise<void> }>(
+  start: () => Promise<App>,
+  options: { beforeEachPage?: (browser: BrowserSession) => Promise<void> } = {},
+): BrowserFixture<App> {
+  let app: App | undefined;
+  let browser: BrowserSession | undefined;
+  let page: Page | undefined;
+  const opened = <T>(value: T | undefined, what: string): T => {
+    if (value === undefined) throw new Error(`the browser fixture's ${what} is used before its hook opened it`);
+    return value;
+  };
+  beforeAll(async () => {
+    app = await start();
+    browser = await openBrowser();
+  });
+  beforeEach(async () => {
+    await options.beforeEachPage?.(opened(browser, 'browser'));
+    page = await opened(browser, 'browser').context.newPage();
+  });
+  afterEach(async () => {
+    await page?.close();
+    page = undefined;
+  });
+  afterAll(async () => {
+    await browser?.close();
+    await app?.close();
+  });
+  return {
+    get app() {
+      return opened(app, 'app');
+    },
+    get browser() {
+      return opened(browser, 'browser');
+    },
+    get page() {
+      return opened(page, 'page');
+    },
+  };
+}
+
 const AXE_SOURCE = readFile(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
 
 export interface AxeViolation {

@@ -1,7 +1,6 @@
-import type { Page } from 'playwright-core';
 import request from 'supertest';
 import { startApp, type TestApp } from '../../support/app.js';
-import { type BrowserSession, describeInChromium, openBrowser } from '../../support/browser.js';
+import { describeInChromium, useBrowserPage } from '../../support/browser.js';
 import { createRunningSession, TWO_QUESTIONS } from '../../support/fixtures.js';
 
 /**
@@ -22,35 +21,18 @@ async function ask(t: TestApp, action?: typeof ACTION): Promise<string> {
 }
 
 describeInChromium('the action panel, on the inbox page', () => {
-  let t: TestApp;
-  let browser: BrowserSession;
-  let page: Page;
+  const web = useBrowserPage(() => startApp());
 
   async function open(pendingId: string): Promise<void> {
-    await page.goto(`${t.baseUrl}/#/q/${encodeURIComponent(pendingId)}`);
-    await page.locator('.feed', { hasText: 'Live' }).waitFor();
-    await page.getByRole('button', { name: 'Submit answers' }).waitFor();
+    await web.page.goto(`${web.app.baseUrl}/#/q/${encodeURIComponent(pendingId)}`);
+    await web.page.locator('.feed', { hasText: 'Live' }).waitFor();
+    await web.page.getByRole('button', { name: 'Submit answers' }).waitFor();
   }
 
-  beforeAll(async () => {
-    t = await startApp();
-    browser = await openBrowser();
-  });
-  beforeEach(async () => {
-    page = await browser.context.newPage();
-  });
-  afterEach(async () => {
-    await page.close();
-  });
-  afterAll(async () => {
-    await browser?.close();
-    await t?.close();
-  });
-
   it('shows the action above the questions, its arguments pretty-printed as text; the answer’s receipt is bound to it', async () => {
-    const pendingId = await ask(t, ACTION);
+    const pendingId = await ask(web.app, ACTION);
     await open(pendingId);
-    const panel = page.getByRole('region', { name: 'Action to authorize' });
+    const panel = web.page.getByRole('region', { name: 'Action to authorize' });
     await panel.waitFor();
     expect(await panel.locator('.bundle__action-name').textContent()).toBe('deploy');
     // PostgreSQL's jsonb keeps its own key order, so the text is compared as parsed, then as pretty-printed.
@@ -59,26 +41,26 @@ describeInChromium('the action panel, on the inbox page', () => {
     expect(shownArguments).toBe(JSON.stringify(JSON.parse(shownArguments), null, 2));
     // Shown as text: the markup in an argument is neither parsed nor run.
     expect(await panel.locator('img').count()).toBe(0);
-    expect(await page.evaluate(() => (globalThis as { pwned?: number }).pwned)).toBeUndefined();
+    expect(await web.page.evaluate(() => (globalThis as { pwned?: number }).pwned)).toBeUndefined();
     // Above the questions.
-    const order = await page.locator('.bundle__action, fieldset.question').evaluateAll((nodes) => nodes.map((node) => node.className));
+    const order = await web.page.locator('.bundle__action, fieldset.question').evaluateAll((nodes) => nodes.map((node) => node.className));
     expect(order[0]).toBe('bundle__action');
     expect(order.slice(1)).toEqual(TWO_QUESTIONS.map(() => 'question'));
 
-    await page.getByRole('checkbox', { name: /^SQLite/ }).check();
-    await page.getByRole('checkbox', { name: /^Yes/ }).check();
-    await page.getByRole('button', { name: 'Submit answers' }).click();
-    await page.getByRole('heading', { name: 'Answered' }).waitFor();
+    await web.page.getByRole('checkbox', { name: /^SQLite/ }).check();
+    await web.page.getByRole('checkbox', { name: /^Yes/ }).check();
+    await web.page.getByRole('button', { name: 'Submit answers' }).click();
+    await web.page.getByRole('heading', { name: 'Answered' }).waitFor();
 
-    const { receipt } = (await request(t.baseUrl).get(`/api/v1/clarification/${pendingId}`).expect(200)).body as { receipt: string };
-    const verify = (action: unknown) => request(t.baseUrl).post('/api/v1/receipts/verify').send({ receipt, action }).expect(200);
+    const { receipt } = (await request(web.app.baseUrl).get(`/api/v1/clarification/${pendingId}`).expect(200)).body as { receipt: string };
+    const verify = (action: unknown) => request(web.app.baseUrl).post('/api/v1/receipts/verify').send({ receipt, action }).expect(200);
     expect((await verify(ACTION)).body).toMatchObject({ valid: true, claims: { sub: pendingId, outcome: 'answered', surface: 'web' } });
     expect((await verify({ ...ACTION, arguments: { ...ACTION.arguments, env: 'staging' } })).body).toEqual({ valid: false, reason: 'action_mismatch' });
   });
 
   it('shows no panel for a bundle asked without an action', async () => {
-    await open(await ask(t));
-    expect(await page.locator('.bundle__action').count()).toBe(0);
-    expect(await page.getByText('Answering authorizes').count()).toBe(0);
+    await open(await ask(web.app));
+    expect(await web.page.locator('.bundle__action').count()).toBe(0);
+    expect(await web.page.getByText('Answering authorizes').count()).toBe(0);
   });
 });

@@ -9,7 +9,7 @@ import type { Page, Request, WebSocketRoute } from 'playwright-core';
 import request from 'supertest';
 import { startApp, type TestApp } from '../../support/app.js';
 import { at, insertBulkBundles, insertSession, insertTurn, syncBundleIndex } from '../../support/bundles.js';
-import { axeViolations, type BrowserSession, describeInChromium, openBrowser, saveScreenshot } from '../../support/browser.js';
+import { axeViolations, type BrowserSession, describeInChromium, openBrowser, saveScreenshot, useBrowserPage } from '../../support/browser.js';
 import { eventually } from '../../support/eventually.js';
 import { createRunningSession, type SessionFixture } from '../../support/fixtures.js';
 import { connectMcp } from '../../support/mcp.js';
@@ -70,49 +70,32 @@ function option(page: Page, name: string) {
 }
 
 describeInChromium('browser inbox (AUTH_MODE=disabled)', () => {
-  let t: TestApp;
-  let browser: BrowserSession;
-  let page: Page;
-
-  beforeAll(async () => {
-    t = await startApp();
-    browser = await openBrowser();
-  });
-  beforeEach(async () => {
-    page = await browser.context.newPage();
-  });
-  afterEach(async () => {
-    await page.close();
-  });
-  afterAll(async () => {
-    await browser?.close();
-    await t?.close();
-  });
+  const web = useBrowserPage(() => startApp());
 
   it('W1/R1: a two-question bundle answered on the page — one POST — is what the agent’s blocked ask_user_question_kandev returns', async () => {
-    const session = await createRunningSession(t, { taskTitle: 'Migrate the billing service', workspaceName: 'Operations' });
-    const other = await createRunningSession(t, { taskTitle: 'Tune the lab cluster', workspaceName: 'Lab' });
-    await ask(t, other, 'the-lab-cluster', 'Benchmarks finished overnight; two layouts fit the budget.');
-    const agent = await connectMcp(t.baseUrl, { bearer: session.agentToken, path: '/mcp/session' });
+    const session = await createRunningSession(web.app, { taskTitle: 'Migrate the billing service', workspaceName: 'Operations' });
+    const other = await createRunningSession(web.app, { taskTitle: 'Tune the lab cluster', workspaceName: 'Lab' });
+    await ask(web.app, other, 'the-lab-cluster', 'Benchmarks finished overnight; two layouts fit the budget.');
+    const agent = await connectMcp(web.app.baseUrl, { bearer: session.agentToken, path: '/mcp/session' });
     try {
       const asking = agent.call('ask_user_question_kandev', { questions: questionsFor('the-blocked-agent'), context: 'Choosing storage for the prototype.' });
-      await openInbox(t, page);
-      await card(page, 'the-blocked-agent').waitFor();
-      await card(page, 'the-lab-cluster').waitFor();
-      await saveScreenshot(page, 'inbox');
+      await openInbox(web.app, web.page);
+      await card(web.page, 'the-blocked-agent').waitFor();
+      await card(web.page, 'the-lab-cluster').waitFor();
+      await saveScreenshot(web.page, 'inbox');
 
-      const sent = recordResponds(page);
-      await card(page, 'the-blocked-agent').click();
-      await page.getByText('Choosing storage for the prototype.').waitFor();
-      await option(page, 'SQLite').check();
-      await option(page, 'PostgreSQL').check();
-      await option(page, 'No').check();
-      await page.locator('#answer-1').fill('not before the demo');
-      await saveScreenshot(page, 'bundle');
-      await page.getByRole('button', { name: 'Submit answers' }).click();
+      const sent = recordResponds(web.page);
+      await card(web.page, 'the-blocked-agent').click();
+      await web.page.getByText('Choosing storage for the prototype.').waitFor();
+      await option(web.page, 'SQLite').check();
+      await option(web.page, 'PostgreSQL').check();
+      await option(web.page, 'No').check();
+      await web.page.locator('#answer-1').fill('not before the demo');
+      await saveScreenshot(web.page, 'bundle');
+      await web.page.getByRole('button', { name: 'Submit answers' }).click();
 
-      await page.getByRole('heading', { name: 'Answered' }).waitFor();
-      await page.getByText('Your answer was sent to the agent.').waitFor();
+      await web.page.getByRole('heading', { name: 'Answered' }).waitFor();
+      await web.page.getByText('Your answer was sent to the agent.').waitFor();
       const returned = await asking;
       expect(returned.isError).toBe(false);
       // The ask's result keeps the reference's shape: keyed by question id, the first selected option.
@@ -134,17 +117,17 @@ describeInChromium('browser inbox (AUTH_MODE=disabled)', () => {
   });
 
   it('W2/W3 (the spec’s E2E case): an MCP answer wins while the page’s submit is on its way ⇒ 200 claimed:false, the page shows the winner’s answers, not its own', async () => {
-    const session = await createRunningSession(t);
-    const pendingId = await ask(t, session, 'the-duplicate');
-    const external = await connectMcp(t.baseUrl);
+    const session = await createRunningSession(web.app);
+    const pendingId = await ask(web.app, session, 'the-duplicate');
+    const external = await connectMcp(web.app.baseUrl);
     try {
-      await openBundle(t, page, pendingId);
-      await option(page, 'SQLite').check();
-      await option(page, 'Yes').check();
-      await page.locator('#answer-0').fill('the page’s own answer');
-      const sent = recordResponds(page);
+      await openBundle(web.app, web.page, pendingId);
+      await option(web.page, 'SQLite').check();
+      await option(web.page, 'Yes').check();
+      await web.page.locator('#answer-0').fill('the page’s own answer');
+      const sent = recordResponds(web.page);
       // The page's POST is held until the external agent's answer has won the claim.
-      await page.route(RESPOND, async (route) => {
+      await web.page.route(RESPOND, async (route) => {
         const winner = await external.call('answer_question_kandev', {
           pending_id: pendingId,
           answers: [
@@ -155,20 +138,20 @@ describeInChromium('browser inbox (AUTH_MODE=disabled)', () => {
         expect(winner.structured?.claimed).toBe(true);
         await route.continue();
       });
-      const responded = page.waitForResponse(RESPOND);
-      await page.getByRole('button', { name: 'Submit answers' }).click();
+      const responded = web.page.waitForResponse(RESPOND);
+      await web.page.getByRole('button', { name: 'Submit answers' }).click();
       const response = await responded;
       expect(response.status()).toBe(200);
       expect(await response.json()).toMatchObject({ success: true, claimed: false, status: 'answered' });
 
-      await page.getByRole('heading', { name: 'Someone else answered first' }).waitFor();
-      const summary = page.locator('.summary');
+      await web.page.getByRole('heading', { name: 'Someone else answered first' }).waitFor();
+      const summary = web.page.locator('.summary');
       await summary.getByText('from the external agent').waitFor();
       expect(await summary.innerText()).toContain('PostgreSQL');
       expect(await summary.innerText()).toContain('No');
       expect(await summary.innerText()).not.toContain('SQLite');
-      expect(await page.getByText('the page’s own answer').count()).toBe(0);
-      expect(await page.getByRole('button', { name: 'Submit answers' }).count()).toBe(0);
+      expect(await web.page.getByText('the page’s own answer').count()).toBe(0);
+      expect(await web.page.getByRole('button', { name: 'Submit answers' }).count()).toBe(0);
       expect(sent).toHaveLength(1);
     } finally {
       await external.close();
@@ -176,46 +159,46 @@ describeInChromium('browser inbox (AUTH_MODE=disabled)', () => {
   });
 
   it('W4/W4a: 2000 emoji (4000 UTF-16 units) are accepted and sent; a 2001st code point is stopped at the input with a message; no maxLength below 4000', async () => {
-    const session = await createRunningSession(t);
-    const pendingId = await ask(t, session, 'the-emoji');
-    await openBundle(t, page, pendingId);
-    const answer = page.locator('#answer-0');
+    const session = await createRunningSession(web.app);
+    const pendingId = await ask(web.app, session, 'the-emoji');
+    await openBundle(web.app, web.page, pendingId);
+    const answer = web.page.locator('#answer-0');
     const maxLength = await answer.getAttribute('maxlength');
     expect(maxLength === null || Number(maxLength) >= 4000).toBe(true);
 
     const twoThousand = '😀'.repeat(2000);
     await answer.fill(twoThousand);
-    await page.getByText('2000 / 2000').waitFor();
-    expect(await page.getByRole('alert').filter({ hasText: 'limited to 2000' }).count()).toBe(0);
+    await web.page.getByText('2000 / 2000').waitFor();
+    expect(await web.page.getByRole('alert').filter({ hasText: 'limited to 2000' }).count()).toBe(0);
 
     await answer.press('End');
-    await page.keyboard.insertText('😀');
-    await page.getByRole('alert').filter({ hasText: 'limited to 2000 characters' }).waitFor();
+    await web.page.keyboard.insertText('😀');
+    await web.page.getByRole('alert').filter({ hasText: 'limited to 2000 characters' }).waitFor();
     expect(await answer.inputValue()).toBe(twoThousand);
     await answer.fill(`${twoThousand}x`);
     expect(await answer.inputValue()).toBe(twoThousand);
-    await page.getByText('2000 / 2000').waitFor();
+    await web.page.getByText('2000 / 2000').waitFor();
 
-    await option(page, 'Yes').check();
-    const responded = page.waitForResponse(RESPOND);
-    await page.getByRole('button', { name: 'Submit answers' }).click();
+    await option(web.page, 'Yes').check();
+    const responded = web.page.waitForResponse(RESPOND);
+    await web.page.getByRole('button', { name: 'Submit answers' }).click();
     const response = await responded;
     expect(response.status()).toBe(200);
     const body = (await response.json()) as { claimed: boolean; response: { answers: Array<{ custom_text: string }> } };
     expect(body.claimed).toBe(true);
     expect([...(body.response.answers[0]?.custom_text ?? '')]).toHaveLength(2000);
-    await page.getByRole('heading', { name: 'Answered' }).waitFor();
+    await web.page.getByRole('heading', { name: 'Answered' }).waitFor();
   });
 
   it('Skip sends exactly {rejected: true, reject_reason: "User skipped"} and shows the bundle as skipped', async () => {
-    const session = await createRunningSession(t);
-    const pendingId = await ask(t, session, 'the-skip');
-    await openBundle(t, page, pendingId);
-    const sent = recordResponds(page);
-    await page.getByRole('button', { name: 'Skip' }).click();
-    await page.getByRole('heading', { name: 'Skipped' }).waitFor();
+    const session = await createRunningSession(web.app);
+    const pendingId = await ask(web.app, session, 'the-skip');
+    await openBundle(web.app, web.page, pendingId);
+    const sent = recordResponds(web.page);
+    await web.page.getByRole('button', { name: 'Skip' }).click();
+    await web.page.getByRole('heading', { name: 'Skipped' }).waitFor();
     expect(sent.map((one) => one.body)).toEqual([{ rejected: true, reject_reason: 'User skipped' }]);
-    const { rows } = await t.db.query<{ status: string; reason: string }>(
+    const { rows } = await web.app.db.query<{ status: string; reason: string }>(
       `SELECT metadata->>'status' AS status, metadata->'response'->>'reject_reason' AS reason FROM task_session_messages WHERE metadata->>'pending_id' = $1`,
       [pendingId],
     );
@@ -223,27 +206,27 @@ describeInChromium('browser inbox (AUTH_MODE=disabled)', () => {
   });
 
   it('409: a bundle superseded by a new turn before the submit arrives is "no longer active" and closed; one superseded while in view closes without a submit', async () => {
-    const session = await createRunningSession(t);
-    const pendingId = await ask(t, session, 'the-superseded');
-    await openBundle(t, page, pendingId);
-    await option(page, 'PostgreSQL').check();
-    await option(page, 'Yes').check();
-    await page.route(RESPOND, async (route) => {
-      await request(t.baseUrl).post(`/api/v1/sessions/${session.sessionId}/turns`).expect(201);
+    const session = await createRunningSession(web.app);
+    const pendingId = await ask(web.app, session, 'the-superseded');
+    await openBundle(web.app, web.page, pendingId);
+    await option(web.page, 'PostgreSQL').check();
+    await option(web.page, 'Yes').check();
+    await web.page.route(RESPOND, async (route) => {
+      await request(web.app.baseUrl).post(`/api/v1/sessions/${session.sessionId}/turns`).expect(201);
       await route.continue();
     });
-    const responded = page.waitForResponse(RESPOND);
-    await page.getByRole('button', { name: 'Submit answers' }).click();
+    const responded = web.page.waitForResponse(RESPOND);
+    await web.page.getByRole('button', { name: 'Submit answers' }).click();
     expect((await responded).status()).toBe(409);
-    await page.getByRole('heading', { name: 'No longer active' }).waitFor();
-    expect(await page.getByRole('button', { name: 'Submit answers' }).count()).toBe(0);
+    await web.page.getByRole('heading', { name: 'No longer active' }).waitFor();
+    expect(await web.page.getByRole('button', { name: 'Submit answers' }).count()).toBe(0);
 
-    await page.unroute(RESPOND);
-    const second = await ask(t, session, 'the-superseded-in-view');
-    await openBundle(t, page, second);
-    await request(t.baseUrl).post(`/api/v1/sessions/${session.sessionId}/turns`).expect(201);
-    await page.getByText('The agent moved on to a new turn').waitFor();
-    expect(await page.getByRole('button', { name: 'Submit answers' }).count()).toBe(0);
+    await web.page.unroute(RESPOND);
+    const second = await ask(web.app, session, 'the-superseded-in-view');
+    await openBundle(web.app, web.page, second);
+    await request(web.app.baseUrl).post(`/api/v1/sessions/${session.sessionId}/turns`).expect(201);
+    await web.page.getByText('The agent moved on to a new turn').waitFor();
+    expect(await web.page.getByRole('button', { name: 'Submit answers' }).count()).toBe(0);
   });
 
   it('live: a new question appears without a reload, one answered elsewhere disappears; after the socket is cut the page says "Reconnecting…" and resumes with after = the last event id, missing nothing', async () => {
@@ -251,7 +234,7 @@ describeInChromium('browser inbox (AUTH_MODE=disabled)', () => {
     let current: WebSocketRoute | undefined;
     const toServer: string[] = [];
     const fromServer: string[] = [];
-    await page.routeWebSocket(/\/graphql$/, (ws) => {
+    await web.page.routeWebSocket(/\/graphql$/, (ws) => {
       if (!serverUp) {
         void ws.close({ code: 1011, reason: 'test: the server is unreachable' });
         return;
@@ -268,20 +251,20 @@ describeInChromium('browser inbox (AUTH_MODE=disabled)', () => {
       });
     });
     let documents = 0;
-    page.on('request', (req) => {
+    web.page.on('request', (req) => {
       if (req.resourceType() === 'document') documents += 1;
     });
-    const session = await createRunningSession(t);
-    await openInbox(t, page);
+    const session = await createRunningSession(web.app);
+    await openInbox(web.app, web.page);
 
-    const first = await ask(t, session, 'the-live-one');
-    await card(page, 'the-live-one').waitFor();
+    const first = await ask(web.app, session, 'the-live-one');
+    await card(web.page, 'the-live-one').waitFor();
 
-    await request(t.baseUrl)
+    await request(web.app.baseUrl)
       .post(`/api/v1/clarification/${first}/respond`)
       .send({ answers: [{ question_id: 'db', selected_options: ['pg'] }, { question_id: 'q2', selected_options: ['q2_opt1'] }] })
       .expect(200);
-    await card(page, 'the-live-one').waitFor({ state: 'detached' });
+    await card(web.page, 'the-live-one').waitFor({ state: 'detached' });
 
     const lastSeen = fromServer
       .map((frame) => JSON.parse(frame) as { type: string; payload?: { data?: { questionEvents?: { id: string; type: string } } } })
@@ -293,14 +276,14 @@ describeInChromium('browser inbox (AUTH_MODE=disabled)', () => {
     // Cut the socket; while it is down, another question is asked.
     serverUp = false;
     await current?.close({ code: 1011, reason: 'test: cut' });
-    await page.locator('.feed', { hasText: 'Reconnecting…' }).waitFor();
-    const session2 = await createRunningSession(t);
-    await ask(t, session2, 'the-missed-one');
+    await web.page.locator('.feed', { hasText: 'Reconnecting…' }).waitFor();
+    const session2 = await createRunningSession(web.app);
+    await ask(web.app, session2, 'the-missed-one');
     const subscribesBefore = toServer.filter((frame) => frame.includes('"subscribe"')).length;
     serverUp = true;
 
-    await page.locator('.feed', { hasText: 'Live' }).waitFor();
-    await card(page, 'the-missed-one').waitFor();
+    await web.page.locator('.feed', { hasText: 'Live' }).waitFor();
+    await card(web.page, 'the-missed-one').waitFor();
     const resubscribe = toServer.filter((frame) => frame.includes('"subscribe"')).slice(subscribesBefore)[0];
     expect((JSON.parse(resubscribe ?? '{}') as { payload: { variables: { after: string } } }).payload.variables.after).toBe(lastSeen?.id);
     expect(documents).toBe(1);
@@ -309,7 +292,7 @@ describeInChromium('browser inbox (AUTH_MODE=disabled)', () => {
   it('live, no gap: a question asked after the page listed but before its subscription reached the server still appears (the feed subscribes from a position read before the list)', async () => {
     const held: Array<() => void> = [];
     let holding = true;
-    await page.routeWebSocket(/\/graphql$/, (ws) => {
+    await web.page.routeWebSocket(/\/graphql$/, (ws) => {
       const server = ws.connectToServer();
       ws.onMessage((message) => {
         const forward = () => server.send(message);
@@ -318,145 +301,145 @@ describeInChromium('browser inbox (AUTH_MODE=disabled)', () => {
       });
       server.onMessage((message) => ws.send(message));
     });
-    const listed = page.waitForResponse((response) => response.url().endsWith('/graphql') && (response.request().postData() ?? '').includes('pendingQuestions'));
-    const session = await createRunningSession(t);
-    await page.goto(`${t.baseUrl}/`);
-    await page.locator('.feed', { hasText: 'Live' }).waitFor();
+    const listed = web.page.waitForResponse((response) => response.url().endsWith('/graphql') && (response.request().postData() ?? '').includes('pendingQuestions'));
+    const session = await createRunningSession(web.app);
+    await web.page.goto(`${web.app.baseUrl}/`);
+    await web.page.locator('.feed', { hasText: 'Live' }).waitFor();
     await eventually(() => (held.length > 0 ? true : undefined), 10_000, 'the subscribe frame');
     await listed;
 
-    await ask(t, session, 'the-gap-one');
+    await ask(web.app, session, 'the-gap-one');
     holding = false;
     held.splice(0).forEach((forward) => forward());
-    await card(page, 'the-gap-one').waitFor();
+    await card(web.page, 'the-gap-one').waitFor();
   });
 
   it('live, no gap: a question the feed brings while the list is being read stays when that (older) list arrives', async () => {
     const heldLists: Array<() => Promise<void>> = [];
-    await page.route(/\/graphql$/, async (route) => {
+    await web.page.route(/\/graphql$/, async (route) => {
       if (!(route.request().postData() ?? '').includes('pendingQuestions')) return route.continue();
       const response = await route.fetch();
       heldLists.push(() => route.fulfill({ response }));
     });
-    const session = await createRunningSession(t);
-    await page.goto(`${t.baseUrl}/`);
-    await page.locator('.feed', { hasText: 'Live' }).waitFor();
+    const session = await createRunningSession(web.app);
+    await web.page.goto(`${web.app.baseUrl}/`);
+    await web.page.locator('.feed', { hasText: 'Live' }).waitFor();
     // Both reads of the list (the page's own and the feed's re-list) were answered by the server, and are held.
     await eventually(() => (heldLists.length >= 2 ? true : undefined), 10_000, 'both list reads');
 
-    const fetched = page.waitForResponse((response) => (response.request().postData() ?? '').includes('question(pendingId'));
-    await ask(t, session, 'the-arrival');
+    const fetched = web.page.waitForResponse((response) => (response.request().postData() ?? '').includes('question(pendingId'));
+    await ask(web.app, session, 'the-arrival');
     await fetched;
     await Promise.all(heldLists.splice(0).map((release) => release()));
-    await page.getByRole('heading', { name: 'Waiting for you' }).waitFor();
-    await card(page, 'the-arrival').waitFor();
+    await web.page.getByRole('heading', { name: 'Waiting for you' }).waitFor();
+    await card(web.page, 'the-arrival').waitFor();
   });
 
   it('outcomes: a 500 (resume refused, bundle pending again) and a network error offer "Try again" and keep what was typed; a 400 is shown next to its question; an unknown id is "Not found"', async () => {
     const webhook = await refusingWebhook();
     try {
-      const session = await createRunningSession(t, { resumeUrl: webhook.url });
-      const pendingId = await ask(t, session, 'the-outcomes');
-      await openBundle(t, page, pendingId);
-      await option(page, 'SQLite').check();
-      await option(page, 'No').check();
-      await page.locator('#answer-1').fill('typed before the failures');
-      const sent = recordResponds(page);
+      const session = await createRunningSession(web.app, { resumeUrl: webhook.url });
+      const pendingId = await ask(web.app, session, 'the-outcomes');
+      await openBundle(web.app, web.page, pendingId);
+      await option(web.page, 'SQLite').check();
+      await option(web.page, 'No').check();
+      await web.page.locator('#answer-1').fill('typed before the failures');
+      const sent = recordResponds(web.page);
 
       // A network failure: nothing reached the server, everything typed is still there.
-      await page.route(RESPOND, (route) => route.abort('internetdisconnected'), { times: 1 });
-      await page.getByRole('button', { name: 'Submit answers' }).click();
-      await page.getByRole('alert').filter({ hasText: 'could not be reached' }).waitFor();
-      expect(await page.locator('#answer-1').inputValue()).toBe('typed before the failures');
-      expect(await option(page, 'SQLite').isChecked()).toBe(true);
+      await web.page.route(RESPOND, (route) => route.abort('internetdisconnected'), { times: 1 });
+      await web.page.getByRole('button', { name: 'Submit answers' }).click();
+      await web.page.getByRole('alert').filter({ hasText: 'could not be reached' }).waitFor();
+      expect(await web.page.locator('#answer-1').inputValue()).toBe('typed before the failures');
+      expect(await option(web.page, 'SQLite').isChecked()).toBe(true);
 
       // A 400 lands next to the field it names (the page itself never sends one, so it is simulated).
-      await page.route(
+      await web.page.route(
         RESPOND,
         (route) => route.fulfill({ status: 400, contentType: 'application/json', body: JSON.stringify({ error: 'answers[1].custom_text must be at most 2000 characters', code: 'VALIDATION_ERROR' }) }),
         { times: 1 },
       );
-      await page.getByRole('button', { name: 'Try again' }).click();
-      await page.locator('#question-1').getByText('answers[1].custom_text must be at most 2000 characters').waitFor();
-      expect(await page.locator('#question-0').getByText('must be at most').count()).toBe(0);
+      await web.page.getByRole('button', { name: 'Try again' }).click();
+      await web.page.locator('#question-1').getByText('answers[1].custom_text must be at most 2000 characters').waitFor();
+      expect(await web.page.locator('#question-0').getByText('must be at most').count()).toBe(0);
 
       // The real 500: the resume webhook refuses, the claim is rolled back.
-      await page.getByRole('button', { name: 'Submit answers' }).click();
-      await page.getByRole('alert').filter({ hasText: 'pending again' }).waitFor();
-      expect(await page.locator('#answer-1').inputValue()).toBe('typed before the failures');
+      await web.page.getByRole('button', { name: 'Submit answers' }).click();
+      await web.page.getByRole('alert').filter({ hasText: 'pending again' }).waitFor();
+      expect(await web.page.locator('#answer-1').inputValue()).toBe('typed before the failures');
       webhook.accept = true;
-      await page.getByRole('button', { name: 'Try again' }).click();
-      await page.getByRole('heading', { name: 'Answered' }).waitFor();
+      await web.page.getByRole('button', { name: 'Try again' }).click();
+      await web.page.getByRole('heading', { name: 'Answered' }).waitFor();
       expect(webhook.statuses).toEqual([500, 202]);
       expect(sent).toHaveLength(4);
       expect(new Set(sent.map((one) => JSON.stringify(one.body))).size).toBe(1);
 
-      await page.goto(`${t.baseUrl}/#/q/no-such-pending-id`);
-      await page.getByRole('heading', { name: 'Not found' }).waitFor();
+      await web.page.goto(`${web.app.baseUrl}/#/q/no-such-pending-id`);
+      await web.page.getByRole('heading', { name: 'Not found' }).waitFor();
     } finally {
       await webhook.close();
     }
   });
 
   it('a respond 404 shows "Not found" and closes the form', async () => {
-    const session = await createRunningSession(t);
-    const pendingId = await ask(t, session, 'the-vanished');
-    await openBundle(t, page, pendingId);
-    await option(page, 'Yes').check();
-    await option(page, 'SQLite').check();
-    await page.route(RESPOND, (route) =>
+    const session = await createRunningSession(web.app);
+    const pendingId = await ask(web.app, session, 'the-vanished');
+    await openBundle(web.app, web.page, pendingId);
+    await option(web.page, 'Yes').check();
+    await option(web.page, 'SQLite').check();
+    await web.page.route(RESPOND, (route) =>
       route.fulfill({ status: 404, contentType: 'application/json', body: JSON.stringify({ error: 'clarification request not found', code: 'NOT_FOUND' }) }),
     );
-    await page.getByRole('button', { name: 'Submit answers' }).click();
-    await page.getByRole('heading', { name: 'Not found' }).waitFor();
-    expect(await page.getByRole('button', { name: 'Submit answers' }).count()).toBe(0);
+    await web.page.getByRole('button', { name: 'Submit answers' }).click();
+    await web.page.getByRole('heading', { name: 'Not found' }).waitFor();
+    expect(await web.page.getByRole('button', { name: 'Submit answers' }).count()).toBe(0);
   });
 
   it('keyboard only, axe-clean: the inbox and a bundle in light and dark, at desktop and phone width (no sideways scrolling)', async () => {
-    const session = await createRunningSession(t, { taskTitle: 'Rotate the signing keys', workspaceName: 'Security' });
-    const pendingId = await ask(t, session, 'the-keyboard');
+    const session = await createRunningSession(web.app, { taskTitle: 'Rotate the signing keys', workspaceName: 'Security' });
+    const pendingId = await ask(web.app, session, 'the-keyboard');
     for (const colorScheme of ['light', 'dark'] as const) {
       for (const viewport of [{ width: 1100, height: 800 }, { width: 360, height: 740 }]) {
-        await page.emulateMedia({ colorScheme });
-        await page.setViewportSize(viewport);
-        await openInbox(t, page);
-        await card(page, 'the-keyboard').waitFor();
-        expect(await axeViolations(page)).toEqual([]);
-        expect(await page.evaluate('document.documentElement.scrollWidth <= document.documentElement.clientWidth')).toBe(true);
-        await openBundle(t, page, pendingId);
-        expect(await axeViolations(page)).toEqual([]);
-        expect(await page.evaluate('document.documentElement.scrollWidth <= document.documentElement.clientWidth')).toBe(true);
+        await web.page.emulateMedia({ colorScheme });
+        await web.page.setViewportSize(viewport);
+        await openInbox(web.app, web.page);
+        await card(web.page, 'the-keyboard').waitFor();
+        expect(await axeViolations(web.page)).toEqual([]);
+        expect(await web.page.evaluate('document.documentElement.scrollWidth <= document.documentElement.clientWidth')).toBe(true);
+        await openBundle(web.app, web.page, pendingId);
+        expect(await axeViolations(web.page)).toEqual([]);
+        expect(await web.page.evaluate('document.documentElement.scrollWidth <= document.documentElement.clientWidth')).toBe(true);
       }
     }
-    await saveScreenshot(page, 'bundle-phone-dark');
+    await saveScreenshot(web.page, 'bundle-phone-dark');
 
     // Answer with the keyboard alone: Tab to the first option, Space to tick, type, Enter to submit.
-    await page.setViewportSize({ width: 1100, height: 800 });
-    await page.emulateMedia({ colorScheme: 'light' });
-    await openInbox(t, page);
-    await card(page, 'the-keyboard').focus();
-    await page.keyboard.press('Enter');
-    await page.getByRole('button', { name: 'Submit answers' }).waitFor();
-    await focusByTab(page, option(page, 'PostgreSQL'));
-    await page.keyboard.press('Space');
-    await page.keyboard.press('Tab');
-    await page.keyboard.press('Tab');
-    await page.keyboard.type('typed with the keyboard');
-    await focusByTab(page, option(page, 'Yes'));
-    await page.keyboard.press('Space');
-    await focusByTab(page, page.getByRole('button', { name: 'Submit answers' }));
-    await page.keyboard.press('Enter');
-    await page.getByRole('heading', { name: 'Answered' }).waitFor();
-    expect(await page.locator('.summary').innerText()).toContain('typed with the keyboard');
+    await web.page.setViewportSize({ width: 1100, height: 800 });
+    await web.page.emulateMedia({ colorScheme: 'light' });
+    await openInbox(web.app, web.page);
+    await card(web.page, 'the-keyboard').focus();
+    await web.page.keyboard.press('Enter');
+    await web.page.getByRole('button', { name: 'Submit answers' }).waitFor();
+    await focusByTab(web.page, option(web.page, 'PostgreSQL'));
+    await web.page.keyboard.press('Space');
+    await web.page.keyboard.press('Tab');
+    await web.page.keyboard.press('Tab');
+    await web.page.keyboard.type('typed with the keyboard');
+    await focusByTab(web.page, option(web.page, 'Yes'));
+    await web.page.keyboard.press('Space');
+    await focusByTab(web.page, web.page.getByRole('button', { name: 'Submit answers' }));
+    await web.page.keyboard.press('Enter');
+    await web.page.getByRole('heading', { name: 'Answered' }).waitFor();
+    expect(await web.page.locator('.summary').innerText()).toContain('typed with the keyboard');
   });
 
   it('GET / serves the built page: hashed assets cached for a year, index.html revalidated, nothing from another origin', async () => {
     const origins = new Set<string>();
-    page.on('request', (req) => origins.add(new URL(req.url()).origin));
-    await openInbox(t, page);
-    expect([...origins].filter((origin) => origin !== t.baseUrl && !origin.startsWith('ws'))).toEqual([]);
+    web.page.on('request', (req) => origins.add(new URL(req.url()).origin));
+    await openInbox(web.app, web.page);
+    expect([...origins].filter((origin) => origin !== web.app.baseUrl && !origin.startsWith('ws'))).toEqual([]);
 
-    const index = await request(t.baseUrl).get('/').expect(200);
+    const index = await request(web.app.baseUrl).get('/').expect(200);
     expect(index.headers['content-type']).toMatch(/text\/html/);
     expect(index.headers['cache-control']).toBe('no-cache');
     const assets = [...index.text.matchAll(/(?:src|href)="(\/assets\/[^"]+)"/g)].map((match) => match[1]);
@@ -464,11 +447,11 @@ describeInChromium('browser inbox (AUTH_MODE=disabled)', () => {
     expect(index.text).not.toMatch(/(?:src|href)="(?:https?:)?\/\//);
     for (const asset of assets) {
       expect(asset).toMatch(/-[\w-]{8,}\.(js|css)$/);
-      const res = await request(t.baseUrl).get(asset).expect(200);
+      const res = await request(web.app.baseUrl).get(asset).expect(200);
       expect(res.headers['cache-control']).toBe('public, max-age=31536000, immutable');
     }
     // Only the built files are routes: the API keeps its own 404 everywhere else.
-    const missing = await request(t.baseUrl).get('/no-such-page').expect(404);
+    const missing = await request(web.app.baseUrl).get('/no-such-page').expect(404);
     expect(missing.body).toEqual(expect.objectContaining({ error: expect.any(String), code: 'NOT_FOUND' }));
   });
 });

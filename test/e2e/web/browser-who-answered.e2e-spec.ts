@@ -1,7 +1,7 @@
 import type { Page } from 'playwright-core';
 import request from 'supertest';
 import { startApp, type TestApp } from '../../support/app.js';
-import { type BrowserSession, describeInChromium, openBrowser } from '../../support/browser.js';
+import { describeInChromium, useBrowserPage } from '../../support/browser.js';
 import { createRunningSession, type SessionFixture, TWO_QUESTIONS } from '../../support/fixtures.js';
 import { connectMcp } from '../../support/mcp.js';
 
@@ -20,47 +20,30 @@ async function openBundle(t: TestApp, page: Page, pendingId: string): Promise<vo
 }
 
 describeInChromium('who answered, on the inbox page', () => {
-  let t: TestApp;
-  let browser: BrowserSession;
-  let page: Page;
-
-  beforeAll(async () => {
-    t = await startApp();
-    browser = await openBrowser();
-  });
-  beforeEach(async () => {
-    page = await browser.context.newPage();
-  });
-  afterEach(async () => {
-    await page.close();
-  });
-  afterAll(async () => {
-    await browser?.close();
-    await t?.close();
-  });
+  const web = useBrowserPage(() => startApp());
 
   it('answered on the page: "Answered by … via the inbox"', async () => {
-    const pendingId = await ask(t, await createRunningSession(t));
-    await openBundle(t, page, pendingId);
-    await page.getByRole('checkbox', { name: /^SQLite/ }).check();
-    await page.getByRole('checkbox', { name: /^Yes/ }).check();
-    await page.getByRole('button', { name: 'Submit answers' }).click();
-    await page.getByRole('heading', { name: 'Answered' }).waitFor();
-    const line = page.locator('.resolved-by');
+    const pendingId = await ask(web.app, await createRunningSession(web.app));
+    await openBundle(web.app, web.page, pendingId);
+    await web.page.getByRole('checkbox', { name: /^SQLite/ }).check();
+    await web.page.getByRole('checkbox', { name: /^Yes/ }).check();
+    await web.page.getByRole('button', { name: 'Submit answers' }).click();
+    await web.page.getByRole('heading', { name: 'Answered' }).waitFor();
+    const line = web.page.locator('.resolved-by');
     await line.waitFor();
     expect(await line.textContent()).toMatch(/^Answered by someone \(authentication is off\) via the inbox at /);
   });
 
   it('opened after an answer over MCP won: "Already skipped … via MCP"', async () => {
-    const pendingId = await ask(t, await createRunningSession(t));
-    const mcp = await connectMcp(t.baseUrl);
+    const pendingId = await ask(web.app, await createRunningSession(web.app));
+    const mcp = await connectMcp(web.app.baseUrl);
     try {
       await mcp.call('answer_question_kandev', { pending_id: pendingId, rejected: true, reason: 'not now' });
     } finally {
       await mcp.close();
     }
-    await openBundle(t, page, pendingId);
-    await page.getByRole('heading', { name: 'Already skipped' }).waitFor();
-    expect(await page.locator('.resolved-by').textContent()).toMatch(/^Skipped by someone \(authentication is off\) via MCP at /);
+    await openBundle(web.app, web.page, pendingId);
+    await web.page.getByRole('heading', { name: 'Already skipped' }).waitFor();
+    expect(await web.page.locator('.resolved-by').textContent()).toMatch(/^Skipped by someone \(authentication is off\) via MCP at /);
   });
 });
