@@ -97,15 +97,15 @@ describe('revocation bites what is already open', () => {
     );
     try {
       await subscription.connected;
-      // Live: another ASKED event reaches it while its token is valid.
+      // Live: another ASKED event reaches it while its token is valid. (The first bundle's ASKED event
+      // may arrive too: it was committed just before the subscription, and the feed can be behind.)
       const other = await bundleOf(second.token);
-      await subscription.waitFor(1);
-      expect(subscription.events.map((event) => event.questionEvents.pendingId)).toEqual([other]);
+      await eventually(() => (subscription.events.some((event) => event.questionEvents.pendingId === other) ? true : undefined), 5_000, 'the other bundle’s ASKED event');
 
       await request(b.baseUrl).post(`/api/v1/admin/tokens/${first.id}/revoke`).set('authorization', ADMIN).expect(200);
       await eventually(() => (subscription.completed || subscription.error !== undefined ? true : undefined), 5_000, 'the subscription ending');
       await request(a.baseUrl).post(`/api/v1/clarification/${pendingId}/respond`).set('authorization', `Bearer ${second.token}`).send({ answers: ANSWERS }).expect(200);
-      expect(subscription.events.map((event) => event.questionEvents.type)).toEqual(['ASKED']);
+      expect(new Set(subscription.events.map((event) => event.questionEvents.type))).toEqual(new Set(['ASKED']));
     } finally {
       await subscription.close();
     }
