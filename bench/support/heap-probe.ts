@@ -25,7 +25,6 @@ export interface HeapReading {
   ownMajorCollections: number;
 }
 
-
 /** V8 maps its regular heap pages one anonymous 256 KiB mapping each; their resident size, from /proc/self/smaps (0 elsewhere than Linux). */
 const V8_PAGE_BYTES = 256 * 1024;
 function heapPagesResident(): number {
