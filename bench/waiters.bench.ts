@@ -176,11 +176,11 @@ async function readAround(server: BenchServerProcess, kind: Kind, snapshotDir: s
   const t0 = performance.now();
   await openAll();
   const openSeconds = (performance.now() - t0) / 1000;
-  const collectedBySettling = await server.ownMajorCollections();
+  const collectedBeforeSettling = await server.ownMajorCollections();
   // The event loop settles (timers armed, presence written) and V8 returns the burst's pages.
   await settle();
   const after = await server.heap();
-  const collectedWhileSettling = after.ownMajorCollections - collectedBySettling;
+  const collectedWhileSettling = after.ownMajorCollections - collectedBeforeSettling;
   const afterSnapshot = SNAPSHOTS ? await server.snapshot(path.join(snapshotDir, 'after.heapsnapshot')) : undefined;
   const grown = (key: 'usedHeap' | 'rss' | 'heapCommitted' | 'heapPagesResident') => ((after[key] - before[key]) / N).toFixed(0);
   progress(
