@@ -3,6 +3,8 @@ import { assertNever, DomainError, ErrorCode } from '#common';
 export enum AuthorizationErrorCode {
   Unauthenticated = 'UNAUTHENTICATED',
   NotFound = 'NOT_FOUND',
+  /** The caller sees the thing but holds no right to this act on it. */
+  Forbidden = 'FORBIDDEN',
   InvalidArgument = 'INVALID_ARGUMENT',
 }
 
@@ -19,12 +21,18 @@ export class AuthorizationError extends DomainError<AuthorizationErrorCode> {
     return new AuthorizationError(AuthorizationErrorCode.NotFound, `${resource} not found`);
   }
 
+  static forbidden(message: string): AuthorizationError {
+    return new AuthorizationError(AuthorizationErrorCode.Forbidden, message);
+  }
+
   get httpStatus(): number {
     switch (this.code) {
       case AuthorizationErrorCode.Unauthenticated:
         return 401;
       case AuthorizationErrorCode.NotFound:
         return 404;
+      case AuthorizationErrorCode.Forbidden:
+        return 403;
       case AuthorizationErrorCode.InvalidArgument:
         return 400;
       default:
@@ -38,6 +46,8 @@ export class AuthorizationError extends DomainError<AuthorizationErrorCode> {
         return ErrorCode.Unauthenticated;
       case AuthorizationErrorCode.NotFound:
         return ErrorCode.NotFound;
+      case AuthorizationErrorCode.Forbidden:
+        return ErrorCode.Forbidden;
       case AuthorizationErrorCode.InvalidArgument:
         return ErrorCode.ValidationError;
       default:

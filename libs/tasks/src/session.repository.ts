@@ -24,12 +24,15 @@ export interface MessagePageQuery {
 export class SessionRepository {
   constructor(private readonly dataSource: DataSource) {}
 
-  async insert(session: { id: string; taskId: string; state: SessionState; agentTokenSha256: string; resumeUrl: string }, executor: SqlExecutor = this.dataSource): Promise<SessionRow> {
+  async insert(
+    session: { id: string; taskId: string; state: SessionState; agentTokenSha256: string; resumeUrl: string; openedBy: string },
+    executor: SqlExecutor = this.dataSource,
+  ): Promise<SessionRow> {
     return (await queryRow<SessionRow>(
       executor,
-      `INSERT INTO task_sessions (id, task_id, state, agent_token_sha256, resume_url)
-       VALUES ($1, $2, $3, $4, $5) RETURNING ${SESSION_COLUMNS}`,
-      [session.id, session.taskId, session.state, session.agentTokenSha256, session.resumeUrl],
+      `INSERT INTO task_sessions (id, task_id, state, agent_token_sha256, resume_url, opened_by)
+       VALUES ($1, $2, $3, $4, $5, $6) RETURNING ${SESSION_COLUMNS}`,
+      [session.id, session.taskId, session.state, session.agentTokenSha256, session.resumeUrl, session.openedBy],
     )) as SessionRow;
   }
 

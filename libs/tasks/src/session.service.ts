@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
-import { AccessService, AuthorizationError, type Caller, generateToken, SESSION_AGENT_TOKEN_PREFIX, sha256 } from '#authorization';
+import { AccessService, AuthorizationError, type Caller, callerId, generateToken, SESSION_AGENT_TOKEN_PREFIX, SessionActorService, sha256 } from '#authorization';
 import { decodeCursor, LIST_PAGE, pageOf } from '#common';
 import { inTransaction } from '#persistence';
 import { runAfterCommit, SessionLifecycle } from './session-lifecycle.js';
@@ -31,6 +31,7 @@ export class SessionService {
     private readonly tasks: TaskRepository,
     private readonly lifecycle: SessionLifecycle,
     private readonly access: AccessService,
+    private readonly actors: SessionActorService,
   ) {}
 
   async create(caller: Caller, taskId: string, resumeUrl: string | undefined): Promise<CreatedSession> {
@@ -42,7 +43,7 @@ export class SessionService {
       if (task.archived_at) throw new TasksError(TasksErrorCode.TaskArchived, 'task is archived');
       const agentToken = generateToken(SESSION_AGENT_TOKEN_PREFIX);
       const session = await this.sessions.insert(
-        { id: randomUUID(), taskId, state: SessionState.Created, agentTokenSha256: sha256(agentToken), resumeUrl: resumeUrl ?? '' },
+        { id: randomUUID(), taskId, state: SessionState.Created, agentTokenSha256: sha256(agentToken), resumeUrl: resumeUrl ?? '', openedBy: callerId(caller) },
         manager,
       );
       return { session, agentToken };
@@ -62,7 +63,7 @@ export class SessionService {
 
   /** Changes the session's state; reaching a terminal state expires its pending clarifications. */
   async setState(caller: Caller, sessionId: string, state: SessionState): Promise<SessionRow> {
-    await this.authorize(caller, sessionId);
+    await this.actors.authorizeAct(caller, sessionId);
     const { session, afterCommit } = await inTransaction(this.dataSource, async (manager) => {
       const session = await this.sessions.lockById(sessionId, manager);
       if (!session) throw TasksError.sessionNotFound();
@@ -83,7 +84,7 @@ export class SessionService {
 
   /** Starts a turn, which becomes the session's current turn (superseding older bundles). */
   async startTurn(caller: Caller, sessionId: string): Promise<TurnRow> {
-    await this.authorize(caller, sessionId);
+    await this.actors.authorizeAct(caller, sessionId);
     const { turn, afterCommit } = await inTransaction(this.dataSource, async (manager) => {
       const session = await this.sessions.lockById(sessionId, manager);
       if (!session) throw TasksError.sessionNotFound();
@@ -100,7 +101,7 @@ export class SessionService {
 
   /** Completes a turn; an agent still waiting on the turn's clarification is detached. */
   async completeTurn(caller: Caller, sessionId: string, turnId: string): Promise<TurnRow> {
-    await this.authorize(caller, sessionId);
+    await this.actors.authorizeAct(caller, sessionId);
     const { turn, afterCommit } = await inTransaction(this.dataSource, async (manager) => {
       if (!(await this.sessions.lockById(sessionId, manager))) throw TasksError.sessionNotFound();
       const turn = await this.sessions.completeTurn(sessionId, turnId, manager);

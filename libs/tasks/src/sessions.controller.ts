@@ -1,5 +1,5 @@
 import { Body, Controller, Get, HttpCode, Param, Patch, Post, Query } from '@nestjs/common';
-import { type Caller, CurrentCaller, RequireAccess } from '#authorization';
+import { AcceptsSessionAgent, type Caller, CurrentCaller, RequireAccess } from '#authorization';
 import { RateLimited, RateLimitKind } from '#rate-limit';
 import { SessionService } from './session.service.js';
 import { ListMessagesQueryDto, UpdateSessionDto } from './tasks.dto.js';
@@ -25,16 +25,18 @@ export class SessionsController {
   @Patch(':id')
   @ApiOkResponse({ type: SessionDoc })
   @ApiJsonBody()
-  @ApiErrors(409)
+  @ApiErrors(403, 409)
   @RequireAccess('session')
+  @AcceptsSessionAgent()
   async update(@CurrentCaller() caller: Caller, @Param('id') sessionId: string, @Body() body: UpdateSessionDto) {
     return sessionView(await this.sessions.setState(caller, sessionId, body.state));
   }
 
   @Post(':id/turns')
   @ApiCreatedResponse({ type: StartedTurnDoc })
-  @ApiErrors(409)
+  @ApiErrors(403, 409)
   @RequireAccess('session')
+  @AcceptsSessionAgent()
   async startTurn(@CurrentCaller() caller: Caller, @Param('id') sessionId: string) {
     const turn = turnView(await this.sessions.startTurn(caller, sessionId));
     return { id: turn.id, session_id: turn.session_id, started_at: turn.started_at };
@@ -42,9 +44,10 @@ export class SessionsController {
 
   @Post(':id/turns/:turnId/complete')
   @ApiOkResponse({ type: TurnDoc })
-  @ApiErrors(409)
+  @ApiErrors(403, 409)
   @HttpCode(200)
   @RequireAccess('session')
+  @AcceptsSessionAgent()
   async completeTurn(@CurrentCaller() caller: Caller, @Param('id') sessionId: string, @Param('turnId') turnId: string) {
     return turnView(await this.sessions.completeTurn(caller, sessionId, turnId));
   }

@@ -192,6 +192,7 @@ describe('receipts: actions on asks, signed receipts, verification', () => {
         outcome: 'answered',
         resolution: { answers: ANSWERS, rejected: false },
         actionDigest: null,
+        askedBy: { kind: 'user', id: userId },
         answeredBy: { kind: 'user', id: userId },
         surface: 'rest',
         sessionId,

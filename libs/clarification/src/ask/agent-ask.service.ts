@@ -42,6 +42,7 @@ export class AgentAskService implements AgentAskEndings {
   async ask(agent: SessionAgent, questions: unknown, context: unknown, options: AgentAskOptions, listener: AgentAskListener): Promise<ParkedWait> {
     const { request } = await this.clarifications.ask({
       sessionId: agent.sessionId,
+      askedBy: { kind: 'agent', id: agent.sessionId },
       questions,
       context,
       agentWaitsHere: true,

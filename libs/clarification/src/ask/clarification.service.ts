@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { Inject, Injectable, type OnModuleInit } from '@nestjs/common';
 import { DataSource } from 'typeorm';
-import { AccessService, AuthorizationError, type Caller, CallerRevocations, callerReach, MembershipService } from '#authorization';
+import { AuthorizationError, type Caller, CallerRevocations, callerReach, MembershipService, SessionActorService } from '#authorization';
 import { EventBus } from '#common';
 import { APP_CONFIG, type AppConfig } from '#config';
 import { inTransaction, ProcessLease } from '#persistence';
@@ -17,7 +17,7 @@ import { ClarificationError, ClarificationErrorCode } from '../bundle/clarificat
 import { ClarificationStatus } from '../bundle/clarification.types.js';
 import { deadlinePassed, expiresAtOf, normalizeDeadline } from '../lifecycle/deadline.rules.js';
 import { normalizeContext, normalizeQuestions, sameQuestions } from './question.validation.js';
-import { finalResolvedBy } from '../bundle/resolved-by.rules.js';
+import { finalResolvedBy, receiptIdentityOf } from '../bundle/resolved-by.rules.js';
 import { WaiterPresenceRepository } from '../wait/waiter-presence.repository.js';
 import { type LongPollEndings, type LongPollListener, LongPollRevocation, ParkedLongPoll } from '../wait/long-poll.listener.js';
 import { type ParkedWait, WaitFailure, type WaitListener, WaiterRole, WaiterStore } from '../wait/waiter.store.js';
@@ -48,13 +48,13 @@ export class ClarificationService implements OnModuleInit, LongPollEndings {
     private readonly signals: BundleSignals,
     private readonly lifecycle: ClarificationLifecycleService,
     private readonly lease: ProcessLease,
-    private readonly access: AccessService,
     private readonly revocations: CallerRevocations,
     private readonly events: EventBus,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     private readonly bundleLifecycle: BundleLifecycleRepository,
     private readonly members: MembershipService,
     private readonly routing: RoutingReportService,
+    private readonly actors: SessionActorService,
   ) {}
 
   /**
@@ -97,6 +97,7 @@ export class ClarificationService implements OnModuleInit, LongPollEndings {
           question_total: questions.length,
           context,
           status: ClarificationStatus.Pending,
+          asked_by: input.askedBy,
           ...(routing === undefined ? {} : { routing: routing.stored }),
           ...(action === undefined ? {} : action),
         },
@@ -142,12 +143,10 @@ export class ClarificationService implements OnModuleInit, LongPollEndings {
     return storedRouting(routing, await this.members.namesOf([...new Set(namedUserIds(routing))]));
   }
 
-  /** Asking through REST: the caller must see the session (a foreign one is "not found"). */
-  async askAs(caller: Caller, input: AskInput): Promise<AskResult> {
-    if (!(await this.access.authorizeSessionAccess(caller, input.sessionId))) {
-      throw new ClarificationError(ClarificationErrorCode.NotFound, 'session not found');
-    }
-    return this.ask(input);
+  /** Asking through REST: the session's own act (its agent, its opener, an admin); one who does not see the session gets its "not found". */
+  async askAs(caller: Caller, input: Omit<AskInput, 'askedBy'>): Promise<AskResult> {
+    await this.actors.authorizeAct(caller, input.sessionId);
+    return this.ask({ ...input, askedBy: receiptIdentityOf(caller) });
   }
 
   /**
@@ -253,6 +252,7 @@ export class ClarificationService implements OnModuleInit, LongPollEndings {
   async cancel(caller: Caller, pendingId: string): Promise<void> {
     const { rows } = await this.authorizeBundle(caller, pendingId);
     const sessionId = (rows[0]).task_session_id;
+    await this.actors.authorizeAct(caller, sessionId);
     const cancelled = await inTransaction(this.dataSource, async (manager) => {
       await this.sessions.lockById(sessionId, manager);
       return this.bundleLifecycle.cancelBundle(pendingId, manager);

@@ -30,6 +30,12 @@ export function actionOfRows(rows: readonly BundleRow[]): { action: Action | nul
   return stored?.action && typeof stored.action_digest === 'string' ? { action: stored.action, action_digest: stored.action_digest } : { action: null, action_digest: null };
 }
 
+/** Who asked the bundle, as its rows record it; a bundle asked before that was recorded names nobody (`{kind: "unknown", id: null}`). */
+export function askedByOfRows(rows: readonly BundleRow[]): { kind: string; id: string | null } {
+  const recorded = rows[0]?.metadata.asked_by;
+  return recorded && typeof recorded.kind === 'string' ? { kind: recorded.kind, id: typeof recorded.id === 'string' ? recorded.id : null } : { kind: 'unknown', id: null };
+}
+
 /** `{action, action_digest}` when the bundle was asked with an action; nothing otherwise (it reads as before). */
 function boundAction(rows: readonly BundleRow[]): { action?: Action; action_digest?: string } {
   const { action, action_digest: digest } = actionOfRows(rows);

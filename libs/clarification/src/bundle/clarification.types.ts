@@ -96,6 +96,8 @@ export interface BundleRowMetadata {
   /** The action the bundle's answer authorizes (stored on every row of the bundle) and its digest. */
   action?: Action;
   action_digest?: string;
+  /** Who asked the bundle (stored on every row of the bundle): its receipt names them. */
+  asked_by?: { kind: string; id: string | null };
   /** The resolution's receipt: written by the winning claim with the resolution, removed by a rollback. */
   receipt?: string;
 }

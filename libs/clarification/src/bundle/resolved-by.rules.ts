@@ -29,8 +29,8 @@ export function winnerIdentity(caller: Caller, surface: ResolutionSurface): Winn
   return { kind: caller.kind, user_id: caller.kind === 'user' ? caller.userId : null, surface };
 }
 
-/** Who answered, as a receipt names them: the caller's kind and id (the user's; the agent's session; null for admin and synthetic). */
-export function answererOf(caller: Caller): { kind: Caller['kind']; id: string | null } {
+/** Who asked or answered, as a receipt names them: the caller's kind and id (the user's; the agent's session; null for admin and synthetic). */
+export function receiptIdentityOf(caller: Caller): { kind: Caller['kind']; id: string | null } {
   switch (caller.kind) {
     case 'user':
       return { kind: caller.kind, id: caller.userId };

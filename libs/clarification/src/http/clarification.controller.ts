@@ -34,7 +34,8 @@ export class ClarificationController {
   @Post('request')
   @ApiOkResponse({ type: PendingIdDoc })
   @ApiJsonBody()
-  @ApiErrors(404, 409, 429)
+  @ApiErrors(403, 404, 409, 429)
+  @AcceptsSessionAgent()
   @RateLimited(RateLimitKind.Asks)
   @HttpCode(200)
   async create(@CurrentCaller() caller: Caller, @Body() body: CreateClarificationDto) {
@@ -80,7 +81,7 @@ export class ClarificationController {
 
   /**
    * R10: 200 for the winner and for a loser to a resolved winner; 409 not active; 400; 404; 500.
-   * The inbox page says it is the page with `X-Parley-Surface: web` (recorded as who answered).
+   * Recorded as `web` when the browser session's cookie authenticated it (the page's header only while auth is disabled).
    */
   @Post(':id/respond')
   @ApiOkResponse({ type: RespondResultDoc })
@@ -94,13 +95,14 @@ export class ClarificationController {
     @Body() body: RespondDto,
     @Headers(SURFACE_HEADER) surface: string | undefined,
   ) {
-    const resolution = await this.resolver.resolve(caller, pendingId, body, surfaceOfRequest(surface));
+    const resolution = await this.resolver.resolve(caller, pendingId, body, surfaceOfRequest(caller, surface));
     return { success: true, ...serializeResolution(resolution) };
   }
 
   @Post(':id/cancel')
   @ApiOkResponse({ type: SuccessDoc })
-  @ApiErrors(404, 409)
+  @ApiErrors(403, 404, 409)
+  @AcceptsSessionAgent()
   @HttpCode(200)
   async cancel(@CurrentCaller() caller: Caller, @Param('id') pendingId: string) {
     await this.clarifications.cancel(caller, pendingId);

@@ -15,7 +15,7 @@ import { DeliveryService } from '../delivery/delivery.service.js';
 import type { Resolution } from './resolution.envelope.js';
 import type { ResolutionSurface } from '../bundle/resolution-surface.types.js';
 import { claimedOutcome, type NormalizedOutcome, type ResolutionInput, validateOutcome } from './resolution.validation.js';
-import { answererOf, winnerIdentity } from '../bundle/resolved-by.rules.js';
+import { receiptIdentityOf, winnerIdentity } from '../bundle/resolved-by.rules.js';
 import { Settlement, settlementOf, winnerStatus } from '../bundle/settlement.rules.js';
 import type { BallotResult } from '../delivery/delivery.types.js';
 import { type Ballot, ballotOfOutcome, mayAnswer, notEligible, routingOf, voterOf } from '../routing/routing.rules.js';
@@ -157,7 +157,7 @@ export class ResolveBundleService {
               session: bundle.session,
               outcome,
               winner: winnerIdentity(caller, surface),
-              answeredBy: answererOf(caller),
+              answeredBy: receiptIdentityOf(caller),
               audit: { attemptId: attempt.id, rejectReason: rejectReasonOf(input) },
               ballot,
             });

@@ -1,10 +1,12 @@
 import { Body, Controller, Get, Header, HttpCode, Post } from '@nestjs/common';
 import { ApiOkResponse, ApiTags } from '@nestjs/swagger';
-import { ApiErrors, ApiJsonBody, ApiPublic, Public } from '#common';
+import { AcceptsSessionAgent, type Caller, CurrentCaller } from '#authorization';
+import { ApiCaller, ApiErrors, ApiJsonBody, ApiPublic, Public } from '#common';
 import { RateLimited, RateLimitKind } from '#rate-limit';
 import { ReceiptKeysService } from '../keys/receipt-keys.service.js';
+import { ReceiptRedemptionService } from '../redeem/receipt-redemption.service.js';
 import { ReceiptService } from '../verify/receipt.service.js';
-import { JwksDoc, ReceiptVerdictDoc, VerifyReceiptDto } from './receipts.dto.js';
+import { JwksDoc, RedeemReceiptDto, RedemptionDoc, ReceiptVerdictDoc, VerifyReceiptDto } from './receipts.dto.js';
 
 /** How long a client may cache the key set: a rotated-in key is used at once, so not long. */
 const JWKS_MAX_AGE_SECONDS = 300;
@@ -37,6 +39,25 @@ export class ReceiptsController {
   @ApiErrors(429)
   @RateLimited(RateLimitKind.Verifications)
   verify(@Body() body: VerifyReceiptDto) {
-    return this.receipts.verifyRequest(body.receipt, body.action);
+    return this.receipts.verifyRequest(body.receipt, body.action, body.expect);
+  }
+}
+
+/** Spending a receipt: only the identity that asked may, once per receipt across every replica. */
+@ApiTags('receipts')
+@ApiCaller()
+@Controller('api/v1/receipts')
+export class ReceiptRedemptionController {
+  constructor(private readonly redemptions: ReceiptRedemptionService) {}
+
+  @Post('redeem')
+  @HttpCode(200)
+  @ApiOkResponse({ type: RedemptionDoc, description: '{redeemed: true, claims} once; then {redeemed: false, reason: "already_redeemed"}' })
+  @ApiJsonBody()
+  @ApiErrors(403, 429)
+  @AcceptsSessionAgent()
+  @RateLimited(RateLimitKind.Verifications)
+  redeem(@CurrentCaller() caller: Caller, @Body() body: RedeemReceiptDto) {
+    return this.redemptions.redeem(caller, body.receipt, body.action, body.expect);
   }
 }

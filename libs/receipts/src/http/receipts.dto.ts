@@ -22,11 +22,48 @@ export class VerifyReceiptDto {
   @IsOptional()
   @IsObject()
   action?: unknown;
+
+  @ApiPropertyOptional({ type: () => ReceiptExpectationDoc, description: 'What the receipt must say (each field given must hold), else expectation_mismatch' })
+  @IsOptional()
+  @IsObject()
+  expect?: unknown;
+}
+
+/** POST /api/v1/receipts/redeem: spend a receipt, once, for the action about to run. */
+export class RedeemReceiptDto {
+  @ApiProperty({ description: 'The compact JWS of a receipt', maxLength: RECEIPT_MAX_CHARACTERS })
+  @IsString()
+  @IsNotEmpty()
+  @MaxLength(RECEIPT_MAX_CHARACTERS)
+  receipt!: string;
+
+  @ApiProperty({ type: ActionDoc, description: "The action about to run: it must be the one the receipt's action_digest was signed over" })
+  @IsObject()
+  action!: unknown;
+
+  @ApiPropertyOptional({ type: () => ReceiptExpectationDoc, description: 'What the receipt must say (each field given must hold), else expectation_mismatch' })
+  @IsOptional()
+  @IsObject()
+  expect?: unknown;
 }
 
 export class AnsweredByDoc {
   @ApiProperty({ enum: ['user', 'admin', 'agent', 'synthetic'] }) kind!: string;
   @ApiProperty({ type: String, nullable: true, description: "The user's id, or the agent's session id; null for admin and synthetic" }) id!: string | null;
+}
+
+const SELECTIONS_SCHEMA = {
+  type: 'object',
+  additionalProperties: { type: 'array', items: { type: 'string' } },
+  description: 'Option ids chosen, per question id',
+  example: { go: ['yes'] },
+} as const;
+
+export class ReceiptExpectationDoc {
+  @ApiPropertyOptional() pending_id?: string;
+  @ApiPropertyOptional({ enum: ['answered', 'rejected'] }) outcome?: string;
+  @ApiPropertyOptional({ ...SELECTIONS_SCHEMA, description: 'For each question named: exactly these options were chosen' }) selections?: Record<string, string[]>;
+  @ApiPropertyOptional({ type: AnsweredByDoc }) asked_by?: AnsweredByDoc;
 }
 
 export class ReceiptClaimsDoc {
@@ -39,6 +76,8 @@ export class ReceiptClaimsDoc {
   @ApiProperty({ description: 'SHA-256 (hex) of the RFC 8785 canonical JSON of {answers, rejected}' }) answers_digest!: string;
   @ApiPropertyOptional({ description: 'SHA-256 (hex) of the RFC 8785 canonical JSON of the action {name, arguments}; absent without an action' })
   action_digest?: string;
+  @ApiProperty({ ...SELECTIONS_SCHEMA, description: 'Option ids chosen, per question id ({} for a rejection; free text is never in a receipt)' }) selections!: Record<string, string[]>;
+  @ApiProperty({ type: AnsweredByDoc, description: "Who asked: the session's agent, the identity that opened the session, or an admin" }) asked_by!: AnsweredByDoc;
   @ApiProperty({ type: AnsweredByDoc }) answered_by!: AnsweredByDoc;
   @ApiProperty({ enum: ['rest', 'web', 'graphql', 'mcp', 'command'] }) surface!: string;
   @ApiProperty() session_id!: string;
@@ -46,11 +85,24 @@ export class ReceiptClaimsDoc {
   @ApiProperty({ description: "The task's workspace ('' when none)" }) workspace_id!: string;
 }
 
+const INVALID_REASONS = ['malformed', 'bad_signature', 'unknown_key', 'expired', 'action_mismatch', 'expectation_mismatch', 'revoked'];
+
 export class ReceiptVerdictDoc {
   @ApiProperty() valid!: boolean;
   @ApiPropertyOptional({ type: ReceiptClaimsDoc, description: 'When valid' }) claims?: ReceiptClaimsDoc;
-  @ApiPropertyOptional({ enum: ['malformed', 'bad_signature', 'unknown_key', 'expired', 'action_mismatch'], description: 'When not valid' })
+  @ApiPropertyOptional({ enum: INVALID_REASONS, description: 'When not valid' })
   reason?: string;
+  @ApiPropertyOptional({ type: [String], description: 'With expectation_mismatch: the expectation fields that do not hold (`outcome`, `selections.<question id>`, …)' })
+  mismatch?: string[];
+}
+
+export class RedemptionDoc {
+  @ApiProperty({ description: 'True exactly once per receipt' }) redeemed!: boolean;
+  @ApiPropertyOptional({ type: ReceiptClaimsDoc, description: 'When redeemed' }) claims?: ReceiptClaimsDoc;
+  @ApiPropertyOptional({ enum: [...INVALID_REASONS, 'already_redeemed'], description: 'When not redeemed' })
+  reason?: string;
+  @ApiPropertyOptional({ type: [String], description: 'With expectation_mismatch: the expectation fields that do not hold' })
+  mismatch?: string[];
 }
 
 export class JwkDoc {

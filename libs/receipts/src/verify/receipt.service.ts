@@ -6,18 +6,42 @@ import { actionDigest, parseAction } from '../action/action.rules.js';
 import type { Action } from '../action/action.types.js';
 import { canonicalDigest } from '../action/canonical-digest.js';
 import { RECEIPT_ALG, ReceiptKeysService } from '../keys/receipt-keys.service.js';
+import { type ReceiptRecord, ReceiptRecordRepository } from '../redeem/receipt-record.repository.js';
 import { ReceiptError } from '../receipts.errors.js';
-import { type ReceiptClaims, ReceiptInvalidReason, type ReceiptSubject, type ReceiptVerdict } from './receipt.types.js';
+import { parseExpectation, unmetExpectations } from './receipt-expectation.rules.js';
+import {
+  type PlainInvalidReason,
+  type ReceiptClaims,
+  type ReceiptExpectation,
+  ReceiptInvalidReason,
+  type ReceiptSelections,
+  type ReceiptSubject,
+  type ReceiptVerdict,
+} from './receipt.types.js';
 
 /** The JWS `typ` of a receipt. */
 export const RECEIPT_TYPE = 'parley-receipt+jwt';
 
 /** The claims a receipt must carry to be one (besides `action_digest`, present only with an action). */
-const REQUIRED_CLAIMS = ['iss', 'sub', 'jti', 'iat', 'exp', 'outcome', 'answers_digest', 'answered_by', 'surface', 'session_id', 'task_id', 'workspace_id'];
+const REQUIRED_CLAIMS = ['iss', 'sub', 'jti', 'iat', 'exp', 'outcome', 'answers_digest', 'selections', 'asked_by', 'answered_by', 'surface', 'session_id', 'task_id', 'workspace_id'];
 
 /** A resolution's digest: SHA-256 over the canonical JSON of `{answers, rejected}` as every surface reports them. */
 export function answersDigest(resolution: ReceiptSubject['resolution']): string {
   return canonicalDigest({ answers: resolution.answers, rejected: resolution.rejected });
+}
+
+/** A receipt's verdict on its signature, action and expectation, with what its bundle records of it. */
+export interface ReceiptStanding {
+  verdict: ReceiptVerdict;
+  record: ReceiptRecord;
+}
+
+const NOT_RECORDED: ReceiptRecord = { recorded: false, opened_by: null };
+
+/** The option ids chosen per question id; free text stays out of a receipt, and a rejection chose nothing. */
+function selectionsOf(resolution: ReceiptSubject['resolution']): ReceiptSelections {
+  if (resolution.rejected) return {};
+  return Object.fromEntries(resolution.answers.map((answer) => [answer.question_id, [...answer.selected_options]]));
 }
 
 /** Signs resolution receipts (one Ed25519 signature each) and verifies them against the published keys. */
@@ -26,6 +50,7 @@ export class ReceiptService {
   constructor(
     private readonly keys: ReceiptKeysService,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
+    private readonly records: ReceiptRecordRepository,
   ) {}
 
   /** The issuer every receipt names: PUBLIC_URL, or `parley`. */
@@ -41,6 +66,8 @@ export class ReceiptService {
       outcome: subject.outcome,
       answers_digest: answersDigest(subject.resolution),
       ...(subject.actionDigest === null ? {} : { action_digest: subject.actionDigest }),
+      selections: selectionsOf(subject.resolution),
+      asked_by: subject.askedBy,
       answered_by: subject.answeredBy,
       surface: subject.surface,
       session_id: subject.sessionId,
@@ -57,16 +84,44 @@ export class ReceiptService {
       .sign(key);
   }
 
-  /** A verification request: the action, when given, must be one (else a 400 naming the field). */
-  verifyRequest(receipt: string, action: unknown): Promise<ReceiptVerdict> {
-    if (action === undefined) return this.verify(receipt);
-    const parsed = parseAction(action);
-    if ('problem' in parsed) throw ReceiptError.invalid(parsed.problem);
-    return this.verify(receipt, parsed.action);
+  /** A verification or redemption request's action and expectation, validated (a 400 naming the field). */
+  parseRequest(action: unknown, expectation: unknown): { action: Action | undefined; expectation: ReceiptExpectation | undefined } {
+    let parsedAction: Action | undefined;
+    if (action !== undefined) {
+      const parsed = parseAction(action);
+      if ('problem' in parsed) throw ReceiptError.invalid(parsed.problem);
+      parsedAction = parsed.action;
+    }
+    return { action: parsedAction, expectation: parseExpectation(expectation) };
   }
 
-  /** Whether `receipt` is one this service signed, unexpired — and, given an action, signed over that action. */
-  async verify(receipt: string, action?: Action): Promise<ReceiptVerdict> {
+  /** A verification request: the action and expectation, when given, must be ones (else a 400 naming the field). */
+  verifyRequest(receipt: string, action: unknown, expectation: unknown): Promise<ReceiptVerdict> {
+    const request = this.parseRequest(action, expectation);
+    return this.verify(receipt, request.action, request.expectation);
+  }
+
+  /**
+   * Whether `receipt` is one this service signed, unexpired, over `action` when given, saying what
+   * `expectation` requires — and still recorded by its bundle (a rolled-back answer's receipt is revoked).
+   */
+  async verify(receipt: string, action?: Action, expectation?: ReceiptExpectation): Promise<ReceiptVerdict> {
+    const standing = await this.standing(receipt, action, expectation);
+    if (!standing.verdict.valid || standing.record.recorded) return standing.verdict;
+    return { valid: false, reason: ReceiptInvalidReason.Revoked };
+  }
+
+  /** The verdict before the database is asked, and — once it is a valid receipt — what the database records of it. */
+  async standing(receipt: string, action?: Action, expectation?: ReceiptExpectation): Promise<ReceiptStanding> {
+    const verdict = await this.verifySigned(receipt, action);
+    if (!verdict.valid) return { verdict, record: NOT_RECORDED };
+    const unmet = expectation === undefined ? [] : unmetExpectations(verdict.claims, expectation);
+    if (unmet.length > 0) return { verdict: { valid: false, reason: ReceiptInvalidReason.ExpectationMismatch, mismatch: unmet }, record: NOT_RECORDED };
+    return { verdict, record: await this.records.find(verdict.claims.sub, receipt, verdict.claims.session_id) };
+  }
+
+  /** Whether `receipt` is one this service signed, unexpired — and, given an action, signed over that action (no database read). */
+  private async verifySigned(receipt: string, action?: Action): Promise<ReceiptVerdict> {
     let kid: string | undefined;
     try {
       const header = decodeProtectedHeader(receipt);
@@ -92,7 +147,7 @@ export class ReceiptService {
   }
 }
 
-function reasonOf(error: unknown): ReceiptInvalidReason {
+function reasonOf(error: unknown): PlainInvalidReason {
   if (error instanceof errors.JWSSignatureVerificationFailed) return ReceiptInvalidReason.BadSignature;
   if (error instanceof errors.JWTExpired) return ReceiptInvalidReason.Expired;
   return ReceiptInvalidReason.Malformed;
