@@ -9,6 +9,8 @@ import { ListKeysetIndexes1765500000000 } from './1765500000000-list-keyset-inde
 import { Routing1765600000000 } from './1765600000000-routing.js';
 import { SharedRateLimits1765700000000 } from './1765700000000-shared-rate-limits.js';
 import { Receipts1765800000000 } from './1765800000000-receipts.js';
+import { InsiderTrust1765900000000 } from './1765900000000-insider-trust.js';
+import { CommandReceiptsPerCaller1765910000000 } from './1765910000000-command-receipts-per-caller.js';
 
 /** Every migration, in order. Listed explicitly so the ESM build needs no glob loading. */
 export const MIGRATIONS = [
@@ -23,4 +25,6 @@ export const MIGRATIONS = [
   Routing1765600000000,
   SharedRateLimits1765700000000,
   Receipts1765800000000,
+  InsiderTrust1765900000000,
+  CommandReceiptsPerCaller1765910000000,
 ];

@@ -14,6 +14,8 @@ import { ResourceAccessGuard } from './resource-access.guard.js';
 import { MembersController } from './members/members.controller.js';
 import { MembershipRepository } from './members/membership.repository.js';
 import { MembershipService } from './members/membership.service.js';
+import { SessionActorRepository } from './session-actor/session-actor.repository.js';
+import { SessionActorService } from './session-actor/session-actor.service.js';
 
 @Global()
 @Module({
@@ -27,9 +29,11 @@ import { MembershipService } from './members/membership.service.js';
     IdentityService,
     MembershipRepository,
     MembershipService,
+    SessionActorRepository,
+    SessionActorService,
     { provide: APP_GUARD, useClass: AuthGuard },
     { provide: APP_GUARD, useClass: ResourceAccessGuard },
   ],
-  exports: [AccessService, CallerRevocations, IdentityService, MembershipService],
+  exports: [AccessService, CallerRevocations, IdentityService, MembershipService, SessionActorService],
 })
 export class AuthorizationModule {}

@@ -14,3 +14,4 @@ export * from './token.js';
 export * from './caller-revocations.js';
 export * from './authorization.statements.js';
 export * from './members/membership.service.js';
+export * from './session-actor/session-actor.service.js';

@@ -4,6 +4,7 @@
  * `expectation_mismatch`; a receipt is spent at most once (`/redeem`, across replicas), only by the
  * identity that asked; `surface` is the server's word, not a header's.
  */
+import { Parley } from '@parley/client';
 import request from 'supertest';
 import { startApp, type TestApp } from '../../support/app.js';
 import { signIn } from '../../support/fixtures.js';
@@ -69,6 +70,17 @@ describe('receipts an executor can trust', () => {
     // A redemption with the same expectation spends nothing.
     expect((await redeem(t, bearer(crew.fixture.agentToken), { receipt, action: ACTION, expect: expectYes }).expect(200)).body).toEqual({ redeemed: false, reason: 'expectation_mismatch', mismatch: ['selections.go'] });
     expect((await redeem(t, bearer(crew.fixture.agentToken), { receipt, action: ACTION }).expect(200)).body.redeemed).toBe(true);
+  });
+
+  it('the client checks the same expectation offline, and redeems through the server once', async () => {
+    const { pendingId, receipt } = await decided('no', asOwner);
+    const agent = new Parley({ url: t.baseUrl, token: crew.fixture.agentToken });
+    const expectYes = { pending_id: pendingId, outcome: 'answered' as const, selections: { go: ['yes'] }, asked_by: { kind: 'agent' as const, id: crew.fixture.sessionId } };
+    expect(await agent.verifyReceipt(receipt, { action: ACTION, expect: expectYes })).toEqual({ valid: false, reason: 'expectation_mismatch', mismatch: ['selections.go'] });
+    const expectNo = { ...expectYes, selections: { go: ['no'] } };
+    expect(await agent.verifyReceipt(receipt, { action: ACTION, expect: expectNo })).toMatchObject({ valid: true });
+    expect(await agent.redeemReceipt(receipt, { action: ACTION, expect: expectNo })).toMatchObject({ redeemed: true, claims: { sub: pendingId } });
+    expect(await agent.redeemReceipt(receipt, { action: ACTION, expect: expectNo })).toEqual({ redeemed: false, reason: 'already_redeemed' });
   });
 
   it('a bad expectation is a 400 naming the field', async () => {

@@ -132,6 +132,8 @@ describe('receipts: actions on asks, signed receipts, verification', () => {
       outcome: 'answered',
       answers_digest: digestOf({ answers: ANSWERS, rejected: false }),
       action_digest: digestOf(REORDERED),
+      selections: { db: ['pg'], q2: ['q2_opt1'] },
+      asked_by: { kind: 'user', id: userId },
       answered_by: { kind: 'user', id: userId },
       surface: 'rest',
       session_id: sessionId,
@@ -245,6 +247,54 @@ describe('receipts: actions on asks, signed receipts, verification', () => {
       await agent.close();
     }
     expect((await t.db.query(`SELECT 1 FROM task_session_messages WHERE task_session_id = $1`, [fixture.sessionId])).rowCount).toBe(0);
+  });
+
+  it('an action JSON parsers could read differently, or whose name reorders text, is a 400 naming the field on REST and MCP; nothing is asked', async () => {
+    const fixture = await createRunningSession(t, { bearer: token });
+    const raw = (path: string, bearer: string, body: string) =>
+      request(t.baseUrl).post(path).set('authorization', `Bearer ${bearer}`).set('content-type', 'application/json').set('accept', 'application/json, text/event-stream').send(body);
+    const restBody = (action: string) => `{"session_id":${JSON.stringify(fixture.sessionId)},"questions":${JSON.stringify(TWO_QUESTIONS)},"action":${action}}`;
+    const mcpBody = (action: string) =>
+      `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"ask_user_question_kandev","arguments":{"questions":${JSON.stringify(TWO_QUESTIONS)},"action":${action}}}}`;
+    const twice = (path: string) => `${path} is given twice (a field name may appear once in an object)`;
+    const inexact = (path: string) => `${path} is a number that does not read as written (out of range, or more digits than a 64-bit float holds)`;
+
+    // Refused while the body is parsed (JSON.parse alone would keep the last "to", and read 9007199254740992 and Infinity).
+    for (const [action, field] of [
+      ['{"name":"pay","arguments":{"to":"alice","to":"mallory"}}', (root: string) => twice(`${root}.action.arguments.to`)],
+      ['{"name":"pay","name":"refund","arguments":{}}', (root: string) => twice(`${root}.action.name`)],
+      ['{"name":"pay","arguments":{"cents":9007199254740993}}', (root: string) => inexact(`${root}.action.arguments.cents`)],
+      ['{"name":"pay","arguments":{"cents":[1e400]}}', (root: string) => inexact(`${root}.action.arguments.cents[0]`)],
+    ] as const) {
+      const rest = await raw('/api/v1/clarification/request', token, restBody(action));
+      expect({ status: rest.status, body: rest.body as unknown }).toEqual({ status: 400, body: { error: field('body'), code: 'VALIDATION_ERROR' } });
+      const mcp = await raw('/mcp/session', fixture.agentToken, mcpBody(action));
+      expect({ status: mcp.status, message: (mcp.body as { error?: { message?: string } }).error?.message }).toEqual({ status: 400, message: field('body.params.arguments') });
+    }
+
+    // Refused by the action's own rules: an integer beyond ±(2^53−1) (exact as a double, not as every parser's integer), a bidi control in the name.
+    const agent = await connectMcp(t.baseUrl, { bearer: fixture.agentToken, path: '/mcp/session' });
+    try {
+      for (const [action, message] of [
+        [{ name: 'pay', arguments: { cents: 2 ** 53 } }, 'action.arguments.cents must be an integer from -9007199254740991 to 9007199254740991'],
+        [{ name: 'pay', arguments: { refs: [-(2 ** 60)] } }, 'action.arguments.refs[0] must be an integer from -9007199254740991 to 9007199254740991'],
+        [{ name: 'refund\u202Eexe.pdf', arguments: {} }, 'action.name must not contain the bidirectional control character U+202E'],
+        [{ name: '\u2066deploy\u2069', arguments: {} }, 'action.name must not contain the bidirectional control character U+2066'],
+      ] as const) {
+        const rest = await auth(request(t.baseUrl).post('/api/v1/clarification/request')).send({ session_id: fixture.sessionId, questions: TWO_QUESTIONS, action });
+        expect({ status: rest.status, body: rest.body as unknown }).toEqual({ status: 400, body: { error: message, code: 'VALIDATION_ERROR' } });
+        const refused = await agent.callError('ask_user_question_kandev', { questions: TWO_QUESTIONS, action });
+        expect({ code: refused.code, message: refused.message }).toEqual({ code: 'VALIDATION_ERROR', message });
+      }
+    } finally {
+      await agent.close();
+    }
+    expect((await t.db.query(`SELECT 1 FROM task_session_messages WHERE task_session_id = $1`, [fixture.sessionId])).rowCount).toBe(0);
+
+    // The largest exact integers and any finite double that reads as written are accepted, and kept as sent.
+    const exact = { name: 'pay', arguments: { max: 9007199254740991, min: -9007199254740991, ratio: 0.1, tiny: 5e-324 } };
+    const { pendingId } = await ask({ action: exact });
+    expect((await auth(request(t.baseUrl).get(`/api/v1/clarification/${pendingId}`)).expect(200)).body.action).toEqual(exact);
   });
 
   it('the in-session MCP ask takes an action; its result and the agent get the receipt', async () => {

@@ -6,7 +6,7 @@ import { ParleyMetrics } from '#observability';
 import { DatabaseAvailability, ProcessLease } from '#persistence';
 import { ReceiptService, type ReceiptSubject } from '#receipts';
 import { BundleRepository } from '../bundle/bundle.repository.js';
-import { resumePrompt, responseFor } from '../bundle/bundle.mapper.js';
+import { askedByOfRows, resumePrompt, responseFor } from '../bundle/bundle.mapper.js';
 import { ClarificationError, ClarificationErrorCode } from '../bundle/clarification.errors.js';
 import { type ClarificationRequest, type ClarificationResponse, ClarificationStatus } from '../bundle/clarification.types.js';
 import { settlementOf, Settlement } from '../bundle/settlement.rules.js';
@@ -41,6 +41,7 @@ function receiptSubject(target: Target, attempt: WinningAttempt, outcome: Normal
       rejected,
     },
     actionDigest: request.action_digest ?? null,
+    askedBy: askedByOfRows(attempt.rows),
     answeredBy: attempt.answeredBy,
     surface: attempt.winner.surface,
     sessionId: request.session_id,
@@ -56,7 +57,8 @@ const REMOTE_GRACE_MS = 1_000;
  * The winner's path (spec R1, R7, R7a): claim, then carry the answer to the agent — to its live wait
  * (here, or on the replica holding it), or by resuming it exactly once through its webhook or a queued
  * prompt. The answer becomes final only once delivered or accepted; until then the claim is owned by
- * this process's lease, and a failure rolls it back so the bundle is pending again.
+ * this process's lease, and a failure rolls it back so the bundle is pending again — except a resume
+ * whose outcome is unknown, which stays owed (ResumeHandoffService).
  */
 @Injectable()
 export class DeliveryService {

@@ -10,7 +10,7 @@ import { waitForOutcome, type WaitCalls } from './wait.loop.js';
 import type { Answer, BundleView, PendingBundle, Question, RespondResult, Routing, VoteReceipt } from './wire.types.js';
 import { ProjectionApi } from './projection.api.js';
 import { findBundleByMarker } from './bundle.finder.js';
-import { type ReceiptAction, type ReceiptVerdict, verifyReceipt, type VerifyReceiptOptions } from './receipt.verifier.js';
+import { type ReceiptAction, type ReceiptExpectation, type ReceiptVerdict, type Redemption, verifyReceipt, type VerifyReceiptOptions } from './receipt.verifier.js';
 
 export const DEFAULT_URL = 'http://127.0.0.1:3000';
 
@@ -195,6 +195,17 @@ export class Parley implements BundleOperations {
    */
   verifyReceipt(receipt: string, options: Omit<VerifyReceiptOptions, 'jwks' | 'jwksUrl'> = {}): Promise<ReceiptVerdict> {
     return verifyReceipt(receipt, { ...options, jwksUrl: new URL('/.well-known/jwks.json', this.url) });
+  }
+
+  /**
+   * Spends a receipt for the action about to run — at most once across every replica, and only as the
+   * identity that asked (this client's token must be the session's agent token or its opener's). Not
+   * retried: a lost reply reads `already_redeemed` on a second try, and the executor then does not act.
+   */
+  async redeemReceipt(receipt: string, options: { action: ReceiptAction; expect?: ReceiptExpectation; signal?: AbortSignal }): Promise<Redemption> {
+    const { signal } = options;
+    const body = { receipt, action: options.action, ...(options.expect === undefined ? {} : { expect: options.expect }) };
+    return (await this.transport.send(() => this.transport.api.POST('/api/v1/receipts/redeem', { body, signal }), signal)) as Redemption;
   }
 
   /** Cancels a live bundle: its waiters end with `cancelled`. */

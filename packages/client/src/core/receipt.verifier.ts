@@ -14,7 +14,33 @@ export type ReceiptClaims = components['schemas']['ReceiptClaimsDoc'];
 /** Why a receipt does not verify (the server's verification route answers the same reasons). */
 export type ReceiptInvalidReason = NonNullable<components['schemas']['ReceiptVerdictDoc']['reason']>;
 
-export type ReceiptVerdict = { valid: true; claims: ReceiptClaims } | { valid: false; reason: ReceiptInvalidReason };
+export type ReceiptVerdict =
+  | { valid: true; claims: ReceiptClaims }
+  | { valid: false; reason: Exclude<ReceiptInvalidReason, 'expectation_mismatch'> }
+  | { valid: false; reason: 'expectation_mismatch'; mismatch: string[] };
+
+/** A redemption: true exactly once per receipt; else why nothing was spent. */
+export type Redemption =
+  | { redeemed: true; claims: ReceiptClaims }
+  | { redeemed: false; reason: Exclude<ReceiptInvalidReason, 'expectation_mismatch'> | 'already_redeemed' }
+  | { redeemed: false; reason: 'expectation_mismatch'; mismatch: string[] };
+
+/** Who asked or answered, as a receipt names them. */
+export interface ReceiptIdentity {
+  kind: 'user' | 'agent' | 'admin' | 'synthetic';
+  id: string | null;
+}
+
+/**
+ * What the executor requires the receipt to say; each field given must hold. `selections`: for each
+ * question named, exactly these option ids were chosen (questions not named are not checked).
+ */
+export interface ReceiptExpectation {
+  pending_id?: string;
+  outcome?: 'answered' | 'rejected';
+  selections?: Record<string, string[]>;
+  asked_by?: ReceiptIdentity;
+}
 
 export interface VerifyReceiptOptions {
   /** The action about to run: the receipt must have been signed over exactly this one (key order does not matter). */
@@ -26,6 +52,28 @@ export interface VerifyReceiptOptions {
   issuer?: string;
   /** Verify as of this instant (default now). */
   currentDate?: Date;
+  /** What the receipt must say, else `expectation_mismatch` with the fields that do not hold. */
+  expect?: ReceiptExpectation;
+}
+
+function sameOptions(chosen: unknown, expected: readonly string[]): boolean {
+  if (!Array.isArray(chosen)) return false;
+  const wanted = new Set(expected);
+  return wanted.size === new Set(chosen).size && chosen.every((option) => wanted.has(option as string));
+}
+
+/** The expectation's fields the claims do not satisfy (`selections.<question id>` per question), as the server reports them. */
+export function unmetExpectations(claims: ReceiptClaims, expectation: ReceiptExpectation): string[] {
+  const unmet: string[] = [];
+  if (expectation.pending_id !== undefined && claims.sub !== expectation.pending_id) unmet.push('pending_id');
+  if (expectation.outcome !== undefined && claims.outcome !== expectation.outcome) unmet.push('outcome');
+  const selections: Record<string, unknown> = claims.selections;
+  for (const [questionId, options] of Object.entries(expectation.selections ?? {})) {
+    if (!sameOptions(Object.hasOwn(selections, questionId) ? selections[questionId] : undefined, options)) unmet.push(`selections.${questionId}`);
+  }
+  const asker = expectation.asked_by;
+  if (asker !== undefined && (claims.asked_by.kind !== asker.kind || claims.asked_by.id !== asker.id)) unmet.push('asked_by');
+  return unmet;
 }
 
 const TEXT = new TextEncoder();
@@ -60,7 +108,9 @@ function keySetOf(options: VerifyReceiptOptions) {
 
 /**
  * Checks a receipt offline, against the server's published keys: the signature (Ed25519), the
- * expiry and — given the action the executor is about to run — that the receipt was signed over it.
+ * expiry, — given the action the executor is about to run — that the receipt was signed over it, and
+ * — given an expectation — that it says what the executor requires. Offline, it cannot tell a receipt
+ * whose answer was rolled back, nor one already spent: redeem it (`Parley.redeemReceipt`) before acting.
  */
 export async function verifyReceipt(receipt: string, options: VerifyReceiptOptions): Promise<ReceiptVerdict> {
   try {
@@ -85,5 +135,7 @@ export async function verifyReceipt(receipt: string, options: VerifyReceiptOptio
     return { valid: false, reason: 'malformed' };
   }
   if (options.action !== undefined && claims.action_digest !== (await actionDigest(options.action))) return { valid: false, reason: 'action_mismatch' };
+  const unmet = options.expect === undefined ? [] : unmetExpectations(claims, options.expect);
+  if (unmet.length > 0) return { valid: false, reason: 'expectation_mismatch', mismatch: unmet };
   return { valid: true, claims };
 }

@@ -68,6 +68,22 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/receipts/redeem": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post: operations["ReceiptRedemption_redeem"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/admin/users": {
         parameters: {
             query?: never;
@@ -568,17 +584,36 @@ export interface components {
                 [key: string]: unknown;
             };
         };
-        VerifyReceiptDto: {
-            /** @description The compact JWS of a receipt */
-            receipt: string;
-            /** @description The action about to run: it must be the one the receipt's action_digest was signed over */
-            action?: components["schemas"]["ActionDoc"];
-        };
         AnsweredByDoc: {
             /** @enum {string} */
             kind: "user" | "admin" | "agent" | "synthetic";
             /** @description The user's id, or the agent's session id; null for admin and synthetic */
             id: string | null;
+        };
+        ReceiptExpectationDoc: {
+            pending_id?: string;
+            /** @enum {string} */
+            outcome?: "answered" | "rejected";
+            /**
+             * @description For each question named: exactly these options were chosen
+             * @example {
+             *       "go": [
+             *         "yes"
+             *       ]
+             *     }
+             */
+            selections?: {
+                [key: string]: string[];
+            };
+            asked_by?: components["schemas"]["AnsweredByDoc"];
+        };
+        VerifyReceiptDto: {
+            /** @description The compact JWS of a receipt */
+            receipt: string;
+            /** @description The action about to run: it must be the one the receipt's action_digest was signed over */
+            action?: components["schemas"]["ActionDoc"];
+            /** @description What the receipt must say (each field given must hold), else expectation_mismatch */
+            expect?: components["schemas"]["ReceiptExpectationDoc"];
         };
         ReceiptClaimsDoc: {
             /** @description PUBLIC_URL, or `parley` */
@@ -594,6 +629,19 @@ export interface components {
             answers_digest: string;
             /** @description SHA-256 (hex) of the RFC 8785 canonical JSON of the action {name, arguments}; absent without an action */
             action_digest?: string;
+            /**
+             * @description Option ids chosen, per question id ({} for a rejection; free text is never in a receipt)
+             * @example {
+             *       "go": [
+             *         "yes"
+             *       ]
+             *     }
+             */
+            selections: {
+                [key: string]: string[];
+            };
+            /** @description Who asked: the session's agent, the identity that opened the session, or an admin */
+            asked_by: components["schemas"]["AnsweredByDoc"];
             answered_by: components["schemas"]["AnsweredByDoc"];
             /** @enum {string} */
             surface: "rest" | "web" | "graphql" | "mcp" | "command";
@@ -610,7 +658,30 @@ export interface components {
              * @description When not valid
              * @enum {string}
              */
-            reason?: "malformed" | "bad_signature" | "unknown_key" | "expired" | "action_mismatch";
+            reason?: "malformed" | "bad_signature" | "unknown_key" | "expired" | "action_mismatch" | "expectation_mismatch" | "revoked";
+            /** @description With expectation_mismatch: the expectation fields that do not hold (`outcome`, `selections.<question id>`, …) */
+            mismatch?: string[];
+        };
+        RedeemReceiptDto: {
+            /** @description The compact JWS of a receipt */
+            receipt: string;
+            /** @description The action about to run: it must be the one the receipt's action_digest was signed over */
+            action: components["schemas"]["ActionDoc"];
+            /** @description What the receipt must say (each field given must hold), else expectation_mismatch */
+            expect?: components["schemas"]["ReceiptExpectationDoc"];
+        };
+        RedemptionDoc: {
+            /** @description True exactly once per receipt */
+            redeemed: boolean;
+            /** @description When redeemed */
+            claims?: components["schemas"]["ReceiptClaimsDoc"];
+            /**
+             * @description When not redeemed
+             * @enum {string}
+             */
+            reason?: "malformed" | "bad_signature" | "unknown_key" | "expired" | "action_mismatch" | "expectation_mismatch" | "revoked" | "already_redeemed";
+            /** @description With expectation_mismatch: the expectation fields that do not hold */
+            mismatch?: string[];
         };
         CreateUserDto: {
             name: string;
@@ -1160,6 +1231,102 @@ export interface operations {
             };
             /** @description Invalid input: the message names the field; nothing was changed */
             400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description The body is larger than BODY_LIMIT_BYTES */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description The body is not application/json */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description Rate limit exceeded; `Retry-After` says when to retry */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description Internal error (the body carries the request id) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description The database is unavailable, or an outcome is not settled yet; retry shortly (`Retry-After`) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+        };
+    };
+    ReceiptRedemption_redeem: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["RedeemReceiptDto"];
+            };
+        };
+        responses: {
+            /** @description {redeemed: true, claims} once; then {redeemed: false, reason: "already_redeemed"} */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RedemptionDoc"];
+                };
+            };
+            /** @description Invalid input: the message names the field; nothing was changed */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description No valid credential (auth enabled); `WWW-Authenticate: Bearer` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description A cookie-authenticated write from another origin (CSRF) */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2153,6 +2320,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBodyDto"];
                 };
             };
+            /** @description Rate limit exceeded; `Retry-After` says when to retry */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
             /** @description Internal error (the body carries the request id) */
             500: {
                 headers: {
@@ -2365,6 +2541,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBodyDto"];
                 };
             };
+            /** @description Rate limit exceeded; `Retry-After` says when to retry */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
             /** @description Internal error (the body carries the request id) */
             500: {
                 headers: {
@@ -2483,6 +2668,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBodyDto"];
                 };
             };
+            /** @description A cookie-authenticated write from another origin (CSRF) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
             /** @description Not found — or not yours: a denial looks exactly like a missing id */
             404: {
                 headers: {
@@ -2567,6 +2761,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBodyDto"];
                 };
             };
+            /** @description A cookie-authenticated write from another origin (CSRF) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
             /** @description Not found — or not yours: a denial looks exactly like a missing id */
             404: {
                 headers: {
@@ -2627,6 +2830,15 @@ export interface operations {
             };
             /** @description No valid credential (auth enabled); `WWW-Authenticate: Bearer` */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description A cookie-authenticated write from another origin (CSRF) */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2858,6 +3070,15 @@ export interface operations {
             };
             /** @description No valid credential (auth enabled); `WWW-Authenticate: Bearer` */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description A cookie-authenticated write from another origin (CSRF) */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3199,6 +3420,15 @@ export interface operations {
             };
             /** @description No valid credential (auth enabled); `WWW-Authenticate: Bearer` */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
+            /** @description A cookie-authenticated write from another origin (CSRF) */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
