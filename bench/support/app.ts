@@ -28,6 +28,7 @@ export const UNLIMITED_RATES: AppConfig['rateLimits'] = {
   answers: 1_000_000,
   lists: 1_000_000,
   asks: 1_000_000,
+  creations: 1_000_000,
   verifications: 1_000_000,
 };
 export const UNLIMITED_RATE_ENV: Record<string, string> = {
@@ -36,6 +37,7 @@ export const UNLIMITED_RATE_ENV: Record<string, string> = {
   RATE_LIMIT_ANSWERS: '1000000',
   RATE_LIMIT_LISTS: '1000000',
   RATE_LIMIT_ASKS: '1000000',
+  RATE_LIMIT_CREATIONS: '1000000',
   RATE_LIMIT_VERIFICATIONS: '1000000',
 };
 

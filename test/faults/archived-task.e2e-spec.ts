@@ -1,8 +1,8 @@
 /**
  * Asking on an archived task, or on a terminal session, is refused (409, the same
- * message on REST and on the in-session ask), checked under the session's lock in the ask's own
- * transaction — so however asks and the archive interleave, no active bundle is ever left on an
- * archived task.
+ * message on REST and on the in-session ask — whose agent token an ended session no longer
+ * authenticates), checked under the session's lock in the ask's own transaction — so however asks
+ * and the archive interleave, no active bundle is ever left on an archived task.
  */
 import request from 'supertest';
 import { startApp, type TestApp } from '../support/app.js';
@@ -63,13 +63,12 @@ describe('no question on an archived task or an ended session', () => {
     expect(await activeBundlesOfTask(fixture.taskId)).toEqual([]);
   });
 
-  it('on a terminal session both surfaces refuse with 409 "session has ended (COMPLETED)"', async () => {
+  it('on a terminal session REST refuses with 409 "session has ended (COMPLETED)"; the in-session surface takes its agent token no more (401)', async () => {
     const fixture = await createRunningSession(t);
     await api().patch(`/api/v1/sessions/${fixture.sessionId}`).send({ state: 'COMPLETED' }).expect(200);
-    expect(await refusals(fixture)).toEqual({
-      rest: { status: 409, body: { error: 'session has ended (COMPLETED)', code: 'CONFLICT' } },
-      mcp: { code: 'CONFLICT', message: 'session has ended (COMPLETED)' },
-    });
+    const rest = await api().post('/api/v1/clarification/request').send({ session_id: fixture.sessionId, questions: TWO_QUESTIONS });
+    expect({ status: rest.status, body: rest.body as unknown }).toEqual({ status: 409, body: { error: 'session has ended (COMPLETED)', code: 'CONFLICT' } });
+    await expect(connectMcp(t.baseUrl, { bearer: fixture.agentToken, path: '/mcp/session' })).rejects.toMatchObject({ code: 401 });
   });
 
   it('archive racing many asks (REST and in-session, on existing and newly created sessions) never leaves an active bundle on the archived task', async () => {

@@ -15,7 +15,7 @@ import { type Responder, startWebhookReceiver, type WebhookReceiver } from '../s
 
 const WEBHOOK_TIMEOUT_MS = 1_000;
 const REPLICA_ENV = {
-  WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true',
+  OUTBOUND_ALLOW_PRIVATE_TARGETS: 'true',
   WEBHOOK_POLL_INTERVAL_MS: '50',
   WEBHOOK_RETRY_BASE_MS: '50',
   WEBHOOK_RETRY_MAX_MS: '200',

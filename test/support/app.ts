@@ -35,6 +35,8 @@ export async function startApp(options: StartOptions = {}): Promise<TestApp> {
     port: 0,
     logLevel: 'silent',
     adminToken: TEST_ADMIN_TOKEN,
+    // The tests' receivers listen on 127.0.0.1; a test of the outbound policy itself turns this off.
+    outbound: { allowPrivateTargets: true },
     ...options.config,
     databaseUrl,
   };

@@ -57,6 +57,8 @@ export function launchServer(options: { env?: Record<string, string>; dataDir: s
     PORT: String(options.port),
     LOG_LEVEL: 'info',
     AUTH_MODE: 'disabled',
+    // The tests' receivers listen on 127.0.0.1 (see startApp).
+    OUTBOUND_ALLOW_PRIVATE_TARGETS: 'true',
     ...options.env,
   };
   if (!options.env || !('DATABASE_URL' in options.env)) delete env.DATABASE_URL;

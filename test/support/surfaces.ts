@@ -125,10 +125,10 @@ export async function submit(surface: Surface, client: SurfaceClient, pendingId:
   return { kind: 'resolved', envelope: JSON.parse(outcome.text) as Envelope };
 }
 
-/** The errors that say "no final answer yet — retry": a rolled-back delivery (500) or an unsettled one (503). */
+/** The errors that say "no final answer yet — retry": a failed delivery (500) or an unsettled one (503). */
 export function isRetryable(outcome: Outcome): boolean {
   if (outcome.kind !== 'error') return false;
-  const rolledBack = ['500', 'INTERNAL_ERROR'].includes(outcome.code) && /pending again and the answer can be retried$/.test(outcome.message);
+  const rolledBack = ['500', 'INTERNAL_ERROR'].includes(outcome.code) && /the answer can be retried$/.test(outcome.message);
   const unsettled = ['503', 'UNAVAILABLE'].includes(outcome.code);
   return rolledBack || unsettled;
 }

@@ -8,6 +8,7 @@ import { DecisionsModule } from '#decisions';
 import { ParleyGraphqlModule } from '#graphql';
 import { McpModule } from '#mcp';
 import { LoggingModule, MetricsModule } from '#observability';
+import { OutboundModule } from '#outbound';
 import { PersistenceModule } from '#persistence';
 import { RateLimitModule } from '#rate-limit';
 import { ReceiptsModule } from '#receipts';
@@ -22,6 +23,7 @@ export class AppModule {
       module: AppModule,
       imports: [
         ConfigModule.forRoot(config),
+        OutboundModule.forRoot(config.outbound),
         LoggingModule.forRoot(logger),
         MetricsModule,
         EventBusModule,

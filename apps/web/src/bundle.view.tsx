@@ -7,6 +7,7 @@ import { type Action, assertNever, assignedLine, type Bundle, prettyArguments, t
 import { ResolvedByLine, useResolvedBy } from './resolved-by.view.js';
 import { respond, type RespondBody, type RespondOutcome, SKIP } from './respond.api.js';
 import { SignedOutError } from './http.js';
+import { VisibleControls } from './visible-controls.view.js';
 
 interface Props {
   pendingId: string;
@@ -252,14 +253,22 @@ function BundleForm({ bundle, settlement, dispatch, onSignedOut }: FormProps) {
   );
 }
 
-/** The action an answer authorizes, above the questions: its name and its arguments, pretty-printed. */
+/**
+ * The action an answer authorizes, above the questions: its name and its arguments, pretty-printed —
+ * bidirectional controls shown as marked escapes, so the text reads as what is approved.
+ */
 function ActionView({ action }: { action: Action }) {
   return (
     <section class="bundle__action" aria-label="Action to authorize">
       <p>
-        Answering authorizes: <code class="bundle__action-name">{action.name}</code>
+        Answering authorizes:{' '}
+        <code class="bundle__action-name">
+          <VisibleControls text={action.name} />
+        </code>
       </p>
-      <pre class="bundle__action-arguments">{prettyArguments(action)}</pre>
+      <pre class="bundle__action-arguments">
+        <VisibleControls text={prettyArguments(action)} />
+      </pre>
     </section>
   );
 }

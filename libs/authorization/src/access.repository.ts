@@ -30,6 +30,12 @@ export const VISIBLE_WORKSPACES = namedStatement(
    ORDER BY id`,
 );
 
+/**
+ * The terminal session states (TERMINAL_SESSION_STATES of libs/tasks, which sits above this lib and
+ * cannot be imported here); test/e2e/mcp/session-mcp.e2e-spec.ts walks every state to hold the two together.
+ */
+const ENDED_SESSION_STATES_SQL = `('COMPLETED', 'FAILED', 'CANCELLED')`;
+
 @Injectable()
 export class AccessRepository {
   constructor(private readonly dataSource: DataSource) {}
@@ -69,10 +75,11 @@ export class AccessRepository {
     return row?.task_id;
   }
 
-  findSessionByAgentToken(tokenSha256: string): Promise<{ id: string; task_id: string } | undefined> {
-    return queryRow<{ id: string; task_id: string }>(
+  /** The session an agent token belongs to, while it has not ended: an ended session's token authenticates nothing. */
+  findSessionByAgentToken(tokenSha256: string): Promise<{ id: string; task_id: string; opened_by: string } | undefined> {
+    return queryRow<{ id: string; task_id: string; opened_by: string }>(
       this.dataSource,
-      `SELECT id, task_id FROM task_sessions WHERE agent_token_sha256 = $1`,
+      `SELECT id, task_id, opened_by FROM task_sessions WHERE agent_token_sha256 = $1 AND state NOT IN ${ENDED_SESSION_STATES_SQL}`,
       [tokenSha256],
     );
   }

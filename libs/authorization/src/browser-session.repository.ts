@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { queryRow, queryRows } from '#persistence';
-import { REVOCATION_CHANNEL } from './caller-revocations.js';
+import { REVOCATION_CHANNEL } from './revocation.channel.js';
 
 export interface NewBrowserSession {
   id: string;
@@ -16,7 +16,13 @@ export interface LiveBrowserSession {
   id: string;
   user_id: string;
   token_id: string;
+  /** How long it lives unless used again: until its idle expiry, or its absolute one if sooner. */
+  ends_in_ms: number;
 }
+
+/** Milliseconds from now to the session's end unless it is used again (the sooner of its two expiries). */
+const ENDS_IN_MS = (idleExpiresAt: string, expiresAt: string) =>
+  `(EXTRACT(EPOCH FROM LEAST(${idleExpiresAt}, ${expiresAt}) - clock_timestamp()) * 1000)::float8`;
 
 @Injectable()
 export class BrowserSessionRepository {
@@ -41,13 +47,13 @@ export class BrowserSessionRepository {
   /**
    * The user of a live session: not idle or absolutely expired, its token not revoked. Its idle
    * expiry is pushed forward (never past the absolute one) once `touchAfterMs` has passed since the
-   * last push, so most reads write nothing.
+   * last push, so most reads write nothing. `ends_in_ms` counts from the pushed expiry.
    */
   async use(sessionSha256: string, idleTimeoutMs: number, touchAfterMs: number): Promise<LiveBrowserSession | undefined> {
     return queryRow<LiveBrowserSession>(
       this.dataSource,
       `WITH live AS (
-         SELECT s.id, s.user_id, s.token_id, s.last_seen_at
+         SELECT s.id, s.user_id, s.token_id, s.last_seen_at, s.idle_expires_at, s.expires_at
            FROM browser_sessions s
            JOIN access_tokens t ON t.id = s.token_id AND t.revoked_at IS NULL
           WHERE s.session_sha256 = $1
@@ -59,10 +65,28 @@ export class BrowserSessionRepository {
                 idle_expires_at = LEAST(clock_timestamp() + make_interval(secs => $2::double precision / 1000), s.expires_at)
            FROM live
           WHERE s.id = live.id AND live.last_seen_at < clock_timestamp() - make_interval(secs => $3::double precision / 1000)
+         RETURNING s.id, s.idle_expires_at
        )
-       SELECT id, user_id, token_id FROM live`,
+       SELECT live.id, live.user_id, live.token_id, ${ENDS_IN_MS('COALESCE(touched.idle_expires_at, live.idle_expires_at)', 'live.expires_at')} AS ends_in_ms
+         FROM live LEFT JOIN touched ON touched.id = live.id`,
       [sessionSha256, idleTimeoutMs, touchAfterMs],
     );
+  }
+
+  /**
+   * How long the session (by id) lives unless used again, without using it; undefined once it has
+   * ended — expired, signed out, or its token revoked.
+   */
+  async endsInMs(id: string): Promise<number | undefined> {
+    const row = await queryRow<{ ends_in_ms: number }>(
+      this.dataSource,
+      `SELECT ${ENDS_IN_MS('s.idle_expires_at', 's.expires_at')} AS ends_in_ms
+         FROM browser_sessions s
+         JOIN access_tokens t ON t.id = s.token_id AND t.revoked_at IS NULL
+        WHERE s.id = $1 AND s.idle_expires_at > clock_timestamp() AND s.expires_at > clock_timestamp()`,
+      [id],
+    );
+    return row?.ends_in_ms;
   }
 
   /** Ends the session and tells every process, so streams it opened close (CallerRevocations). */

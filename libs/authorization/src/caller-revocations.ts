@@ -1,9 +1,8 @@
 import { Injectable, type OnModuleInit } from '@nestjs/common';
 import { DatabaseListener } from '#persistence';
+import { BrowserSessionRepository } from './browser-session.repository.js';
 import type { Caller } from './caller.js';
-
-/** The NOTIFY channel a revocation (token revoked, browser session ended) is announced on, in its transaction. */
-export const REVOCATION_CHANNEL = 'parley_revoked';
+import { REVOCATION_CHANNEL } from './revocation.channel.js';
 
 /** What `watch` returns for a caller no revocation can reach, and a watch not started yet (shared: a parked long poll holds it). */
 export const UNWATCHED = (): void => undefined;
@@ -15,6 +14,17 @@ export const UNWATCHED = (): void => undefined;
  */
 export type MembershipWatch = { readonly workspaceId: string } | { readonly recheck: () => void };
 
+/** setTimeout's longest delay: a browser session that ends later is looked at again then. */
+const LONGEST_TIMER_MS = 2 ** 31 - 1;
+
+interface Watcher {
+  readonly caller: Caller;
+  readonly membership: MembershipWatch | undefined;
+  readonly onRevoked: () => void;
+  /** For a caller signed in by a browser session: the timer set for its end. */
+  expiry?: NodeJS.Timeout;
+}
+
 interface Revocation {
   token_id?: string;
   browser_session_id?: string;
@@ -24,14 +34,17 @@ interface Revocation {
 
 /**
  * Revocation that bites what is already open: a long poll or a subscription holds the caller it was
- * opened with; when that caller's token is revoked, or its browser session ends — on any replica —
- * whatever it holds is ended, before it can receive another answer or event.
+ * opened with; when that caller's token is revoked, or its browser session ends — signed out on any
+ * replica, or expired — whatever it holds is ended, before it can receive another answer or event.
  */
 @Injectable()
 export class CallerRevocations implements OnModuleInit {
-  private readonly watchers = new Set<{ caller: Caller; membership: MembershipWatch | undefined; onRevoked: () => void }>();
+  private readonly watchers = new Set<Watcher>();
 
-  constructor(private readonly listener: DatabaseListener) {}
+  constructor(
+    private readonly listener: DatabaseListener,
+    private readonly browserSessions: BrowserSessionRepository,
+  ) {}
 
   onModuleInit(): void {
     this.listener.listen(REVOCATION_CHANNEL, (payload) => {
@@ -52,21 +65,52 @@ export class CallerRevocations implements OnModuleInit {
   }
 
   /**
-   * Calls `onRevoked` (once) when the caller's credential is revoked, or as `membership` says when one
-   * of the caller's memberships is removed; the returned function stops watching.
+   * Calls `onRevoked` (once) when the caller's credential is revoked or its browser session ends, or
+   * as `membership` says when one of the caller's memberships is removed; the returned function stops watching.
    */
   watch(caller: Caller, onRevoked: () => void, membership?: MembershipWatch): () => void {
     if (caller.kind !== 'user' || (!caller.grant && membership === undefined)) return UNWATCHED;
-    const watcher = {
+    const watcher: Watcher = {
       caller,
       membership,
       onRevoked: () => {
-        this.watchers.delete(watcher);
+        this.stop(watcher);
         onRevoked();
       },
     };
     this.watchers.add(watcher);
-    return () => this.watchers.delete(watcher);
+    const grant = caller.grant;
+    if (grant?.browserSessionId !== undefined && grant.browserSessionEndsAt !== undefined) {
+      this.expireWith(watcher, grant.browserSessionId, grant.browserSessionEndsAt - Date.now());
+    }
+    return () => this.stop(watcher);
+  }
+
+  private stop(watcher: Watcher): void {
+    this.watchers.delete(watcher);
+    clearTimeout(watcher.expiry);
+  }
+
+  /**
+   * A browser session also ends by expiring, which no NOTIFY announces. What is open with it does not
+   * use it (a subscription would otherwise keep itself alive), so at the end the session had when last
+   * seen, it is read again: used meanwhile by a request, it lives on to its new end; else — or when
+   * it cannot be read, so its end cannot be shown to have moved — the watcher is revoked.
+   */
+  private expireWith(watcher: Watcher, browserSessionId: string, endsInMs: number): void {
+    watcher.expiry = setTimeout(() => {
+      this.browserSessions.endsInMs(browserSessionId).then(
+        (left) => {
+          if (!this.watchers.has(watcher)) return;
+          if (left === undefined) watcher.onRevoked();
+          else this.expireWith(watcher, browserSessionId, left);
+        },
+        () => {
+          if (this.watchers.has(watcher)) watcher.onRevoked();
+        },
+      );
+    }, Math.min(Math.max(endsInMs, 0), LONGEST_TIMER_MS));
+    watcher.expiry.unref();
   }
 }
 

@@ -7,7 +7,7 @@ export type Caller =
   | { readonly kind: 'synthetic' }
   | { readonly kind: 'admin' }
   | { readonly kind: 'user'; readonly userId: string; readonly grant?: CallerGrant }
-  | { readonly kind: 'agent'; readonly sessionId: string; readonly taskId: string };
+  | { readonly kind: 'agent'; readonly sessionId: string; readonly taskId: string; readonly openedBy: string };
 
 export const SYNTHETIC_CALLER: Caller = Object.freeze({ kind: 'synthetic' });
 export const ADMIN_CALLER: Caller = Object.freeze({ kind: 'admin' });
@@ -16,6 +16,8 @@ export const ADMIN_CALLER: Caller = Object.freeze({ kind: 'admin' });
 export interface CallerGrant {
   readonly tokenId: string;
   readonly browserSessionId?: string;
+  /** When (epoch ms) that browser session ends unless another request uses it: what is open with it ends then. */
+  readonly browserSessionEndsAt?: number;
 }
 
 export function userCaller(userId: string, grant?: CallerGrant): Caller {
@@ -23,7 +25,7 @@ export function userCaller(userId: string, grant?: CallerGrant): Caller {
 }
 
 export function agentCaller(agent: SessionAgent): Caller {
-  return { kind: 'agent', sessionId: agent.sessionId, taskId: agent.taskId };
+  return { kind: 'agent', sessionId: agent.sessionId, taskId: agent.taskId, openedBy: agent.openedBy };
 }
 
 /** Who a caller is, for a log line: `synthetic`, `admin`, `user:<id>` or `agent:<session id>` (never a credential). */
@@ -39,7 +41,7 @@ export function callerId(caller: Caller): string {
   }
 }
 
-export function isAdmin(caller: Caller): boolean {
+export function isAdmin(caller: { readonly kind: Caller['kind'] }): boolean {
   return caller.kind === 'synthetic' || caller.kind === 'admin';
 }
 
@@ -65,4 +67,6 @@ export function callerReach(caller: Caller): CallerReach {
 export interface SessionAgent {
   readonly sessionId: string;
   readonly taskId: string;
+  /** Who opened the session, as callerId names it ('' for a session opened before that was recorded). */
+  readonly openedBy: string;
 }

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { namedStatement, queryRow, queryRows } from '#persistence';
-import { REVOCATION_CHANNEL } from './caller-revocations.js';
+import { REVOCATION_CHANNEL } from './revocation.channel.js';
 
 export interface UserRow {
   id: string;

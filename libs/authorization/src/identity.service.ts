@@ -96,7 +96,7 @@ export class IdentityService {
   async authenticateSessionAgent(credential: string): Promise<SessionAgent | undefined> {
     if (!credential.startsWith(SESSION_AGENT_TOKEN_PREFIX)) return undefined;
     const session = await this.access.findSessionByAgentToken(sha256(credential));
-    return session ? { sessionId: session.id, taskId: session.task_id } : undefined;
+    return session ? { sessionId: session.id, taskId: session.task_id, openedBy: session.opened_by } : undefined;
   }
 
   /**
@@ -160,6 +160,7 @@ export class IdentityService {
     if (!sessionId.startsWith(BROWSER_SESSION_PREFIX)) return undefined;
     const idle = this.config.browserSessionIdleTimeoutMs;
     const session = await this.browserSessions.use(sha256(sessionId), idle, Math.min(SESSION_TOUCH_INTERVAL_MS, idle / 10));
-    return session === undefined ? undefined : userCaller(session.user_id, { tokenId: session.token_id, browserSessionId: session.id });
+    if (session === undefined) return undefined;
+    return userCaller(session.user_id, { tokenId: session.token_id, browserSessionId: session.id, browserSessionEndsAt: Date.now() + session.ends_in_ms });
   }
 }

@@ -47,3 +47,20 @@ export const ApiCaller = (): ClassDecorator => applyDecorators(ApiBearerAuth('be
 
 /** Routes anyone may call (no credential): only the errors every route may meet. */
 export const ApiPublic = (): ClassDecorator => ApiErrors(500, 503);
+
+const closedSchemas = new Set<string>();
+
+/**
+ * A schema whose object refuses fields it does not name (a service checks it, as the ValidationPipe
+ * checks a body DTO): the document says so with `additionalProperties: false`.
+ */
+export function ApiClosedSchema(): ClassDecorator {
+  return (target) => {
+    closedSchemas.add(target.name);
+  };
+}
+
+/** The schemas marked with ApiClosedSchema, by name. */
+export function closedSchemaNames(): ReadonlySet<string> {
+  return closedSchemas;
+}

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { JSON_BODY_LIMITS } from './input-limits.js';
-import { EMPTY_JSON_BODY, findTooDeep, INVALID_JSON_BODY, parseJsonBody } from './json-body.parser.js';
+import { EMPTY_JSON_BODY, INVALID_JSON_BODY, parseJsonBody, scanJsonText } from './json-body.parser.js';
 import { RequestBoundaryError, RequestBoundaryErrorCode } from './request-boundary.error.js';
 
 const parse = (text: string) => parseJsonBody(Buffer.from(text, 'utf8'));
@@ -37,13 +37,52 @@ describe('parseJsonBody: bounds checked while parsing', () => {
     );
   });
 
-  it('findTooDeep agrees with the real depth of any JSON value', () => {
+  it('the scan agrees with the real depth of any JSON value, and finds nothing else in what JSON.stringify writes', () => {
     fc.assert(
       fc.property(fc.jsonValue({ maxDepth: 8 }), fc.integer({ min: 1, max: 8 }), (value, limit) => {
-        const tooDeep = findTooDeep(JSON.stringify(value), limit);
-        expect(tooDeep !== undefined).toBe(depthOf(value) > limit);
+        const scanned = scanJsonText(JSON.stringify(value), limit);
+        expect(scanned.tooDeep !== undefined).toBe(depthOf(value) > limit);
+        expect(scanned.refusal).toBeUndefined();
       }),
       { numRuns: 300 },
+    );
+  });
+
+  it('refuses a field name given twice in one object, wherever, naming it (JSON.parse would keep the last)', () => {
+    for (const [text, message] of [
+      ['{"a":1,"a":2}', 'body.a is given twice (a field name may appear once in an object)'],
+      ['{"action":{"name":"deploy","arguments":{"env":"staging","env":"prod"}}}', 'body.action.arguments.env is given twice (a field name may appear once in an object)'],
+      ['{"q":[{"x":1},{"y":1,"z":{},"y":2}]}', 'body.q[1].y is given twice (a field name may appear once in an object)'],
+      ['{"e\u006ev":1,"env":2}', 'body.env is given twice (a field name may appear once in an object)'],
+      ['{"a b":1,"a b":2}', 'body["a b"] is given twice (a field name may appear once in an object)'],
+    ] as const) {
+      const error = refusal(text);
+      expect({ code: error.code, message: error.message, status: error.httpStatus }).toEqual({ code: RequestBoundaryErrorCode.Malformed, message, status: 400 });
+    }
+    // The same name in different objects, or as a value, is no repetition.
+    expect(parse('{"a":{"a":"a"},"b":[{"a":1},{"a":2}]}')).toEqual({ a: { a: 'a' }, b: [{ a: 1 }, { a: 2 }] });
+  });
+
+  it('refuses a number that does not read as written, naming it; any number that does is accepted as before', () => {
+    const message = (path: string) => `${path} is a number that does not read as written (out of range, or more digits than a 64-bit float holds)`;
+    for (const [text, path] of [
+      ['{"n":1e400}', 'body.n'],
+      ['{"n":-1e400}', 'body.n'],
+      ['{"n":1e-400}', 'body.n'],
+      ['{"a":[1,9007199254740993]}', 'body.a[1]'],
+      ['{"x":{"y":1.00000000000000001}}', 'body.x.y'],
+      ['123456789012345678901234567890', 'body'],
+    ] as const) {
+      const error = refusal(text);
+      expect({ code: error.code, message: error.message }).toEqual({ code: RequestBoundaryErrorCode.Malformed, message: message(path) });
+    }
+    const fine = '[0,-0,1,-1,1.0,0.10,1e2,1E+2,2.5e-3,0.1,0.30000000000000004,9007199254740991,9007199254740992,1e21,5e-324,1.7976931348623157e308,123456789012345]';
+    expect(parse(fine)).toEqual(JSON.parse(fine));
+    fc.assert(
+      fc.property(fc.double({ noNaN: true, noDefaultInfinity: true }), (n) => {
+        expect(parse(JSON.stringify({ n }))).toEqual({ n: JSON.parse(JSON.stringify(n)) as number });
+      }),
+      { numRuns: 500 },
     );
   });
 

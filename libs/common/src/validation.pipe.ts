@@ -1,4 +1,5 @@
-import { BadRequestException, ValidationError, ValidationPipe } from '@nestjs/common';
+import { BadRequestException, ValidationPipe } from '@nestjs/common';
+import { getMetadataStorage, IS_OPTIONAL, ValidationError, ValidationTypes, type ValidatorOptions } from 'class-validator';
 
 function describeErrors(errors: ValidationError[], parentPath = ''): string[] {
   return errors.flatMap((error) => {
@@ -11,9 +12,31 @@ function describeErrors(errors: ValidationError[], parentPath = ''): string[] {
   });
 }
 
-/** Strict DTO validation: unknown fields are refused and every message starts with the field's path. */
+/**
+ * The fields of `object` that are `@IsOptional()` and sent as `null`. class-validator skips every
+ * rule of an optional field that is null as if it were absent, so the service would get a null its
+ * types (and the document) do not allow: optional here means "may be left out", never "may be null".
+ */
+function nullOptionals(object: object): ValidationError[] {
+  const optional = getMetadataStorage()
+    .getTargetValidationMetadatas(object.constructor, '', true, false)
+    .filter((rule) => rule.type === ValidationTypes.CONDITIONAL_VALIDATION && rule.name === IS_OPTIONAL)
+    .map((rule) => rule.propertyName);
+  return [...new Set(optional)]
+    .filter((property) => (object as Record<string, unknown>)[property] === null)
+    .map((property) => Object.assign(new ValidationError(), { property, value: null, constraints: { isNotNull: `${property} must not be null (leave it out instead)` }, children: [] }));
+}
+
+/** Nest's ValidationPipe, refusing null for optional fields too (see nullOptionals). */
+class StrictValidationPipe extends ValidationPipe {
+  protected override async validate(object: object, validatorOptions?: ValidatorOptions): Promise<ValidationError[]> {
+    return [...(await super.validate(object, validatorOptions)), ...nullOptionals(object)];
+  }
+}
+
+/** Strict DTO validation: unknown fields are refused, null is not "left out", and every message starts with the field's path. */
 export function createValidationPipe(): ValidationPipe {
-  return new ValidationPipe({
+  return new StrictValidationPipe({
     whitelist: true,
     forbidNonWhitelisted: true,
     transform: true,

@@ -15,6 +15,9 @@ function configError(env: Record<string, string>): ConfigError {
 const ALLOWED_HOSTS_DETAIL = (host: string) =>
   `must be a comma-separated list of host names like parley.example.com, parley.internal:8080 or .example.com (got "${host}")`;
 
+const TRUST_PROXY_DETAIL = (value: string) =>
+  `must be true, false, a hop count between 1 and 100, or a comma-separated list of proxy addresses and CIDR ranges like 10.0.0.2 or 172.30.80.0/24 (got "${value}")`;
+
 describe('loadConfig', () => {
   describe('defaults', () => {
     it('uses the documented defaults for an empty environment', () => {
@@ -64,7 +67,7 @@ describe('loadConfig', () => {
       const config = loadConfig({});
       expect(config.graphql).toEqual({ graphiql: true, maxCost: 60_000, maxRootLists: 10, maxTokens: 5_000 });
       expect(config.mcp).toEqual({ maxBatch: 20, maxPageBudget: 1_000 });
-      expect(config.rateLimits).toEqual({ windowSeconds: 60, signIn: 20, failedCredentials: 30, answers: 600, lists: 1_200, asks: 600, verifications: 600 });
+      expect(config.rateLimits).toEqual({ windowSeconds: 60, signIn: 20, failedCredentials: 30, answers: 600, lists: 1_200, asks: 600, creations: 120, verifications: 600 });
       expect(config.rateLimitStore).toBe('postgres');
       expect(loadConfig({ RATE_LIMIT_STORE: 'Memory' }).rateLimitStore).toBe('memory');
       expect(loadConfig({ AUTH_MODE: 'enabled' }).graphql.graphiql).toBe(false);
@@ -82,6 +85,7 @@ describe('loadConfig', () => {
         requestTimeoutMs: config.requestTimeoutMs,
         headersTimeoutMs: config.headersTimeoutMs,
         keepAliveTimeoutMs: config.keepAliveTimeoutMs,
+        trustProxy: config.trustProxy,
       }).toEqual({
         publicUrl: undefined,
         allowUnauthenticatedNetwork: false,
@@ -90,6 +94,7 @@ describe('loadConfig', () => {
         requestTimeoutMs: 30_000,
         headersTimeoutMs: 10_000,
         keepAliveTimeoutMs: 5_000,
+        trustProxy: false,
       });
     });
 
@@ -241,8 +246,51 @@ describe('loadConfig', () => {
       expect(loadConfig({ ALLOW_UNAUTHENTICATED_NETWORK: value }).allowUnauthenticatedNetwork).toBe(expected);
     });
 
-    it.each(['http://localhost:9000/resume', 'https://hooks.example.com/parley'])('RESUME_WEBHOOK_URL=%s is kept', (value) => {
+    it.each(['https://hooks.example.com/parley', 'http://hooks.example.com:9000/resume'])('RESUME_WEBHOOK_URL=%s is kept', (value) => {
       expect(loadConfig({ RESUME_WEBHOOK_URL: value }).resumeWebhookUrl).toBe(value);
+    });
+
+    it.each(['http://localhost:9000/resume', 'http://127.0.0.1:9000/resume', 'http://[::1]/resume'])(
+      'RESUME_WEBHOOK_URL=%s is kept when OUTBOUND_ALLOW_PRIVATE_TARGETS=true (refused by default)',
+      (value) => {
+        expect(loadConfig({ RESUME_WEBHOOK_URL: value, OUTBOUND_ALLOW_PRIVATE_TARGETS: 'true' })).toMatchObject({
+          resumeWebhookUrl: value,
+          outbound: { allowPrivateTargets: true },
+        });
+        expect(() => loadConfig({ RESUME_WEBHOOK_URL: value })).toThrow(ConfigError);
+      },
+    );
+
+    it.each([
+      'http://localhost:9000/resume',
+      'http://app.localhost./resume',
+      'http://127.0.0.1:9000/resume',
+      'http://169.254.169.254/latest/meta-data',
+      'http://[::1]/resume',
+      'http://[64:ff9b::7f00:1]/resume',
+      'http://[2002:7f00:1::]/resume',
+    ])('RESUME_WEBHOOK_URL=%s stops start-up naming it, and the setting that would allow it', (value) => {
+      expect(() => loadConfig({ RESUME_WEBHOOK_URL: value })).toThrow(
+        'Invalid configuration: RESUME_WEBHOOK_URL points at a loopback, private or link-local address (allowed only with OUTBOUND_ALLOW_PRIVATE_TARGETS=true)',
+      );
+    });
+
+    it('RESUME_WEBHOOK_URL with credentials stops start-up', () => {
+      expect(() => loadConfig({ RESUME_WEBHOOK_URL: 'https://user:secret@hooks.example.com/' })).toThrow(
+        'Invalid configuration: RESUME_WEBHOOK_URL must not carry credentials',
+      );
+    });
+
+    it.each([
+      ['false', false],
+      ['TRUE', true],
+      ['1', 1],
+      ['2', 2],
+      ['172.30.80.10', ['172.30.80.10']],
+      [' 10.0.0.0/8 , fd00::/8,::1 ', ['10.0.0.0/8', 'fd00::/8', '::1']],
+      ['Loopback,uniquelocal', ['loopback', 'uniquelocal']],
+    ])('TRUST_PROXY=%j ⇒ %j', (value, expected) => {
+      expect(loadConfig({ TRUST_PROXY: value }).trustProxy).toEqual(expected);
     });
 
     it('reads every variable at once', () => {
@@ -303,6 +351,14 @@ describe('loadConfig', () => {
       ['ALLOWED_HOSTS', 'parley.example.com/x', ALLOWED_HOSTS_DETAIL('parley.example.com/x')],
       ['ALLOWED_HOSTS', 'ok.example, *', ALLOWED_HOSTS_DETAIL('*')],
       ['ALLOWED_HOSTS', 'parley.example.com:99999', ALLOWED_HOSTS_DETAIL('parley.example.com:99999')],
+      ['TRUST_PROXY', 'nginx', TRUST_PROXY_DETAIL('nginx')],
+      ['TRUST_PROXY', '0', TRUST_PROXY_DETAIL('0')],
+      ['TRUST_PROXY', '101', TRUST_PROXY_DETAIL('101')],
+      ['TRUST_PROXY', '10.0.0.1, 10.0.0.256', TRUST_PROXY_DETAIL('10.0.0.256')],
+      ['TRUST_PROXY', '10.0.0.0/33', TRUST_PROXY_DETAIL('10.0.0.0/33')],
+      ['TRUST_PROXY', 'fd00::/129', TRUST_PROXY_DETAIL('fd00::/129')],
+      ['TRUST_PROXY', '10.0.0.0/8/8', TRUST_PROXY_DETAIL('10.0.0.0/8/8')],
+      ['TRUST_PROXY', ',', TRUST_PROXY_DETAIL(',')],
     ])('%s=%j', (variable, value, detail) => {
       const error = configError({ [variable]: value });
       expect(error).toBeInstanceOf(Error);

@@ -1,4 +1,6 @@
+import { isIP } from 'node:net';
 import path from 'node:path';
+import { checkTargetUrl, type OutboundSettings } from '#outbound';
 
 export type AuthMode = 'disabled' | 'enabled';
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
@@ -63,6 +65,11 @@ export interface AppConfig {
    * other `Host` is refused (DNS rebinding).
    */
   allowedHosts: string[];
+  /**
+   * `TRUST_PROXY`: which peers' `X-Forwarded-For` names the client whose address a request has
+   * (`request.ip`, on which the address budgets are kept). false ⇒ the TCP peer, whatever it sends.
+   */
+  trustProxy: TrustProxy;
   graphql: GraphqlLimits;
   mcp: McpLimits;
   rateLimits: RateLimits;
@@ -73,6 +80,8 @@ export interface AppConfig {
   /** Resolution attempts (the audit trail) are kept this many days. */
   auditRetentionDays: number;
   webhooks: WebhookSettings;
+  /** Every outbound call: the resume webhooks and the event webhooks (docs/security.md, "Outbound calls"). */
+  outbound: OutboundSettings;
   /** How long a resolution's signed receipt stays valid (its `exp` is `iat` plus this). */
   receiptTtlSeconds: number;
 }
@@ -92,8 +101,6 @@ export interface WebhookSettings {
   pollIntervalMs: number;
   /** Deliveries one process sends at a time. */
   concurrency: number;
-  /** Allow targets on loopback, private and link-local addresses (refused by default: no SSRF into the server's network). */
-  allowPrivateTargets: boolean;
 }
 
 export interface GraphqlLimits {
@@ -114,6 +121,13 @@ export interface McpLimits {
   maxPageBudget: number;
 }
 
+/**
+ * `true` trusts every peer (the leftmost X-Forwarded-For entry is the client), a number that many
+ * hops nearest the server, a list the peers at those addresses or CIDR ranges (or proxy-addr's
+ * names `loopback`, `linklocal`, `uniquelocal`).
+ */
+export type TrustProxy = boolean | number | string[];
+
 export const RATE_LIMIT_STORES = ['postgres', 'memory'] as const;
 export type RateLimitStore = (typeof RATE_LIMIT_STORES)[number];
 
@@ -125,6 +139,8 @@ export interface RateLimits {
   answers: number;
   lists: number;
   asks: number;
+  /** Workspaces, tasks and sessions created, per identity. */
+  creations: number;
   /** Receipt verifications (POST /api/v1/receipts/verify) per client address. */
   verifications: number;
 }
@@ -238,6 +254,13 @@ function checkBrowserSessionTimeouts(config: Pick<AppConfig, 'browserSessionIdle
   }
 }
 
+/** RESUME_WEBHOOK_URL obeys the outbound policy like a session's resume_url: refused at start-up, not at the first answer. */
+function checkResumeWebhook(config: Pick<AppConfig, 'resumeWebhookUrl' | 'outbound'>): void {
+  if (config.resumeWebhookUrl === undefined) return;
+  const checked = checkTargetUrl(config.resumeWebhookUrl, config.outbound.allowPrivateTargets);
+  if ('refusal' in checked) throw new ConfigError('RESUME_WEBHOOK_URL', checked.refusal);
+}
+
 function checkWebhookRetries(config: Pick<AppConfig, 'webhooks'>): void {
   if (config.webhooks.retryBaseMs > config.webhooks.retryMaxMs) {
     throw new ConfigError('WEBHOOK_RETRY_BASE_MS', `must not exceed WEBHOOK_RETRY_MAX_MS (${config.webhooks.retryMaxMs})`);
@@ -279,6 +302,35 @@ function readAllowedHosts(env: Env): string[] {
     }
   }
   return hosts;
+}
+
+const TRUSTED_PROXY_NAMES = new Set(['loopback', 'linklocal', 'uniquelocal']);
+const MAX_PROXY_HOPS = 100;
+
+/** An address, or a CIDR range whose prefix fits its address family. */
+function isAddressOrRange(entry: string): boolean {
+  if (TRUSTED_PROXY_NAMES.has(entry)) return true;
+  const [address = '', prefix, ...rest] = entry.split('/');
+  const family = isIP(address);
+  if (family === 0 || rest.length > 0) return false;
+  return prefix === undefined || (/^\d{1,3}$/.test(prefix) && Number(prefix) <= (family === 4 ? 32 : 128));
+}
+
+/** `TRUST_PROXY`: unset or `false`, `true`, a hop count, or a comma-separated list of addresses and CIDR ranges. */
+function readTrustProxy(env: Env): TrustProxy {
+  const raw = readString(env, 'TRUST_PROXY');
+  if (raw === undefined || raw.toLowerCase() === 'false') return false;
+  if (raw.toLowerCase() === 'true') return true;
+  if (/^\d+$/.test(raw) && Number(raw) >= 1 && Number(raw) <= MAX_PROXY_HOPS) return Number(raw);
+  const entries = raw.split(',').map((entry) => entry.trim().toLowerCase()).filter((entry) => entry !== '');
+  const bad = entries.find((entry) => !isAddressOrRange(entry));
+  if (entries.length === 0 || bad !== undefined) {
+    throw new ConfigError(
+      'TRUST_PROXY',
+      `must be true, false, a hop count between 1 and ${MAX_PROXY_HOPS}, or a comma-separated list of proxy addresses and CIDR ranges like 10.0.0.2 or 172.30.80.0/24 (got "${bad ?? raw}")`,
+    );
+  }
+  return entries;
 }
 
 function readAdminToken(env: Env): string | undefined {
@@ -347,6 +399,7 @@ export function loadConfig(env: Env = process.env): AppConfig {
       answers: readInteger(env, 'RATE_LIMIT_ANSWERS', 600, 1, PER_WINDOW_MAX),
       lists: readInteger(env, 'RATE_LIMIT_LISTS', 1_200, 1, PER_WINDOW_MAX),
       asks: readInteger(env, 'RATE_LIMIT_ASKS', 600, 1, PER_WINDOW_MAX),
+      creations: readInteger(env, 'RATE_LIMIT_CREATIONS', 120, 1, PER_WINDOW_MAX),
       verifications: readInteger(env, 'RATE_LIMIT_VERIFICATIONS', 600, 1, PER_WINDOW_MAX),
     },
     rateLimitStore: readChoice<RateLimitStore>(env, 'RATE_LIMIT_STORE', RATE_LIMIT_STORES, 'postgres'),
@@ -360,8 +413,8 @@ export function loadConfig(env: Env = process.env): AppConfig {
       disableAfterFailures: readInteger(env, 'WEBHOOK_DISABLE_AFTER_FAILURES', 20, 1, 10_000),
       pollIntervalMs: readInteger(env, 'WEBHOOK_POLL_INTERVAL_MS', 1_000, 10, HOUR),
       concurrency: readInteger(env, 'WEBHOOK_CONCURRENCY', 8, 1, 1_000),
-      allowPrivateTargets: readBoolean(env, 'WEBHOOK_ALLOW_PRIVATE_TARGETS', false),
     },
+    outbound: { allowPrivateTargets: readBoolean(env, 'OUTBOUND_ALLOW_PRIVATE_TARGETS', false) },
     receiptTtlSeconds: readInteger(env, 'RECEIPT_TTL_SECONDS', 3_600, 1, 366 * 24 * 3_600),
     publicUrl: readHttpUrl(env, 'PUBLIC_URL'),
     allowUnauthenticatedNetwork: readBoolean(env, 'ALLOW_UNAUTHENTICATED_NETWORK', false),
@@ -372,9 +425,11 @@ export function loadConfig(env: Env = process.env): AppConfig {
     keepAliveTimeoutMs: readInteger(env, 'KEEP_ALIVE_TIMEOUT_MS', 5_000, 100, HOUR),
     corsOrigins: readCorsOrigins(env),
     allowedHosts: readAllowedHosts(env),
+    trustProxy: readTrustProxy(env),
   };
   checkTimeouts(config);
   checkWebhookRetries(config);
+  checkResumeWebhook(config);
   checkBrowserSessionTimeouts(config);
   checkNetworkExposure(config);
   return config;

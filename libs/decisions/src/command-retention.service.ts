@@ -41,8 +41,8 @@ export class CommandRetentionService implements OnModuleInit, OnApplicationShutd
     const now = this.clock.now();
     const horizonStart = plus(now, -RECEIPT_RETENTION_MS);
     let uncertain = 0;
-    for (const requestId of await this.receipts.staleSends(now, horizonStart, STALE_BATCH)) {
-      if (await this.receipts.expireStaleSend(requestId, abandonedSendReply(requestId).body, now, horizonStart)) uncertain += 1;
+    for (const key of await this.receipts.staleSends(now, horizonStart, STALE_BATCH)) {
+      if (await this.receipts.expireStaleSend(key, abandonedSendReply(key.requestId).body, now, horizonStart)) uncertain += 1;
     }
     const pruned = await this.receipts.prune(now, horizonStart);
     if (uncertain + pruned.receipts + pruned.claims > 0) this.logger.log({ msg: 'command sweep', uncertain, ...pruned });

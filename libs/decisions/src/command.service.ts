@@ -1,10 +1,10 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { Injectable, Logger } from '@nestjs/common';
-import type { Caller } from '#authorization';
+import { type Caller, callerId } from '#authorization';
 import { ResolveBundleService } from '#clarification';
 import { assertNever, faultPoint } from '#common';
 import { CommandClock, COMMAND_LEASE_MS, LEASE_HEARTBEAT_MS, plus, RECEIPT_RETENTION_MS } from './command-clock.js';
-import { CommandReceiptRepository, type Ownership, type ReceiptRow } from './command-receipt.repository.js';
+import { CommandReceiptRepository, type Ownership, type ReceiptKey, type ReceiptRow } from './command-receipt.repository.js';
 import {
   ANSWER_DECISION,
   type CommandReply,
@@ -30,6 +30,8 @@ import { abandonedSendReply, dispositionOf, outcomeOfResolution, outcomeOfResolv
 
 interface LiveCommand {
   request: LiveRequest;
+  /** The receipt's identity: the caller's own request_id (another caller's use of the same id is invisible). */
+  key: ReceiptKey;
   identity: CanonicalMutation;
   echo: EnvelopeEcho;
 }
@@ -49,9 +51,9 @@ function reply(command: LiveCommand, error: DecisionError, disposition: Disposit
 
 /**
  * POST /api/v1/commands — answer_decision (the connector contract, docs/api/commands.md). A dry run (the default) only runs
- * the read-only checks. A live request is decided first by its receipt, if any (replay, duplicate,
- * in progress, or takeover of an abandoned reservation); then checks 1–6, the reservation, the
- * decision claim, send_started, and the one send: ResolveBundle.
+ * the read-only checks. A live request is decided first by the caller's own receipt of its request_id,
+ * if any (replay, duplicate, in progress, or takeover of an abandoned reservation); then checks 1–6,
+ * the reservation, the decision claim, send_started, and the one send: ResolveBundle.
  */
 @Injectable()
 export class CommandService {
@@ -101,12 +103,13 @@ export class CommandService {
   }
 
   private async execute(caller: Caller, request: LiveRequest): Promise<CommandReply> {
-    const command: LiveCommand = { request, identity: canonicalMutation(request), echo: liveEcho(request.requestId) };
-    const owner: Ownership = { requestId: request.requestId, ownerHash: tokenHash(), workerId: request.workerId, claimHash: tokenHash() };
+    const key: ReceiptKey = { callerKey: callerId(caller), requestId: request.requestId };
+    const command: LiveCommand = { request, key, identity: canonicalMutation(request), echo: liveEcho(request.requestId) };
+    const owner: Ownership = { ...key, ownerHash: tokenHash(), workerId: request.workerId, claimHash: tokenHash() };
     let phase: Phase = 'unreserved';
     let takeover: ReceiptRow | undefined;
     try {
-      const existing = await this.receipts.find(request.requestId);
+      const existing = await this.receipts.find(key);
       const verdict = existing ? await this.judge(command, existing) : undefined;
       if (verdict?.kind === 'reply') return verdict.reply;
       takeover = verdict?.receipt;
@@ -114,7 +117,7 @@ export class CommandService {
       let checked: CheckedDecision;
       try {
         checked = await this.checks.check(caller, request);
-        await this.assertNotHeld(checked, request.requestId);
+        await this.assertNotHeld(checked, key);
       } catch (error) {
         // Without a receipt a typed failure goes back as no_receipt; an abandoned reservation is
         // terminalized by it — unless another request holds the decision: then it stays recoverable.
@@ -165,7 +168,7 @@ export class CommandService {
         return leaseLive ? answer(reply(command, DecisionError.inProgress(), Disposition.InProgress)) : { kind: 'takeover', receipt };
       case 'send_started': {
         if (leaseLive) return answer(reply(command, DecisionError.inProgress(), Disposition.InProgress));
-        await this.receipts.expireStaleSend(receipt.request_id, abandonedSendReply(receipt.request_id).body, now, plus(now, -RECEIPT_RETENTION_MS));
+        await this.receipts.expireStaleSend(command.key, abandonedSendReply(receipt.request_id).body, now, plus(now, -RECEIPT_RETENTION_MS));
         return answer(await this.reread(command));
       }
       default:
@@ -189,7 +192,7 @@ export class CommandService {
 
   /** After losing a compare-and-swap: whatever the receipt now says (in progress unless it is final). */
   private async reread(command: LiveCommand): Promise<CommandReply> {
-    const receipt = await this.receipts.find(command.request.requestId);
+    const receipt = await this.receipts.find(command.key);
     if (receipt && receipt.canonical_fingerprint === command.identity.fingerprint && receipt.envelope !== null) return this.replay(receipt);
     if (receipt && receipt.canonical_fingerprint !== command.identity.fingerprint) {
       return reply(command, DecisionError.duplicate(), Disposition.TerminalRejected);
@@ -201,11 +204,12 @@ export class CommandService {
    * Check 6, before reserving: another request holds this decision — a winner's claim of its bundle is
    * being delivered (from any surface, on any replica), or another request's live claim of it.
    */
-  private async assertNotHeld(checked: CheckedDecision, requestId: string): Promise<void> {
+  private async assertNotHeld(checked: CheckedDecision, key: ReceiptKey): Promise<void> {
     if (checked.held) throw DecisionError.answerInProgress();
     const claim = await this.receipts.findClaim(checked.workerId);
     if (!claim) return;
-    const live = claim.expires_at > this.clock.now() && claim.request_id !== requestId && claim.decision_ref === checked.decisionRef;
+    const own = claim.caller_key === key.callerKey && claim.request_id === key.requestId;
+    const live = claim.expires_at > this.clock.now() && !own && claim.decision_ref === checked.decisionRef;
     if (claim.state === 'send_started' || live) throw DecisionError.answerInProgress();
   }
 
@@ -213,10 +217,9 @@ export class CommandService {
   private async reserve(command: LiveCommand, owner: Ownership, takeover: ReceiptRow | undefined): Promise<true | CommandReply> {
     const now = this.clock.now();
     const expiresAt = plus(now, COMMAND_LEASE_MS);
-    const { requestId } = command.request;
     const won = takeover
       ? await this.receipts.takeOver({
-          requestId,
+          ...command.key,
           fingerprint: command.identity.fingerprint,
           previousOwnerHash: takeover.owner_token_hash ?? '',
           ownerHash: owner.ownerHash,
@@ -224,7 +227,7 @@ export class CommandService {
           expiresAt,
         })
       : await this.receipts.reserve({
-          requestId,
+          ...command.key,
           fingerprint: command.identity.fingerprint,
           canonicalJson: command.identity.json,
           workerId: command.request.workerId,
@@ -233,7 +236,7 @@ export class CommandService {
           expiresAt,
         });
     if (won) return true;
-    const current = await this.receipts.find(requestId);
+    const current = await this.receipts.find(command.key);
     const verdict = current ? await this.judge(command, current) : undefined;
     return verdict?.kind === 'reply' ? verdict.reply : reply(command, DecisionError.inProgress(), Disposition.InProgress);
   }

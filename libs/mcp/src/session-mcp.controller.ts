@@ -1,10 +1,10 @@
 import { ApiExcludeController } from '@nestjs/swagger';
 import { Controller, Delete, Get, Logger, Post, Req, Res } from '@nestjs/common';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { AuthorizationError, bearerToken, IdentityService } from '#authorization';
+import { agentCaller, AuthorizationError, bearerToken, IdentityService } from '#authorization';
 import { AgentAskService } from '#clarification';
 import { Public } from '#common';
-import { sessionAgentKey } from '#rate-limit';
+import { callerKey } from '#rate-limit';
 import { McpAdmission } from './mcp-admission.js';
 import { methodNotAllowed, serveMcpRequest } from './mcp-http.js';
 import { InFlightMcpRequests } from './mcp-in-flight.js';
@@ -32,7 +32,7 @@ export class SessionMcpController {
     const credential = bearerToken(request);
     const agent = credential ? await this.identity.authenticateSessionAgent(credential) : undefined;
     if (!agent) throw AuthorizationError.unauthenticated('a session agent token is required');
-    if (!(await this.admission.admit(request.body, sessionAgentKey(agent.sessionId), reply))) return;
+    if (!(await this.admission.admit(request.body, callerKey(agentCaller(agent), request.ip), reply))) return;
     const context = { requestId: String(request.id), logger: this.logger };
     const serverFor = (exchange: McpExchange) => createToolServer('parley-session', sessionTools(agent, this.asks, exchange, context), context);
     await serveMcpRequest(serverFor, request, reply, 'sse', { requests: this.inFlight, caller: agent.sessionId });

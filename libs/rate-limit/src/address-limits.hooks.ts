@@ -1,12 +1,12 @@
 import { Injectable, OnModuleInit } from '@nestjs/common';
 import { HttpAdapterHost } from '@nestjs/core';
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { requestCredential } from '#authorization';
 import { ErrorCode } from '#common';
 import { RateLimitError } from './rate-limit.errors.js';
 import { rateLimitHeaders } from './rate-limit.headers.js';
 import { addressKey } from './rate-limit.keys.js';
-import { type RateLimitDecision, RateLimitKind } from './rate-limit.policy.js';
+import { RateLimitKind } from './rate-limit.policy.js';
 import { RateLimitService } from './rate-limit.service.js';
 
 /** The JSON-RPC error code of a refused MCP request: implementation-defined server error range, 429 in mind. */
@@ -15,7 +15,7 @@ export const MCP_RATE_LIMITED = -32029;
 const presentsCredential = (request: FastifyRequest): boolean =>
   request.headers.authorization !== undefined || requestCredential(request) !== undefined;
 
-/** Each surface's own error shape for a refusal that happens before any surface code runs. */
+/** Each surface's own error shape, for a refusal made outside the surface's code (a hook). */
 export function rateLimitedBody(url: string, message: string): object {
   if (url === '/graphql' || url.startsWith('/graphql?')) return { data: null, errors: [{ message, extensions: { code: ErrorCode.RateLimited } }] };
   if (url === '/mcp' || url.startsWith('/mcp/') || url.startsWith('/mcp?')) return { jsonrpc: '2.0', error: { code: MCP_RATE_LIMITED, message }, id: null };
@@ -26,17 +26,18 @@ export function rateLimitedBody(url: string, message: string): object {
 const SIGN_IN_ROUTE = '/api/v1/auth/session';
 
 /**
- * The budgets kept per client address, before anything else runs. Installed as Fastify hooks, so
- * REST, MCP and GraphQL over HTTP are covered alike (the client address is the socket's peer).
+ * The budgets kept per client address, outside any route. Installed as Fastify hooks, so REST, MCP
+ * and GraphQL over HTTP are covered alike. The client address is `request.ip`: the TCP peer, or with
+ * TRUST_PROXY the client the trusted proxies name.
  *
- * - Sign-in: every POST /api/v1/auth/session spends one unit.
- * - Guessing tokens: every response 401 to a request that presented a credential (bearer header
- *   or session cookie) spends one unit; once the budget is spent, every request from that address
- *   presenting a credential — valid or not, so a guess that happens to be right is not revealed —
- *   is answered 429 until the window resets. Requests without a credential are unaffected. The
- *   check before each such request is made from memory (RateLimitService.peek) unless this process
- *   saw the address fail in the current window: an authenticated request from an address that has
- *   not been failing costs no round trip for it.
+ * - Sign-in: every POST /api/v1/auth/session spends one unit, before it runs.
+ * - Refused credentials: every 401 answering a request that presented a credential (bearer header
+ *   or session cookie) spends one unit, and once the budget is spent such a refusal is answered 429
+ *   instead. Only failing credentials are ever refused here: a valid one is served whatever other
+ *   requests from its address did, so clients sharing an address (behind one NAT, or one proxy not
+ *   named in TRUST_PROXY) cannot lock each other out. What makes guessing hopeless is a
+ *   credential's entropy; this budget turns a stream of bad credentials into 429s whose Retry-After
+ *   tells the client to back off.
  */
 @Injectable()
 export class AddressLimitsHooks implements OnModuleInit {
@@ -45,32 +46,26 @@ export class AddressLimitsHooks implements OnModuleInit {
     private readonly limits: RateLimitService,
   ) {}
 
-  async onModuleInit(): Promise<void> {
+  onModuleInit(): void {
     // An application context without an HTTP server (the CLI) has nothing to guard.
     if (!this.adapterHost.httpAdapter) return;
-    await this.limits.shareSpentCredentials();
     const fastify = this.adapterHost.httpAdapter.getInstance<FastifyInstance>();
     fastify.addHook('onRequest', async (request, reply) => {
-      if (request.method === 'POST' && request.routeOptions.url === SIGN_IN_ROUTE) {
-        await this.refuseUnlessWithin(await this.limits.consume(RateLimitKind.SignIn, addressKey(request.ip)), request, reply);
-      }
-      if (reply.sent || !presentsCredential(request)) return;
-      const failures = await this.limits.peek(RateLimitKind.FailedCredentials, addressKey(request.ip));
-      if (failures && !failures.allowed) await this.refuseUnlessWithin(failures, request, reply);
+      if (request.method !== 'POST' || request.routeOptions.url !== SIGN_IN_ROUTE) return;
+      const decision = await this.limits.consume(RateLimitKind.SignIn, addressKey(request.ip));
+      void reply.headers(rateLimitHeaders([decision]));
+      if (!decision.allowed) await reply.code(429).send(rateLimitedBody(request.url, new RateLimitError(decision).message));
     });
-    // Before the 401 is sent, not after: once a client has its refusal, the failure is counted
-    // (in PostgreSQL, where it costs a round trip) and, if it spent the budget, announced.
+    // Before the 401 is sent, not after: the failure is counted (in PostgreSQL, where it costs a
+    // round trip) before the client can try again, and the refusal that spends the budget is the 429.
     fastify.addHook('onSend', async (request, reply, payload) => {
-      if (reply.statusCode === 401 && presentsCredential(request)) {
-        await this.limits.consume(RateLimitKind.FailedCredentials, addressKey(request.ip));
-      }
-      return payload;
+      if (reply.statusCode !== 401 || !presentsCredential(request)) return payload;
+      const decision = await this.limits.consume(RateLimitKind.FailedCredentials, addressKey(request.ip));
+      void reply.headers(rateLimitHeaders([decision]));
+      if (decision.allowed) return payload;
+      reply.removeHeader('www-authenticate');
+      void reply.code(429).type('application/json; charset=utf-8');
+      return JSON.stringify(rateLimitedBody(request.url, new RateLimitError(decision).message));
     });
-  }
-
-  private async refuseUnlessWithin(decision: RateLimitDecision, request: FastifyRequest, reply: FastifyReply): Promise<void> {
-    void reply.headers(rateLimitHeaders([decision]));
-    if (decision.allowed) return;
-    await reply.code(429).send(rateLimitedBody(request.url, new RateLimitError(decision).message));
   }
 }

@@ -8,8 +8,10 @@ export enum RateLimitKind {
   Answers = 'answers',
   /** Listing calls (pending questions, tasks, workspaces), per identity. */
   Lists = 'lists',
-  /** Asks (REST request, ask_user_question_kandev), per identity. */
+  /** Asks (REST request; ask_user_question_kandev, on the budget of the identity that opened the session), per identity. */
   Asks = 'asks',
+  /** Workspaces, tasks and sessions created (REST), per identity. */
+  Creations = 'creations',
   /** Receipt verifications (POST /api/v1/receipts/verify), per client address. */
   Verifications = 'verifications',
 }

@@ -6,8 +6,6 @@ import { createSidePool, Database } from '#persistence';
 
 /** The table of the shared counters (created by a migration; rate-limiter-flexible reads and writes it). */
 export const RATE_LIMIT_TABLE = 'rate_limits';
-/** The channel on which a replica tells the others that an address spent its failed-credential budget. */
-export const SPENT_CHANNEL = 'rate_limit_spent';
 
 /**
  * The limiter's own connections: a handful suffice, each statement a single-row upsert; and they
@@ -32,12 +30,6 @@ const SESSION_OPTIONS = '-c synchronous_commit=off';
 /** What rate-limiter-flexible's PostgreSQL store calls: `query` on a pool-like client. */
 export interface StoreClient {
   query(config: pg.QueryConfig): Promise<pg.QueryResult>;
-}
-
-export interface SpentKey {
-  key: string;
-  /** The end of its window, epoch milliseconds. */
-  expire: number;
 }
 
 /**
@@ -89,20 +81,6 @@ export class RateLimitRepository implements OnApplicationShutdown {
 
   /** The client handed to rate-limiter-flexible's PostgreSQL store. */
   readonly storeClient: StoreClient = { query: (config) => this.run(config) };
-
-  /** Tells every replica (this one included) that `key` is spent until `expire`. */
-  async publishSpent(spent: SpentKey): Promise<void> {
-    await this.run({ text: `SELECT pg_notify($1, $2)`, values: [SPENT_CHANNEL, JSON.stringify(spent)] });
-  }
-
-  /** The keys starting with `prefix` whose window is still open and whose count reached `limit`. */
-  async spentKeys(prefix: string, limit: number): Promise<SpentKey[]> {
-    const result = await this.run({
-      text: `SELECT key, expire FROM ${RATE_LIMIT_TABLE} WHERE starts_with(key, $1) AND points >= $2 AND expire > $3`,
-      values: [prefix, limit, Date.now()],
-    });
-    return (result.rows as { key: string; expire: string }[]).map((row) => ({ key: row.key, expire: Number(row.expire) }));
-  }
 
   async onApplicationShutdown(): Promise<void> {
     this.closed = true;

@@ -3,6 +3,7 @@ import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { AccessService, AuthorizationError, type Caller, callerId, generateToken, SESSION_AGENT_TOKEN_PREFIX, SessionActorService, sha256 } from '#authorization';
 import { decodeCursor, LIST_PAGE, pageOf } from '#common';
+import { OutboundPolicy } from '#outbound';
 import { inTransaction } from '#persistence';
 import { runAfterCommit, SessionLifecycle } from './session-lifecycle.js';
 import { SessionRepository } from './session.repository.js';
@@ -32,9 +33,11 @@ export class SessionService {
     private readonly lifecycle: SessionLifecycle,
     private readonly access: AccessService,
     private readonly actors: SessionActorService,
+    private readonly outbound: OutboundPolicy,
   ) {}
 
   async create(caller: Caller, taskId: string, resumeUrl: string | undefined): Promise<CreatedSession> {
+    this.outbound.assertTarget('resume_url', resumeUrl);
     if (!(await this.access.authorizeTaskAccess(caller, taskId))) throw AuthorizationError.notFound('task');
     return inTransaction(this.dataSource, async (manager) => {
       // Shares the task's row lock with archive: a session is never created on a task being archived.

@@ -21,7 +21,8 @@ export class TasksController {
   @Post()
   @ApiCreatedResponse({ type: TaskDoc })
   @ApiJsonBody()
-  @ApiErrors(404)
+  @ApiErrors(404, 429)
+  @RateLimited(RateLimitKind.Creations)
   async create(@CurrentCaller() caller: Caller, @Body() body: CreateTaskDto) {
     return taskView(await this.tasks.create(caller, body.title, body.workspace_id));
   }
@@ -55,8 +56,9 @@ export class TasksController {
   @Post(':id/sessions')
   @ApiCreatedResponse({ type: CreatedSessionDoc })
   @ApiJsonBody()
-  @ApiErrors(404, 409)
+  @ApiErrors(404, 409, 429)
   @RequireAccess('task')
+  @RateLimited(RateLimitKind.Creations)
   async createSession(@CurrentCaller() caller: Caller, @Param('id') taskId: string, @Body() body: CreateSessionDto) {
     const { session, agentToken } = await this.sessions.create(caller, taskId, body.resume_url);
     return { ...sessionView(session), agent_token: agentToken };

@@ -18,6 +18,7 @@ export class WorkspacesController {
   @ApiCreatedResponse({ type: WorkspaceDoc })
   @ApiJsonBody()
   @ApiErrors(429)
+  @RateLimited(RateLimitKind.Creations)
   async create(@CurrentCaller() caller: Caller, @Body() body: CreateWorkspaceDto) {
     return workspaceView(await this.workspaces.create(caller, body.name, body.owner_id));
   }

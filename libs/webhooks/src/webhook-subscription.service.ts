@@ -139,7 +139,7 @@ export class WebhookSubscriptionService {
 
   async create(caller: Caller, workspaceId: string, input: SubscriptionInput): Promise<CreatedSubscription> {
     const owner = this.managerOf(caller);
-    const url = validTargetUrl(input.url, this.config.webhooks.allowPrivateTargets);
+    const url = validTargetUrl(input.url, this.config.outbound.allowPrivateTargets);
     const events = validEvents(input.events);
     const format = input.format === undefined || input.format === null ? WebhookFormat.Json : validFormat(input.format);
     const secret = validSecret(input.secret);
@@ -168,7 +168,7 @@ export class WebhookSubscriptionService {
 
   async update(caller: Caller, id: string, input: SubscriptionInput & { enabled?: unknown }): Promise<SubscriptionView> {
     const change: SubscriptionChange = {};
-    if (input.url !== undefined) change.url = validTargetUrl(input.url, this.config.webhooks.allowPrivateTargets);
+    if (input.url !== undefined) change.url = validTargetUrl(input.url, this.config.outbound.allowPrivateTargets);
     if (input.events !== undefined) change.events = validEvents(input.events);
     if (input.format !== undefined) change.format = validFormat(input.format);
     if (input.enabled !== undefined) {

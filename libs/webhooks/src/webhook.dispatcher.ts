@@ -1,8 +1,8 @@
 import { type BeforeApplicationShutdown, Inject, Injectable, Logger, type OnApplicationBootstrap } from '@nestjs/common';
 import { APP_CONFIG, type AppConfig } from '#config';
+import { OutboundClient, type OutboundReply } from '#outbound';
 import { DatabaseListener, ProcessLease } from '#persistence';
 import { WebhookDeliveryRepository } from './webhook-delivery.repository.js';
-import { postWebhook } from './webhook-http.js';
 import { type OutgoingDelivery, renderBody, webhookEventOf } from './webhook-payload.js';
 import { DELIVERY_HEADER, EVENT_HEADER, signPayload, SIGNATURE_HEADER, TIMESTAMP_HEADER } from './webhook-signature.js';
 import { type DeliveryAttempt, DeliveryState, WEBHOOK_CHANNEL } from './webhook.types.js';
@@ -18,6 +18,12 @@ const SHUTDOWN_REASON = 'shutting down';
 export function retryDelayMs(attempt: number, baseMs: number, maxMs: number, random: () => number = Math.random): number {
   const backoff = Math.min(maxMs, baseMs * 2 ** Math.max(0, attempt - 1));
   return Math.round(backoff / 2 + (backoff / 2) * random());
+}
+
+/** Why an attempt failed, or null when it was delivered (a 2xx; a redirect is not followed, so it fails too). */
+function failureOf(reply: OutboundReply): string | null {
+  if (reply.kind !== 'answered') return reply.reason;
+  return reply.status >= 200 && reply.status <= 299 ? null : `HTTP ${reply.status}`;
 }
 
 /**
@@ -45,6 +51,7 @@ export class WebhookDispatcher implements OnApplicationBootstrap, BeforeApplicat
     private readonly listener: DatabaseListener,
     private readonly lease: ProcessLease,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
+    private readonly outbound: OutboundClient,
   ) {}
 
   onApplicationBootstrap(): void {
@@ -135,19 +142,10 @@ export class WebhookDispatcher implements OnApplicationBootstrap, BeforeApplicat
       [SIGNATURE_HEADER]: signPayload(delivery.secret, timestamp, body),
     };
     const started = Date.now();
-    let statusCode: number | null = null;
-    let error: string | null = null;
-    try {
-      statusCode = await postWebhook(delivery.url, body, headers, {
-        timeoutMs: settings.timeoutMs,
-        allowPrivateTargets: settings.allowPrivateTargets,
-        signal,
-      });
-      if (statusCode < 200 || statusCode > 299) error = `HTTP ${statusCode}`;
-    } catch (failure) {
-      if (signal.aborted) return;
-      error = failure instanceof Error ? failure.message : String(failure);
-    }
+    const reply = await this.outbound.post(delivery.url, body, headers, { timeoutMs: settings.timeoutMs, signal });
+    if (signal.aborted) return;
+    const statusCode = reply.kind === 'answered' ? reply.status : null;
+    const error = failureOf(reply);
     const attempt: DeliveryAttempt = { at: new Date(started).toISOString(), status_code: statusCode, error, duration_ms: Date.now() - started };
     if (error === null) {
       await this.deliveries.succeeded(delivery.id, this.lease.id, attempt);

@@ -12,83 +12,10 @@
  */
 import 'reflect-metadata';
 import { RequestMethod } from '@nestjs/common';
-import { METHOD_METADATA, PATH_METADATA, ROUTE_ARGS_METADATA } from '@nestjs/common/constants.js';
-import { ModulesContainer } from '@nestjs/core';
-import { GraphQLSchemaHost } from '@nestjs/graphql';
-import { AcceptsSessionAgent, AdminOnly, RequireAccess } from '#authorization';
-import { Public } from '#common';
+import { METHOD_METADATA, PATH_METADATA } from '@nestjs/common/constants.js';
 import { RATE_LIMITED } from '#rate-limit';
-import { GqlCaller } from '../../../libs/graphql/src/graphql-caller.js';
-import { startApp, TEST_ADMIN_TOKEN, type TestApp } from '../../support/app.js';
-import { createRunningSession } from '../../support/fixtures.js';
-import { connectMcp } from '../../support/mcp.js';
-
-type Handler = (...args: unknown[]) => unknown;
-type Decorate = (target: object, key: string, descriptor: PropertyDescriptor) => void;
-
-/** The metadata key a decorator writes, learned by applying it to a probe (the keys are private). */
-function keyOf(decorator: Decorate): string {
-  class Probe {
-    handler(): void {}
-  }
-  const descriptor = Object.getOwnPropertyDescriptor(Probe.prototype, 'handler') as PropertyDescriptor;
-  decorator(Probe.prototype, 'handler', descriptor);
-  return Reflect.getMetadataKeys(descriptor.value as object)[0] as string;
-}
-
-/** The factory @GqlCaller() registers for a parameter, learned from a probe. */
-function gqlCallerFactory(): unknown {
-  class Probe {
-    handler(_caller: unknown): void {}
-  }
-  GqlCaller()(Probe.prototype, 'handler', 0);
-  return Object.values(Reflect.getMetadata(ROUTE_ARGS_METADATA, Probe, 'handler') as Record<string, { factory?: unknown }>)[0]?.factory;
-}
-
-const KEYS = {
-  public: keyOf(Public()),
-  admin: keyOf(AdminOnly()),
-  agent: keyOf(AcceptsSessionAgent()),
-  resource: keyOf(RequireAccess('task')),
-};
-
-function classesOf(t: TestApp, kind: 'controllers' | 'providers'): Array<new (...args: never[]) => unknown> {
-  const classes = new Set<new (...args: never[]) => unknown>();
-  for (const module of t.app.get(ModulesContainer).values()) {
-    for (const wrapper of module[kind].values()) {
-      if (typeof wrapper.metatype === 'function' && wrapper.metatype.prototype) classes.add(wrapper.metatype as new (...args: never[]) => unknown);
-    }
-  }
-  return [...classes];
-}
-
-function methodsOf(type: new (...args: never[]) => unknown): Array<[string, Handler]> {
-  // Descriptors, not property reads: a prototype's getters must not run.
-  const prototype = type.prototype as object;
-  return Object.getOwnPropertyNames(prototype).flatMap((name) => {
-    const value: unknown = Object.getOwnPropertyDescriptor(prototype, name)?.value;
-    return name !== 'constructor' && typeof value === 'function' ? [[name, value as Handler] as [string, Handler]] : [];
-  });
-}
-
-const joinPath = (...parts: Array<string | undefined>) =>
-  `/${parts.flatMap((part) => (part ?? '').split('/')).filter(Boolean).join('/')}`;
-
-function restRoutes(t: TestApp): string[] {
-  return classesOf(t, 'controllers').flatMap((controller) =>
-    methodsOf(controller).flatMap(([, handler]) => {
-      const method = Reflect.getMetadata(METHOD_METADATA, handler) as RequestMethod | undefined;
-      if (method === undefined) return [];
-      const on = (key: string) => Reflect.getMetadata(key, handler) ?? Reflect.getMetadata(key, controller);
-      const paths = [Reflect.getMetadata(PATH_METADATA, handler) as string | string[]].flat();
-      const resource = Reflect.getMetadata(KEYS.resource, handler) as { kind: string; param: string } | undefined;
-      const access = on(KEYS.public)
-        ? 'public'
-        : `${on(KEYS.admin) ? 'admin' : on(KEYS.agent) ? 'caller|agent' : 'caller'}${resource ? ` +${resource.kind}:${resource.param}` : ''}`;
-      return paths.map((route) => `${RequestMethod[method]} ${joinPath(Reflect.getMetadata(PATH_METADATA, controller) as string, route)} — ${access}`);
-    }),
-  );
-}
+import { startApp, type TestApp } from '../../support/app.js';
+import { classesOf, graphqlFields, joinPath, mcpTools, methodsOf, restRoutes } from '../../support/entry-points.js';
 
 /**
  * Every REST route with the rate-limit budget it spends (@RateLimited), or `none`. Address budgets
@@ -105,25 +32,6 @@ function restBudgets(t: TestApp): string[] {
       return paths.map((route) => `${RequestMethod[method]} ${joinPath(Reflect.getMetadata(PATH_METADATA, controller) as string, route)} — ${budget}`);
     }),
   );
-}
-
-function graphqlFields(t: TestApp): { resolved: string[]; schema: string[] } {
-  const callerFactory = gqlCallerFactory();
-  const resolved = classesOf(t, 'providers').flatMap((resolver) =>
-    methodsOf(resolver).flatMap(([name, handler]) => {
-      const type = Reflect.getMetadata('graphql:resolver_type', handler) as string | undefined;
-      if (type !== 'Query' && type !== 'Mutation' && type !== 'Subscription') return [];
-      const field = (Reflect.getMetadata('graphql:resolver_name', handler) as string | undefined) ?? name;
-      const parameters = Object.values((Reflect.getMetadata(ROUTE_ARGS_METADATA, resolver, name) ?? {}) as Record<string, { factory?: unknown }>);
-      const access = parameters.some((parameter) => parameter.factory === callerFactory) ? 'caller' : 'public';
-      return [`${type}.${field} — ${access}`];
-    }),
-  );
-  const schema = t.app.get(GraphQLSchemaHost).schema;
-  const fields = [schema.getQueryType(), schema.getMutationType(), schema.getSubscriptionType()].flatMap((root) =>
-    root ? Object.keys(root.getFields()).map((field) => `${root.name}.${field}`) : [],
-  );
-  return { resolved: resolved.sort(), schema: fields.sort() };
 }
 
 /**
@@ -159,7 +67,7 @@ describe('access snapshot: every entry point and what it requires', () => {
     expect(restRoutes(t).sort()).toEqual(REST_ROUTES);
   });
 
-  it('REST routes and the budget each spends: every answer, list and ask route spends its own', () => {
+  it('REST routes and the budget each spends: every answer, list, ask and creation route spends its own', () => {
     expect(restBudgets(t).sort()).toEqual(REST_BUDGETS);
   });
 
@@ -182,15 +90,7 @@ describe('access snapshot: every entry point and what it requires', () => {
   });
 
   it('MCP tools, by endpoint (each requires what its route above requires)', async () => {
-    const external = await connectMcp(t.baseUrl, { bearer: TEST_ADMIN_TOKEN });
-    const fixture = await createRunningSession(t, { bearer: TEST_ADMIN_TOKEN });
-    const session = await connectMcp(t.baseUrl, { bearer: fixture.agentToken, path: '/mcp/session' });
-    try {
-      const names = async (connection: typeof external) => (await connection.client.listTools()).tools.map((tool) => tool.name).sort();
-      expect({ '/mcp': await names(external), '/mcp/session': await names(session) }).toEqual(MCP_TOOLS);
-    } finally {
-      await Promise.all([external.close(), session.close()]);
-    }
+    expect(await mcpTools(t)).toEqual(MCP_TOOLS);
   });
 });
 
@@ -226,7 +126,7 @@ const REST_ROUTES = [
   'GET /mcp/session — public',
   'GET /metrics — admin',
   'GET /readyz — public',
-  'PATCH /api/v1/sessions/:id — caller +session:id',
+  'PATCH /api/v1/sessions/:id — caller|agent +session:id',
   'PATCH /api/v1/webhooks/:id — caller',
   'POST /api/v1/admin/tokens/:id/revoke — admin',
   'POST /api/v1/admin/users — admin',
@@ -234,14 +134,16 @@ const REST_ROUTES = [
   'POST /api/v1/admin/workspaces/:id/members — admin',
   // Signing in exchanges a token for a session cookie.
   'POST /api/v1/auth/session — public',
-  'POST /api/v1/clarification/:id/cancel — caller',
+  'POST /api/v1/clarification/:id/cancel — caller|agent',
   'POST /api/v1/clarification/:id/respond — caller',
-  'POST /api/v1/clarification/request — caller',
+  'POST /api/v1/clarification/request — caller|agent',
   'POST /api/v1/commands — caller',
+  // Only the identity that asked may spend a receipt (the service checks who; the agent's token may).
+  'POST /api/v1/receipts/redeem — caller|agent',
   // Anyone holding a receipt may check it.
   'POST /api/v1/receipts/verify — public',
-  'POST /api/v1/sessions/:id/turns — caller +session:id',
-  'POST /api/v1/sessions/:id/turns/:turnId/complete — caller +session:id',
+  'POST /api/v1/sessions/:id/turns — caller|agent +session:id',
+  'POST /api/v1/sessions/:id/turns/:turnId/complete — caller|agent +session:id',
   'POST /api/v1/tasks — caller',
   'POST /api/v1/tasks/:id/archive — caller +task:id',
   'POST /api/v1/tasks/:id/sessions — caller +task:id',
@@ -317,13 +219,14 @@ const REST_BUDGETS = [
   "POST /api/v1/clarification/:id/respond — answers",
   "POST /api/v1/clarification/request — asks",
   "POST /api/v1/commands — answers",
+  "POST /api/v1/receipts/redeem — verifications",
   "POST /api/v1/receipts/verify — verifications",
   "POST /api/v1/sessions/:id/turns — none",
   "POST /api/v1/sessions/:id/turns/:turnId/complete — none",
-  "POST /api/v1/tasks — none",
+  "POST /api/v1/tasks — creations",
   "POST /api/v1/tasks/:id/archive — none",
-  "POST /api/v1/tasks/:id/sessions — none",
-  "POST /api/v1/workspaces — none",
+  "POST /api/v1/tasks/:id/sessions — creations",
+  "POST /api/v1/workspaces — creations",
   "POST /api/v1/workspaces/:id/webhooks — lists",
   "POST /mcp — none",
   "POST /mcp/session — none",

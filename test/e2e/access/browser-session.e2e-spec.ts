@@ -2,13 +2,16 @@
  * The `parley_session` cookie holds an opaque random id stored only as
  * SHA-256 in browser_sessions — never the personal access token — that ends at sign-out, at its idle
  * or absolute expiry, when its token is revoked and when its user is deleted; `Secure` when
- * PUBLIC_URL is https. GraphQL and MCP accept it like REST.
+ * PUBLIC_URL is https. GraphQL and MCP accept it like REST. A subscription opened with it ends when
+ * it expires: it does not count as use, so it ends at the idle expiry unless requests push that
+ * forward, and at the absolute expiry whatever they do.
  */
 import { createHash } from 'node:crypto';
 import request from 'supertest';
 import { startApp, TEST_ADMIN_TOKEN, type TestApp } from '../../support/app.js';
 import { browserHeaders, createUser, signIn } from '../../support/fixtures.js';
-import { gql } from '../../support/graphql.js';
+import { eventually } from '../../support/eventually.js';
+import { gql, openStreams, subscribe } from '../../support/graphql.js';
 import { connectMcp } from '../../support/mcp.js';
 
 const sha256 = (value: string) => createHash('sha256').update(value, 'utf8').digest('hex');
@@ -171,5 +174,69 @@ describe('browser sessions', () => {
         await app.close();
       }
     });
+  });
+});
+
+describe('a subscription opened with the cookie ends when the browser session expires', () => {
+  const IDLE_MS = 1_500;
+  const MAX_AGE_MS = 4_500;
+  /** How late an ending may be seen: the timer, the database read, the socket's close, this test's poll. */
+  const SLACK_MS = 2_500;
+  let t: TestApp;
+
+  beforeAll(async () => {
+    t = await startApp({ config: { authMode: 'enabled', browserSessionIdleTimeoutMs: IDLE_MS, browserSessionMaxAgeMs: MAX_AGE_MS } });
+  });
+  afterAll(async () => {
+    await t.close();
+  });
+
+  const me = (cookie: string) => request(t.baseUrl).get('/api/v1/workspaces').set('cookie', cookie);
+
+  async function signedInSubscription(name: string) {
+    const user = await createUser(t, name);
+    const signedInAt = Date.now();
+    const cookie = await signIn(t, user.token);
+    const subscription = subscribe(t, 'subscription { questionEvents { type pendingId } }', { headers: { cookie } });
+    await subscription.connected;
+    await openStreams(t, 1);
+    return { cookie, subscription, signedInAt, openedAt: Date.now() };
+  }
+
+  const ended = (subscription: { completed: boolean; error: unknown }) => subscription.completed || subscription.error !== undefined;
+
+  it('with no request since, it ends at the idle expiry (an open subscription is no use of the session)', async () => {
+    const { cookie, subscription, signedInAt, openedAt } = await signedInSubscription('idle');
+    try {
+      await new Promise((resolve) => setTimeout(resolve, IDLE_MS / 2));
+      expect(ended(subscription)).toBe(false);
+      await eventually(() => (ended(subscription) ? true : undefined), IDLE_MS + SLACK_MS, 'the subscription ending');
+      expect(Date.now() - signedInAt).toBeGreaterThanOrEqual(IDLE_MS);
+      expect(Date.now() - openedAt).toBeLessThan(IDLE_MS + SLACK_MS);
+      await openStreams(t, 0);
+      await me(cookie).expect(401);
+    } finally {
+      await subscription.close();
+    }
+  });
+
+  it('requests push the idle expiry forward and it lives on; it ends at the absolute expiry however recently used', async () => {
+    const { cookie, subscription, signedInAt } = await signedInSubscription('busy');
+    try {
+      while (!ended(subscription)) {
+        if (Date.now() - signedInAt > MAX_AGE_MS + SLACK_MS) throw new Error('the subscription outlived the maximum age');
+        const res = await me(cookie);
+        // A request of the live session keeps it (and the subscription) alive past any one idle timeout.
+        if (Date.now() - signedInAt < MAX_AGE_MS - 200) expect(res.status).toBe(200);
+        await new Promise((resolve) => setTimeout(resolve, IDLE_MS / 5));
+      }
+      const lived = Date.now() - signedInAt;
+      expect(lived).toBeGreaterThanOrEqual(MAX_AGE_MS);
+      expect(lived).toBeLessThan(MAX_AGE_MS + SLACK_MS);
+      await openStreams(t, 0);
+      await me(cookie).expect(401);
+    } finally {
+      await subscription.close();
+    }
   });
 });

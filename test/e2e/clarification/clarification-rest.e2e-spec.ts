@@ -181,6 +181,7 @@ describe('clarification REST surface', () => {
           question_total: 2,
           context: 'setting up',
           status: 'pending',
+          asked_by: { kind: 'synthetic', id: null },
         });
       });
       expect(await sessionState(fixture.sessionId)).toBe('WAITING_FOR_INPUT');

@@ -333,7 +333,7 @@ describe('winner delivery and resume', () => {
       const error = await deliveryFailure(first.delivery);
       expect(error.code).toBe(ClarificationErrorCode.DeliveryFailed);
       expect(error.httpStatus).toBe(500);
-      expect(error.message).toBe('the agent could not be resumed; the clarification is pending again and the answer can be retried');
+      expect(error.message).toBe('the agent could not be resumed; the answer can be retried');
       expect(hook.posts.map((post) => post.status)).toEqual([500]);
       const refusedTurnId = hook.posts[0].body.turn_id as string;
 
@@ -365,33 +365,38 @@ describe('winner delivery and resume', () => {
       expect(eventsNamed('clarification.primary_answered', pendingId)).toHaveLength(1);
     });
 
-    it('timed out (the webhook never answers) ⇒ same as refused, then a retry succeeds', async () => {
+    it('timed out (the webhook never answers) ⇒ DELIVERY_FAILED, not rolled back: the answer is owed and re-sent under the same key until accepted', async () => {
       const hook = await receiver('hang');
       const fixture = await createRunningSession(t, { resumeUrl: hook.url });
       const pendingId = await ask(fixture);
-      const turnsBefore = await turnsOf(fixture.sessionId);
-      const rowsBefore = await rowsOf(pendingId);
 
       const started = Date.now();
       const first = claimAndDeliver(pendingId, { answers: ANSWERS });
       const error = await deliveryFailure(first.delivery);
       const elapsed = Date.now() - started;
       expect(error.code).toBe(ClarificationErrorCode.DeliveryFailed);
+      expect(error.message).toBe('the agent could not be resumed; the answer can be retried');
       expect(elapsed).toBeGreaterThanOrEqual(RESUME_TIMEOUT_MS - 50);
       expect(elapsed).toBeLessThan(RESUME_TIMEOUT_MS + 3000);
-      expect(hook.posts).toHaveLength(1);
       expect(hook.posts[0].status).toBe(0);
-      expect(await rowsOf(pendingId)).toEqual(rowsBefore);
-      expect(await turnsOf(fixture.sessionId)).toEqual(turnsBefore);
-      expect(await currentTurn(fixture.sessionId)).toBe(fixture.turnId);
-      expect(await sessionState(fixture.sessionId)).toBe('WAITING_FOR_INPUT');
+      const successorId = hook.posts[0].body.turn_id as string;
+      // The receiver may have acted on it: the claim keeps the answer, and the successor turn stays current.
+      const rows = await rowsOf(pendingId);
+      expect(rows.map((row) => [row.metadata.status, row.metadata.response_delivery_pending])).toEqual([
+        ['answered', true],
+        ['answered', true],
+      ]);
+      expect(await currentTurn(fixture.sessionId)).toBe(successorId);
 
+      // The sweeper sends it again, under the same key, until the receiver accepts it.
       hook.mode = 'accept';
-      const retry = claimAndDeliver(pendingId, { answers: ANSWERS });
-      expect(await retry.delivery).toBe(WinnerDelivery.Resumed);
-      expect(hook.posts.map((post) => post.status)).toEqual([0, 202]);
-      expect(await currentTurn(fixture.sessionId)).toBe(hook.posts[1].body.turn_id);
+      await eventually(async () => ((await rowsOf(pendingId)).every((row) => !('response_delivery_pending' in row.metadata)) ? true : undefined), 15_000, 'the owed resume accepted');
+      expect(hook.posts.length).toBeGreaterThanOrEqual(2);
+      expect(hook.posts.map((post) => post.body.turn_id)).toEqual(hook.posts.map(() => successorId));
+      expect(hook.posts.at(-1)?.status).toBe(202);
+      expect((await turnsOf(fixture.sessionId)).map((turn) => turn.id)).toEqual([fixture.turnId, successorId]);
       expect(await sessionState(fixture.sessionId)).toBe('RUNNING');
+      expect(eventsNamed('clarification.primary_answered', pendingId)).toHaveLength(1);
     });
 
     it('no webhook configured ⇒ the resume prompt is queued as a system message on the successor turn', async () => {

@@ -366,8 +366,8 @@ describe('answer_decision: the contract', () => {
       );
       // 5 beats 6: another request holds the decision, yet the bad selection is what is reported.
       await t.db.query(
-        `INSERT INTO decision_claims (worker_id, claim_token_hash, request_id, decision_ref, state, claimed_at, expires_at)
-         VALUES ($1, 'someone-else', 'other-request', $2, 'claimed', now(), now() + interval '1 hour')`,
+        `INSERT INTO decision_claims (worker_id, claim_token_hash, caller_key, request_id, decision_ref, state, claimed_at, expires_at)
+         VALUES ($1, 'someone-else', 'synthetic', 'other-request', $2, 'claimed', now(), now() + interval '1 hour')`,
         [worker.sessionId, decisionRef],
       );
       expect((await command(t, answerRequest(worker.sessionId, decisionRef, { requestId: 'order-5', selection: badSelection }))).body.status).toBe(

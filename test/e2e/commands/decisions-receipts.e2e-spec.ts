@@ -24,6 +24,8 @@ import { createRunningSession } from '../../support/fixtures.js';
 
 const LEASE_MS = 30_000;
 const DAY_MS = 24 * 3_600_000;
+/** Every command here is sent with auth disabled: the synthetic caller's receipts. */
+const SYNTHETIC = 'synthetic';
 
 /** Replaces one method of a live provider until the returned restore is called. */
 function intercept<T extends object, K extends keyof T>(target: T, method: K, replacement: (original: T[K]) => T[K]): () => void {
@@ -114,10 +116,10 @@ describe('answer_decision: receipts, claims and leases', () => {
   ): Promise<Ownership> {
     const parsed = parseCommandRequest(body);
     const identity = canonicalMutation(parsed);
-    const owner: Ownership = { requestId: parsed.requestId as string, ownerHash: `dead-owner-${Math.random()}`, workerId: parsed.workerId, claimHash: `dead-claim-${Math.random()}` };
+    const owner: Ownership = { callerKey: SYNTHETIC, requestId: parsed.requestId as string, ownerHash: `dead-owner-${Math.random()}`, workerId: parsed.workerId, claimHash: `dead-claim-${Math.random()}` };
     const expiresAt = new Date(at.getTime() + LEASE_MS);
     expect(
-      await receipts.reserve({ requestId: owner.requestId, fingerprint: identity.fingerprint, canonicalJson: identity.json, workerId: owner.workerId, ownerHash: owner.ownerHash, now: at, expiresAt }),
+      await receipts.reserve({ callerKey: owner.callerKey, requestId: owner.requestId, fingerprint: identity.fingerprint, canonicalJson: identity.json, workerId: owner.workerId, ownerHash: owner.ownerHash, now: at, expiresAt }),
     ).toBe(true);
     if (stage !== 'reserved') expect(await receipts.claim(owner, decisionRef, at, expiresAt)).toBe(true);
     if (stage === 'send_started') expect(await receipts.markSendStarted(owner, pendingId, at, expiresAt)).toBe(true);
@@ -249,7 +251,7 @@ describe('answer_decision: receipts, claims and leases', () => {
   it('answer_decision: a claim-time loser releases its unsent reservation for takeover', async () => {
     const w = await worker();
     const body = answerRequest(w.sessionId, w.decisionRef, { requestId: 'claim-time-loser' });
-    const competitor: Ownership = { requestId: 'competitor', ownerHash: 'competitor-owner', workerId: w.sessionId, claimHash: 'competitor-claim' };
+    const competitor: Ownership = { callerKey: SYNTHETIC, requestId: 'competitor', ownerHash: 'competitor-owner', workerId: w.sessionId, claimHash: 'competitor-claim' };
     const restore = intercept(receipts, 'claim', (original) => async (...args) => {
       const now = clock.now();
       expect(await original(competitor, w.decisionRef, now, new Date(now.getTime() + LEASE_MS))).toBe(true);
@@ -278,7 +280,7 @@ describe('answer_decision: receipts, claims and leases', () => {
     await abandoned(body, w.decisionRef, w.pendingId, 'reserved', new Date(Date.now() - 10 * 60_000));
     const now = clock.now();
     expect(
-      await receipts.claim({ requestId: 'live-holder', ownerHash: 'x', workerId: w.sessionId, claimHash: 'live-holder-claim' }, w.decisionRef, now, new Date(now.getTime() + LEASE_MS)),
+      await receipts.claim({ callerKey: SYNTHETIC, requestId: 'live-holder', ownerHash: 'x', workerId: w.sessionId, claimHash: 'live-holder-claim' }, w.decisionRef, now, new Date(now.getTime() + LEASE_MS)),
     ).toBe(true);
     const result = await command(t, body);
     expect(result.body).toMatchObject({ status: 'answer_in_progress', disposition: 'in_progress' });

@@ -1,7 +1,7 @@
 /**
  * Abuse limits: MCP requests are bounded in batch size and in the rows
  * their list calls may return together, refused before any call runs; rate limits per identity
- * (answers, lists, asks) and per client address (sign-in attempts, failed credentials) answer 429
+ * (answers, lists, asks) and per client address (sign-in attempts, refused credentials) answer 429
  * with Retry-After and the IETF RateLimit fields, each surface in its own error shape.
  */
 import { jest } from '@jest/globals';
@@ -142,7 +142,7 @@ describe('rate limits per identity (lists 3, answers 2, asks 2 per 60 s)', () =>
     expect(refused.status).toBe(429);
     expect(refused.body.error).toMatch(/^rate limit exceeded: at most 2 answers per 60 s/);
 
-    // The agent's own budget (its session): two asks, then 429 before the third blocks.
+    // The agent asks on the budget of the identity that opened its session (the admin): two asks, then 429 before the third blocks.
     const agent = await createRunningSession(t, { bearer: TEST_ADMIN_TOKEN });
     const session = await connectMcp(t.baseUrl, { path: '/mcp/session', bearer: agent.agentToken });
     try {
@@ -196,25 +196,30 @@ describe('rate limits per client address (sign-in 2, failed credentials 2 per 60
     expect(refused.body).toEqual({ error: expect.stringMatching(/^rate limit exceeded: at most 2 sign in per 60 s/), code: 'RATE_LIMITED' });
   });
 
-  it('failed credentials: after two refused tokens, every credentialed request from the address is 429 in its surface shape', async () => {
+  it('failed credentials: after two refused tokens, every refused credential from the address is 429 in its surface shape; a valid one is served', async () => {
     for (let attempt = 0; attempt < 2; attempt += 1) {
       await request(t.baseUrl).get('/api/v1/workspaces').set('authorization', `Bearer parley_pat_guess${attempt}`).expect(401);
     }
-    // A right guess is not revealed: the valid token is refused the same way.
-    const rest = await request(t.baseUrl).get('/api/v1/workspaces').set('authorization', `Bearer ${token}`);
+    const wrong = 'parley_pat_guess2';
+    const rest = await request(t.baseUrl).get('/api/v1/workspaces').set('authorization', `Bearer ${wrong}`);
     expect(rest.status).toBe(429);
     expect(rest.body).toEqual({ error: expect.stringMatching(/^rate limit exceeded: at most 2 failed credentials per 60 s/), code: 'RATE_LIMITED' });
     expect(Number(rest.headers['retry-after'])).toBeGreaterThanOrEqual(1);
-    const graphql = await gql(t, '{ workspaces { id } }', undefined, token);
+    const cookie = await request(t.baseUrl).get('/api/v1/workspaces').set('cookie', 'parley_session=parley_bs_expired');
+    expect(cookie.status).toBe(429);
+    const graphql = await gql(t, '{ workspaces { id } }', undefined, wrong);
     expect(graphql.status).toBe(429);
     expect(graphql.body).toEqual({ data: null, errors: [{ message: expect.stringMatching(/^rate limit exceeded/), extensions: { code: 'RATE_LIMITED' } }] });
     const mcp = await request(t.baseUrl)
       .post('/mcp')
-      .set('authorization', `Bearer ${token}`)
+      .set('authorization', `Bearer ${wrong}`)
       .set('accept', 'application/json, text/event-stream')
       .send({ jsonrpc: '2.0', id: 1, method: 'tools/list' });
     expect(mcp.status).toBe(429);
     expect(mcp.body).toEqual({ jsonrpc: '2.0', error: { code: -32029, message: expect.stringMatching(/^rate limit exceeded/) }, id: null });
+    // The failures refuse only failing credentials: the address's valid token is served on every surface.
+    await request(t.baseUrl).get('/api/v1/workspaces').set('authorization', `Bearer ${token}`).expect(200);
+    expect((await gql(t, '{ workspaces { id } }', undefined, token)).status).toBe(200);
     // Requests without a credential are not affected: they are simply unauthenticated.
     expect((await request(t.baseUrl).get('/api/v1/workspaces')).status).toBe(401);
   });

@@ -1,7 +1,8 @@
 /**
  * Every JSON body is bounded while it is parsed — nesting, array items,
- * object fields, string sizes — before class-transformer or class-validator see it, with a 400
- * naming the path, in each surface's own error shape, and nothing written.
+ * object fields, string sizes, no field name twice in an object, no number that does not read as
+ * written — before class-transformer or class-validator see it, with a 400 naming the path, in each
+ * surface's own error shape, and nothing written.
  */
 import request from 'supertest';
 import { startApp, TEST_ADMIN_TOKEN, type TestApp } from '../../support/app.js';
@@ -90,6 +91,49 @@ describe('parse-time bounds on JSON bodies', () => {
     expect(proto.status).toBe(400);
     expect(proto.body).toEqual({ error: 'body has the forbidden field name "__proto__"', code: 'VALIDATION_ERROR' });
     expect(await countRows()).toBe(before);
+  });
+
+  it('refuses a field name given twice in an object, or a number that does not read as written, anywhere in any body, naming it', async () => {
+    const session = await createRunningSession(t, { bearer: token });
+    const twice = (path: string) => `${path} is given twice (a field name may appear once in an object)`;
+    const inexact = (path: string) => `${path} is a number that does not read as written (out of range, or more digits than a 64-bit float holds)`;
+    const before = await countRows();
+    // JSON.parse would keep the last `name` (and read 1e400 as Infinity, 1.00000000000000001 as 1): refused before it builds anything.
+    for (const [path, body, error] of [
+      ['/api/v1/workspaces', '{"name":"shown","name":"kept"}', twice('body.name')],
+      ['/api/v1/workspaces', '{"name":"w","n\\u0061me":"kept"}', twice('body.name')],
+      ['/api/v1/tasks', `{"title":"t","workspace_id":${JSON.stringify(session.workspaceId)},"extra":{"a":[{"b":1,"b":2}]}}`, twice('body.extra.a[0].b')],
+      ['/api/v1/clarification/request', `{"session_id":${JSON.stringify(session.sessionId)},"questions":[],"expires_in_seconds":1e400}`, inexact('body.expires_in_seconds')],
+      ['/api/v1/clarification/request', `{"session_id":${JSON.stringify(session.sessionId)},"questions":[],"expires_in_seconds":60.00000000000000001}`, inexact('body.expires_in_seconds')],
+    ] as const) {
+      const res = await post(path, body, token);
+      expect({ path, status: res.status, body: res.body as unknown }).toEqual({ path, status: 400, body: { error, code: 'VALIDATION_ERROR' } });
+    }
+    const graphql = await post('/graphql', '{"query":"{ workspaces { id } }","variables":{"a":1,"a":2}}', token);
+    expect({ status: graphql.status, body: graphql.body as unknown }).toEqual({
+      status: 400,
+      body: { data: null, errors: [{ message: twice('body.variables.a'), extensions: { code: 'VALIDATION_ERROR' } }] },
+    });
+    for (const [path, bearer] of [
+      ['/mcp', token],
+      ['/mcp/session', session.agentToken],
+    ] as const) {
+      const res = await request(t.baseUrl)
+        .post(path)
+        .set('authorization', `Bearer ${bearer}`)
+        .set('content-type', 'application/json')
+        .set('accept', 'application/json, text/event-stream')
+        .send('{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"x","arguments":{"questions":[],"questions":[]}}}');
+      expect({ path, status: res.status, body: res.body as unknown }).toEqual({
+        path,
+        status: 400,
+        body: { jsonrpc: '2.0', error: { code: -32700, message: twice('body.params.arguments.questions') }, id: null },
+      });
+    }
+    expect(await countRows()).toBe(before);
+    // The same name in different objects, and numbers written any way a double reads back, are accepted as before.
+    const questions = '[{"prompt":"a","options":[{"label":"x"},{"label":"y"}]},{"prompt":"b","options":[{"label":"x"},{"label":"y"}]}]';
+    await post('/api/v1/clarification/request', `{"session_id":${JSON.stringify(session.sessionId)},"questions":${questions},"expires_in_seconds":6.0e1}`, token).expect(200);
   });
 
   it('/graphql answers GraphQL errors with VALIDATION_ERROR and HTTP 400', async () => {

@@ -3,6 +3,7 @@ import { StreamableHTTPClientTransport, StreamableHTTPError } from '@modelcontex
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import request from 'supertest';
 import { type Answer, WaiterStore } from '#clarification';
+import { isTerminalSessionState, SessionState } from '#tasks';
 import { BundleRepository, WinnerDelivery, type WinnerResult } from '#clarification/testing';
 import { claimAndDeliver } from '../../support/claim.js';
 import { startApp, TEST_ADMIN_TOKEN, type TestApp } from '../../support/app.js';
@@ -137,6 +138,49 @@ describe('/mcp/session (in-session MCP surface)', () => {
         const schema = tools[0].inputSchema as { properties: Record<string, unknown>; required?: string[] };
         expect(Object.keys(schema.properties).sort()).toEqual(['action', 'context', 'expires_in_seconds', 'questions', 'routing']); // expires_in_seconds: the question's deadline; routing: optional, who may answer; action: optional, what an answer authorizes
         expect(schema.required).toEqual(['questions']);
+      } finally {
+        await client.close();
+      }
+    });
+
+    it.each(Object.values(SessionState))('a %s session’s agent token authenticates only while the session has not ended', async (state) => {
+      const own = await createRunningSession(t, { bearer: admin });
+      await t.db.query(`UPDATE task_sessions SET state = $1 WHERE id = $2`, [state, own.sessionId]);
+      const { client, transport, seen } = sessionClient(t, own.agentToken);
+      const error = await client.connect(transport).then(
+        () => undefined,
+        (failure: unknown) => failure,
+      );
+      await client.close();
+      if (!isTerminalSessionState(state)) {
+        expect(error).toBeUndefined();
+        return;
+      }
+      // Exactly what an unknown or revoked token gets: nothing served, nothing written.
+      expect((error as StreamableHTTPError).code).toBe(401);
+      expect(seen).toEqual([{ status: 401, wwwAuthenticate: CHALLENGE, body: JSON.stringify({ error: 'a session agent token is required', code: 'UNAUTHENTICATED' }) }]);
+      expect(await rowsOfSession(t, own.sessionId)).toEqual([]);
+    });
+
+    it('ending the session ends the agent’s open ask; from then on its token is refused like a revoked one, on every route that takes it', async () => {
+      const own = await createRunningSession(t, { bearer: admin });
+      const client = await connected(t, own.agentToken);
+      try {
+        const asking = client.callTool({ name: ASK, arguments: { questions: TWO_QUESTIONS } }) as Promise<CallToolResult>;
+        const pendingId = await pendingIdOf(t, own.sessionId);
+        await eventually(() => (t.app.get(WaiterStore).waiterCount(pendingId) === 1 ? true : undefined));
+        const asAgent = (req: request.Test) => req.set('authorization', `Bearer ${own.agentToken}`);
+        if (authMode === 'enabled') await asAgent(request(t.baseUrl).get(`/api/v1/clarification/${pendingId}`)).expect(200);
+
+        const ending = request(t.baseUrl).patch(`/api/v1/sessions/${own.sessionId}`);
+        await (admin ? ending.set('authorization', `Bearer ${admin}`) : ending).send({ state: 'COMPLETED' }).expect(200);
+        expect(toolError(await asking)).toEqual({ code: 'WAIT_ENDED', message: 'clarification wait ended: the question expired' });
+        await expect(client.listTools()).rejects.toMatchObject({ code: 401 });
+        if (authMode === 'enabled') {
+          const revoked = { error: 'token is invalid or revoked', code: 'UNAUTHENTICATED' };
+          await asAgent(request(t.baseUrl).get(`/api/v1/clarification/${pendingId}`)).expect(401, revoked);
+          await asAgent(request(t.baseUrl).get(`/api/v1/clarification/${pendingId}/wait`)).expect(401, revoked);
+        }
       } finally {
         await client.close();
       }
@@ -356,19 +400,6 @@ describe('/mcp/session (in-session MCP surface)', () => {
       }
     });
 
-    it.each(['COMPLETED', 'FAILED', 'CANCELLED'])('asking on a %s session ⇒ tool error, nothing written', async (state) => {
-      const fixture = await createRunningSession(t);
-      await request(t.baseUrl).patch(`/api/v1/sessions/${fixture.sessionId}`).send({ state }).expect(200);
-      const client = await connected(t, fixture.agentToken);
-      try {
-        const result = (await client.callTool({ name: ASK, arguments: { questions: TWO_QUESTIONS } })) as CallToolResult;
-        expect(toolError(result)).toEqual({ code: 'CONFLICT', message: `session has ended (${state})` });
-        expect(await rowsOfSession(t, fixture.sessionId)).toEqual([]);
-        expect(await sessionState(t, fixture.sessionId)).toBe(state);
-      } finally {
-        await client.close();
-      }
-    });
   });
 
   describe('askTimeoutMs', () => {

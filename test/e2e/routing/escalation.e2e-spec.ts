@@ -55,7 +55,7 @@ describe('routing: escalation', () => {
       config: {
         authMode: 'enabled',
         deadlineSweepIntervalMs: 3_600_000,
-        webhooks: { timeoutMs: 2_000, maxAttempts: 3, retryBaseMs: 20, retryMaxMs: 100, disableAfterFailures: 10, pollIntervalMs: 50, concurrency: 4, allowPrivateTargets: true },
+        webhooks: { timeoutMs: 2_000, maxAttempts: 3, retryBaseMs: 20, retryMaxMs: 100, disableAfterFailures: 10, pollIntervalMs: 50, concurrency: 4 },
       },
     });
     crew = await team(t, 2, 'esc');

@@ -5,13 +5,13 @@ import { createRunningSession, TWO_QUESTIONS } from '../../support/fixtures.js';
 
 /**
  * The action panel on the inbox page (docs/receipts.md): a bundle asked with an action shows, above
- * its questions, the action's name and its arguments pretty-printed — as text, whatever they contain
- * — and answering it on the page issues the receipt bound to that action. A bundle asked without
- * one shows no panel.
+ * its questions, the action's name and its arguments pretty-printed — as text, whatever they contain,
+ * bidirectional controls shown as marked escapes — and answering it on the page issues the receipt
+ * bound to that action. A bundle asked without one shows no panel.
  */
 const ACTION = { name: 'deploy', arguments: { env: 'prod', replicas: 3, note: '<img src=x onerror="window.pwned=1">' } };
 
-async function ask(t: TestApp, action?: typeof ACTION): Promise<string> {
+async function ask(t: TestApp, action?: { name: string; arguments: Record<string, unknown> }): Promise<string> {
   const session = await createRunningSession(t);
   const res = await request(t.baseUrl)
     .post('/api/v1/clarification/request')
@@ -56,6 +56,35 @@ describeInChromium('the action panel, on the inbox page', () => {
     const verify = (action: unknown) => request(web.app.baseUrl).post('/api/v1/receipts/verify').send({ receipt, action }).expect(200);
     expect((await verify(ACTION)).body).toMatchObject({ valid: true, claims: { sub: pendingId, outcome: 'answered', surface: 'web' } });
     expect((await verify({ ...ACTION, arguments: { ...ACTION.arguments, env: 'staging' } })).body).toEqual({ valid: false, reason: 'action_mismatch' });
+  });
+
+  it('shows every bidirectional control in the arguments as a marked escape, so the text reads as what is approved', async () => {
+    const controls = ['\u202A', '\u202B', '\u202C', '\u202D', '\u202E', '\u2066', '\u2067', '\u2068', '\u2069', '\u200E', '\u200F', '\u061C'];
+    const spoofed = { name: 'send', arguments: { attachment: 'invoice\u202Efdp.exe', ['to\u2067']: 'ops', all: controls.join('|') } };
+    const pendingId = await ask(web.app, spoofed);
+    await open(pendingId);
+    const panel = web.page.getByRole('region', { name: 'Action to authorize' });
+    await panel.waitFor();
+    const shown = (await panel.locator('.bundle__action-arguments').textContent()) ?? '';
+    // No control reaches the page as itself; each is its escape, which JSON reads back as the control.
+    expect(shown).not.toMatch(/[\u202A-\u202E\u2066-\u2069\u200E\u200F\u061C]/u);
+    expect(shown).toContain('"attachment": "invoice\\u202Efdp.exe"');
+    expect(shown).toContain('"to\\u2067": "ops"');
+    expect(JSON.parse(shown)).toEqual(spoofed.arguments);
+    const marked = await panel.locator('.bundle__action-arguments mark.bidi-control').allTextContents();
+    const escapes = controls.map((control) => `\\u${(control.codePointAt(0) ?? 0).toString(16).toUpperCase().padStart(4, '0')}`);
+    expect(marked.sort()).toEqual(['\\u202E', '\\u2067', ...escapes].sort());
+    // Marked: it does not look like the text around it.
+    const looks = await panel.locator('mark.bidi-control').first().evaluate((node) => node.ownerDocument.defaultView?.getComputedStyle(node).borderTopStyle);
+    expect(looks).toBe('solid');
+    expect(await panel.locator('.bundle__action-name').textContent()).toBe('send');
+
+    // The name itself may not hold one: such an ask is refused.
+    const session = await createRunningSession(web.app);
+    await request(web.app.baseUrl)
+      .post('/api/v1/clarification/request')
+      .send({ session_id: session.sessionId, questions: TWO_QUESTIONS, action: { name: 'send\u202Eexe.pdf', arguments: {} } })
+      .expect(400, { error: 'action.name must not contain the bidirectional control character U+202E', code: 'VALIDATION_ERROR' });
   });
 
   it('shows no panel for a bundle asked without an action', async () => {

@@ -335,7 +335,7 @@ describeInChromium('browser inbox (AUTH_MODE=disabled)', () => {
     await card(web.page, 'the-arrival').waitFor();
   });
 
-  it('outcomes: a 500 (resume refused, bundle pending again) and a network error offer "Try again" and keep what was typed; a 400 is shown next to its question; an unknown id is "Not found"', async () => {
+  it('outcomes: a 500 (resume refused, the answer rolled back) and a network error offer "Try again" and keep what was typed; a 400 is shown next to its question; an unknown id is "Not found"', async () => {
     const webhook = await refusingWebhook();
     try {
       const session = await createRunningSession(web.app, { resumeUrl: webhook.url });
@@ -365,7 +365,7 @@ describeInChromium('browser inbox (AUTH_MODE=disabled)', () => {
 
       // The real 500: the resume webhook refuses, the claim is rolled back.
       await web.page.getByRole('button', { name: 'Submit answers' }).click();
-      await web.page.getByRole('alert').filter({ hasText: 'pending again' }).waitFor();
+      await web.page.getByRole('alert').filter({ hasText: 'could not be resumed' }).waitFor();
       expect(await web.page.locator('#answer-1').inputValue()).toBe('typed before the failures');
       webhook.accept = true;
       await web.page.getByRole('button', { name: 'Try again' }).click();

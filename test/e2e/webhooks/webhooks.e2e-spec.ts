@@ -63,7 +63,6 @@ describe('outbound webhooks', () => {
           disableAfterFailures: 3,
           pollIntervalMs: 50,
           concurrency: 8,
-          allowPrivateTargets: true,
         },
       },
     });

@@ -2,6 +2,7 @@ import { DynamicModule, Module } from '@nestjs/common';
 import { AuthorizationModule } from '#authorization';
 import { EventBusModule } from '#common';
 import { type AppConfig, ConfigModule } from '#config';
+import { OutboundModule } from '#outbound';
 import { PersistenceModule } from '#persistence';
 import { ReceiptsModule } from '#receipts';
 import { TasksModule } from '#tasks';
@@ -16,6 +17,6 @@ import { WebhookManagementModule } from '#webhooks';
 @Module({})
 export class CliModule {
   static forRoot(config: AppConfig): DynamicModule {
-    return { module: CliModule, imports: [ConfigModule.forRoot(config), EventBusModule, PersistenceModule, AuthorizationModule, TasksModule, WebhookManagementModule, ReceiptsModule] };
+    return { module: CliModule, imports: [ConfigModule.forRoot(config), OutboundModule.forRoot(config.outbound), EventBusModule, PersistenceModule, AuthorizationModule, TasksModule, WebhookManagementModule, ReceiptsModule] };
   }
 }

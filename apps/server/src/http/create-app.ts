@@ -14,7 +14,7 @@ import {
   storableUrlHook,
   UniformErrorsFastifyAdapter,
 } from '#common';
-import { type AppConfig, unauthenticatedNetworkWarning } from '#config';
+import { type AppConfig, type TrustProxy, unauthenticatedNetworkWarning } from '#config';
 import { createRootLogger, fastifyLogging, ParleyMetrics } from '#observability';
 import { Logger } from 'nestjs-pino';
 import { registerApiDocs } from './api-docs.js';
@@ -34,6 +34,15 @@ function installJsonBodyParser(fastify: FastifyInstance): void {
   });
 }
 
+/**
+ * Fastify's trustProxy from TRUST_PROXY. A hop count becomes a function, since Fastify trusts nobody
+ * for a bare number (it cannot tell the proxy from a direct client): whoever sets one has said that
+ * only their proxies reach this server.
+ */
+function trustProxyOption(trust: TrustProxy): boolean | string[] | ((address: string, hop: number) => boolean) {
+  return typeof trust === 'number' ? (_address, hop) => hop < trust : trust;
+}
+
 /** Builds the whole application (not yet listening) from a validated configuration. */
 export async function createApp(config: AppConfig): Promise<NestFastifyApplication> {
   const errors = new HttpErrorFilter();
@@ -42,6 +51,8 @@ export async function createApp(config: AppConfig): Promise<NestFastifyApplicati
     {
       ...fastifyLogging(logger),
       bodyLimit: config.bodyLimitBytes,
+      // Whose address request.ip is, and so whose budget an address budget is (docs/configuration.md).
+      trustProxy: trustProxyOption(config.trustProxy),
       // Slow clients: a socket still sending its headers or body after these is closed. They bound
       // receiving a request only, so long polls, SSE and WebSockets (whose requests are complete) run on.
       requestTimeout: config.requestTimeoutMs,

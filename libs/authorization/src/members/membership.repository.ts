@@ -1,7 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { queryRow, queryRows } from '#persistence';
-import { REVOCATION_CHANNEL } from '../caller-revocations.js';
+import { taskAccessibleBy } from '../access.repository.js';
+import { REVOCATION_CHANNEL } from '../revocation.channel.js';
 
 export interface MemberRow {
   workspace_id: string;
@@ -24,6 +25,21 @@ export class MembershipRepository {
     const rows = await queryRows<{ id: string; name: string }>(this.dataSource, `SELECT id, name FROM users WHERE id = ANY($1::text[])`, [
       [...userIds],
     ]);
+    return new Map(rows.map((row) => [row.id, row.name]));
+  }
+
+  /**
+   * The users among `userIds` who can see the session's task — its workspace's owner and members, or
+   * anyone when the workspace is unowned, empty or dangling (AccessService's rule) — with their names.
+   */
+  async namesOfUsersSeeingSession(sessionId: string, userIds: readonly string[]): Promise<Map<string, string>> {
+    const rows = await queryRows<{ id: string; name: string }>(
+      this.dataSource,
+      `SELECT u.id, u.name FROM task_sessions s LEFT JOIN tasks t ON t.id = s.task_id
+         JOIN users u ON u.id = ANY($2::text[])
+        WHERE s.id = $1 AND ${taskAccessibleBy('t', 'u.id')}`,
+      [sessionId, [...userIds]],
+    );
     return new Map(rows.map((row) => [row.id, row.name]));
   }
 

@@ -55,9 +55,15 @@ export class MembershipService {
     return { workspace_id: workspaceId, user_id: user, removed: await this.members.remove(workspaceId, user) };
   }
 
-  /** The users among `userIds` that exist, by id, with their names (routing's answerers are checked with it). */
-  namesOf(userIds: readonly string[]): Promise<Map<string, string>> {
-    return userIds.length === 0 ? Promise.resolve(new Map<string, string>()) : this.members.namesOf(userIds);
+  /**
+   * The users among `userIds` an ask of `asker` on the session may route to, by id, with their names:
+   * for an unscoped asker (an admin, auth disabled) every user that exists; for anyone else only the
+   * users who can see the session's task, so an ask tells a scoped asker nothing — not even whether
+   * it exists — of a user outside its task's workspace.
+   */
+  routableNames(asker: { readonly kind: Caller['kind'] }, sessionId: string, userIds: readonly string[]): Promise<Map<string, string>> {
+    if (userIds.length === 0) return Promise.resolve(new Map<string, string>());
+    return isAdmin(asker) ? this.members.namesOf(userIds) : this.members.namesOfUsersSeeingSession(sessionId, userIds);
   }
 
   /** Only an unscoped caller manages members; to anyone else the workspace is as missing as an unknown one. */

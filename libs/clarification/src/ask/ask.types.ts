@@ -1,9 +1,10 @@
+import type { Caller } from '#authorization';
 import type { ClarificationRequest } from '../bundle/clarification.types.js';
 
 export interface AskInput {
   sessionId: string;
   /** Who asks: the session's agent, the identity that opened the session, or an admin (its receipt names them). */
-  askedBy: { kind: string; id: string | null };
+  askedBy: { kind: Caller['kind']; id: string | null };
   taskId?: string;
   questions: unknown;
   context?: unknown;

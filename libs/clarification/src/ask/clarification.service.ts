@@ -67,7 +67,7 @@ export class ClarificationService implements OnModuleInit, LongPollEndings {
     const questions = normalizeQuestions(input.questions);
     const context = normalizeContext(input.context);
     const expiresInSeconds = normalizeDeadline(input.expiresInSeconds);
-    const routing = await this.routingOf(input.routing);
+    const routing = await this.routingOf(input);
     const action = actionOf(input.action);
     const result = await inTransaction(this.dataSource, async (manager) => {
       const session = await this.sessions.lockById(input.sessionId, manager);
@@ -136,11 +136,11 @@ export class ClarificationService implements OnModuleInit, LongPollEndings {
     return { request: result.request, created: result.created };
   }
 
-  /** The ask's routing, validated (400 naming the field) and its users looked up (an unknown one is a 400 naming it). */
-  private async routingOf(value: unknown): Promise<ReturnType<typeof storedRouting> | undefined> {
-    const routing = normalizeRouting(value);
+  /** The ask's routing, validated (400 naming the field) and its users looked up (one the asker may not route to is a 400 naming it). */
+  private async routingOf(input: AskInput): Promise<ReturnType<typeof storedRouting> | undefined> {
+    const routing = normalizeRouting(input.routing);
     if (routing === undefined) return undefined;
-    return storedRouting(routing, await this.members.namesOf([...new Set(namedUserIds(routing))]));
+    return storedRouting(routing, await this.members.routableNames(input.askedBy, input.sessionId, [...new Set(namedUserIds(routing))]));
   }
 
   /** Asking through REST: the session's own act (its agent, its opener, an admin); one who does not see the session gets its "not found". */

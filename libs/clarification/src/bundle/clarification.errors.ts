@@ -36,6 +36,11 @@ export class ClarificationError extends DomainError<ClarificationErrorCode> {
     new ClarificationError(ClarificationErrorCode.AlreadyVoted, 'already voted: you voted differently on this question; a vote cannot be changed');
   static sessionEnded = (state: string) => new ClarificationError(ClarificationErrorCode.SessionEnded, `session has ended (${state})`);
   static taskArchived = () => new ClarificationError(ClarificationErrorCode.TaskArchived, 'task is archived');
+  /**
+   * Any resume that did not end accepted — refused, timed out, or its target refused by the outbound
+   * policy — in the same words, so an answer tells its caller nothing about the target (no port scan).
+   */
+  static resumeFailed = () => new ClarificationError(ClarificationErrorCode.DeliveryFailed, 'the agent could not be resumed; the answer can be retried');
 
   get httpStatus(): number {
     switch (this.code) {

@@ -14,7 +14,7 @@ describe('winnerIdentity', () => {
     expect(winnerIdentity({ kind: 'user', userId: 'u1' }, 'rest')).toEqual({ kind: 'user', user_id: 'u1', surface: 'rest' });
     expect(winnerIdentity({ kind: 'admin' }, 'graphql')).toEqual({ kind: 'admin', user_id: null, surface: 'graphql' });
     expect(winnerIdentity({ kind: 'synthetic' }, 'mcp')).toEqual({ kind: 'synthetic', user_id: null, surface: 'mcp' });
-    expect(winnerIdentity({ kind: 'agent', sessionId: 's', taskId: 't' }, 'command')).toEqual({ kind: 'agent', user_id: null, surface: 'command' });
+    expect(winnerIdentity({ kind: 'agent', sessionId: 's', taskId: 't', openedBy: 'admin' }, 'command')).toEqual({ kind: 'agent', user_id: null, surface: 'command' });
   });
 });
 

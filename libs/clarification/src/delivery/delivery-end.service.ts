@@ -46,9 +46,13 @@ export class DeliveryEndService {
 
   /**
    * The answer was not delivered: roll the claim back and say what the bundle is now — pending again
-   * (a retryable 500) or no longer active (409); its delivery marker is gone either way.
+   * (`failure`, a retryable 500) or no longer active (409); its delivery marker is gone either way.
    */
-  async rollBack(request: ClarificationRequest, why: string): Promise<never> {
+  async rollBack(
+    request: ClarificationRequest,
+    why: string,
+    failure = new ClarificationError(ClarificationErrorCode.DeliveryFailed, `${why}; the clarification is pending again and the answer can be retried`),
+  ): Promise<never> {
     const pendingId = request.pending_id;
     const result = await this.ownership.abandon(pendingId, this.lease.id, request.session_id, (manager, pendingIds) =>
       this.bundles.refreshSessionIndex(request.session_id, pendingIds, manager),
@@ -56,12 +60,7 @@ export class DeliveryEndService {
     this.signals.dispatch({ pending_id: pendingId, kind: 'reopened' });
     this.logger.warn({ msg: 'claim rolled back', pending_id: pendingId, why, restored: result.active });
     if (!result.rolledBack) throw ClarificationError.inProgress();
-    if (result.active) {
-      throw new ClarificationError(
-        ClarificationErrorCode.DeliveryFailed,
-        `${why}; the clarification is pending again and the answer can be retried`,
-      );
-    }
+    if (result.active) throw failure;
     throw ClarificationError.notActive();
   }
 }

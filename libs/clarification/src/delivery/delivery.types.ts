@@ -1,4 +1,4 @@
-import type { ReceiptAnswerer } from '#receipts';
+import type { ReceiptIdentity } from '#receipts';
 import type { ClaimAudit } from '../audit/audit.types.js';
 import type { BundleRow, ClarificationRequest, ClarificationResponse } from '../bundle/clarification.types.js';
 import type { WinnerIdentity } from '../bundle/resolved-by.rules.js';
@@ -24,7 +24,7 @@ export interface WinningAttempt {
   /** Recorded with the claim when it wins. */
   winner: WinnerIdentity;
   /** Who answered, as the receipt names them. */
-  answeredBy: ReceiptAnswerer;
+  answeredBy: ReceiptIdentity;
   audit: ClaimAudit;
   /** A routed bundle's vote (see ClaimRequest.ballot). */
   ballot?: Ballot;

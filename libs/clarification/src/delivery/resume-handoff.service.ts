@@ -10,12 +10,17 @@ import { DeliveryOwnershipRepository } from '../claim/delivery-ownership.reposit
 import { DeliveryEndService } from './delivery-end.service.js';
 import { eventFor } from './delivery.mapper.js';
 import { type BundleSession, type Target, WinnerDelivery } from './delivery.types.js';
-import { ResumeDispatcher } from './resume.dispatcher.js';
+import { ResumeDispatcher, ResumeOutcome } from './resume.dispatcher.js';
 
 /**
  * Handing the answer to an agent that no longer waits live: the successor turn is resumed through
  * the session's webhook (accepted ⇒ final, refused ⇒ rolled back) or, with no webhook, by a queued
  * resume prompt. Every re-send carries the same successor turn id as its idempotency key.
+ *
+ * A resume whose outcome is unknown (no answer within the bound, a connection broken once open) is
+ * owed, not rolled back: the receiver may have acted on it, so no other answer may replace it. The
+ * claim stays this process's and the sweeper sends the same payload again under the same key until
+ * the receiver accepts it or declines it with a status (docs/guarantees.md, "Where Parley departs").
  */
 @Injectable()
 export class ResumeHandoffService {
@@ -27,16 +32,21 @@ export class ResumeHandoffService {
     private readonly ends: DeliveryEndService,
   ) {}
 
-  /** Exactly one resume through the webhook: accepted ⇒ final; refused or timed out ⇒ rolled back. */
+  /**
+   * One resume through the webhook: accepted ⇒ final; declined with a status, or never sent when no
+   * earlier attempt may have reached the receiver (`owed` says one may have) ⇒ rolled back; else
+   * owed. The caller is told the same failure in every case but acceptance.
+   */
   async throughWebhook(
     target: Target,
     response: ClarificationResponse,
     turnId: string,
     webhook: string,
     session: BundleSession,
+    owed = false,
   ): Promise<WinnerDelivery> {
     const { request } = target;
-    const accepted = await this.resume.post(webhook, {
+    const outcome = await this.resume.post(webhook, {
       session_id: request.session_id,
       task_id: session.task_id,
       pending_id: request.pending_id,
@@ -45,7 +55,11 @@ export class ResumeHandoffService {
       response,
       receipt: response.receipt ?? null,
     });
-    if (!accepted) return this.ends.rollBack(request, 'the agent could not be resumed');
+    if (outcome !== ResumeOutcome.Accepted) {
+      const mayHoldIt = owed || outcome === ResumeOutcome.Unknown;
+      if (outcome === ResumeOutcome.Declined || !mayHoldIt) return this.ends.rollBack(request, 'the agent could not be resumed', ClarificationError.resumeFailed());
+      throw ClarificationError.resumeFailed();
+    }
     await faultPoint('resume.accepted');
     const finalized = await this.ownership.finalize(
       request.pending_id,
@@ -89,16 +103,16 @@ export class ResumeHandoffService {
   }
 
   /**
-   * A resume that was already owed when its delivery was interrupted (its successor turn stored with
-   * the claim): sent again under the same turn id, or its prompt queued. A failure leaves the claim
-   * for the next sweep.
+   * A resume that was already owed — its delivery interrupted, or its last POST's outcome unknown (its
+   * successor turn stored with the claim): sent again under the same turn id, or its prompt queued.
+   * Short of acceptance or a declining status, the claim is left for the next sweep.
    */
   async resendOwed(target: Target, response: ClarificationResponse, turnId: string, session: BundleSession): Promise<void> {
     const { request } = target;
     const pendingId = request.pending_id;
     const webhook = this.resume.webhookFor(session.resume_url);
     if (webhook) {
-      await this.throughWebhook(target, response, turnId, webhook, session).catch(() => undefined);
+      await this.throughWebhook(target, response, turnId, webhook, session, true).catch(() => undefined);
       return;
     }
     const finalized = await this.ownership.queuePromptAndFinalize(

@@ -1,6 +1,7 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { APP_CONFIG, type AppConfig } from '#config';
 import { ParleyMetrics } from '#observability';
+import { OutboundClient } from '#outbound';
 import type { ClarificationResponse } from '../bundle/clarification.types.js';
 
 export interface ResumePayload {
@@ -15,10 +16,23 @@ export interface ResumePayload {
   receipt: string | null;
 }
 
+/** What one resume POST came to. */
+export enum ResumeOutcome {
+  /** A 2xx within the bound. */
+  Accepted = 'accepted',
+  /** The receiver answered, but not 2xx (a redirect included): by its contract it did not take this key. */
+  Declined = 'declined',
+  /** The POST never left: refused by the outbound policy, the name not resolved, no connection. */
+  Unreached = 'unreached',
+  /** The POST may have reached the receiver, which did not answer within the bound (or the connection broke). */
+  Unknown = 'unknown',
+}
+
 /**
- * Hands a resume prompt to the agent's orchestrator: accepted only on a 2xx within the bound. A
- * hand-off interrupted by a crash is sent again with the same `Idempotency-Key` (the successor turn
- * id), so a receiver that deduplicates on it resumes the agent once.
+ * Hands a resume prompt to the agent's orchestrator through the outbound policy (docs/security.md,
+ * "Outbound calls"): accepted only on a 2xx within the bound. Every re-send of a hand-off carries
+ * the same `Idempotency-Key` (the successor turn id), so a receiver that deduplicates on it resumes
+ * the agent once.
  */
 @Injectable()
 export class ResumeDispatcher {
@@ -27,6 +41,7 @@ export class ResumeDispatcher {
   constructor(
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     private readonly metrics: ParleyMetrics,
+    private readonly outbound: OutboundClient,
   ) {}
 
   /** The webhook a session's resume goes to: its own resume_url, else the server's; none ⇒ queue. */
@@ -34,22 +49,21 @@ export class ResumeDispatcher {
     return sessionResumeUrl || this.config.resumeWebhookUrl;
   }
 
-  async post(url: string, payload: ResumePayload): Promise<boolean> {
-    try {
-      const response = await fetch(url, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json', 'idempotency-key': payload.turn_id },
-        body: JSON.stringify(payload),
-        signal: AbortSignal.timeout(this.config.resumeTimeoutMs),
-      });
-      await response.body?.cancel();
-      if (!response.ok) this.logger.warn({ msg: 'resume refused', pending_id: payload.pending_id, status: response.status });
-      this.metrics.resumeHandoff(response.ok ? 'accepted' : 'refused');
-      return response.ok;
-    } catch (error) {
-      this.logger.warn({ msg: 'resume not delivered', pending_id: payload.pending_id, err: String(error) });
-      this.metrics.resumeHandoff('refused');
-      return false;
+  async post(url: string, payload: ResumePayload): Promise<ResumeOutcome> {
+    const reply = await this.outbound.post(
+      url,
+      JSON.stringify(payload),
+      { 'content-type': 'application/json', 'idempotency-key': payload.turn_id },
+      { timeoutMs: this.config.resumeTimeoutMs },
+    );
+    const accepted = reply.kind === 'answered' && reply.status >= 200 && reply.status <= 299;
+    this.metrics.resumeHandoff(accepted ? 'accepted' : 'refused');
+    if (accepted) return ResumeOutcome.Accepted;
+    if (reply.kind === 'answered') {
+      this.logger.warn({ msg: 'resume refused', pending_id: payload.pending_id, status: reply.status });
+      return ResumeOutcome.Declined;
     }
+    this.logger.warn({ msg: 'resume not delivered', pending_id: payload.pending_id, outcome: reply.kind, err: reply.reason });
+    return reply.kind === 'unknown' ? ResumeOutcome.Unknown : ResumeOutcome.Unreached;
   }
 }

@@ -1,44 +1,56 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { ApiClosedSchema, INPUT_LIMITS } from '#common';
 import { ActionDoc } from '#receipts';
+import { MAX_ANSWERERS, MAX_ESCALATION_SECONDS, MAX_ESCALATION_STEPS, MAX_REQUIRED_ANSWERS, MIN_ESCALATION_SECONDS } from '../routing/routing.validation.js';
 
-/** OpenAPI schemas of the clarification REST surface (request bodies are validated by the services; see README). */
+/**
+ * OpenAPI schemas of the clarification REST surface (request bodies are validated by the services; see
+ * README). The parts of a request a service checks say its limits, and refuse fields they do not name.
+ */
+@ApiClosedSchema()
 export class OptionDoc {
-  @ApiPropertyOptional({ description: 'Generated as q{i}_opt{j} when absent' }) option_id?: string;
-  @ApiProperty() label!: string;
-  @ApiPropertyOptional() description?: string;
+  @ApiPropertyOptional({ maxLength: INPUT_LIMITS.id, description: 'Generated as q{i}_opt{j} when absent' }) option_id?: string;
+  @ApiProperty({ minLength: 1, maxLength: INPUT_LIMITS.label }) label!: string;
+  @ApiPropertyOptional({ maxLength: INPUT_LIMITS.description }) description?: string;
 }
 
+@ApiClosedSchema()
 export class QuestionDoc {
-  @ApiPropertyOptional({ description: 'Generated as q1..qN when absent' }) id?: string;
-  @ApiPropertyOptional() title?: string;
-  @ApiProperty() prompt!: string;
+  @ApiPropertyOptional({ maxLength: INPUT_LIMITS.id, description: 'Generated as q1..qN when absent' }) id?: string;
+  @ApiPropertyOptional({ maxLength: INPUT_LIMITS.title }) title?: string;
+  @ApiProperty({ minLength: 1, maxLength: INPUT_LIMITS.prompt }) prompt!: string;
   @ApiProperty({ type: [OptionDoc], minItems: 2, maxItems: 6 }) options!: OptionDoc[];
   @ApiPropertyOptional({ description: 'A connector may pick several options' }) multi_select?: boolean;
   @ApiPropertyOptional({ enum: ['single', 'plan'] }) kind?: string;
 }
 
+@ApiClosedSchema()
 export class AnswerDoc {
-  @ApiProperty() question_id!: string;
+  @ApiProperty({ minLength: 1 }) question_id!: string;
   @ApiProperty({ type: [String] }) selected_options!: string[];
-  @ApiProperty({ description: 'At most 2000 code points' }) custom_text!: string;
+  @ApiProperty({ maxLength: INPUT_LIMITS.answerText, description: `At most ${INPUT_LIMITS.answerText} code points` }) custom_text!: string;
 }
 
+@ApiClosedSchema()
 export class UserIdsDoc {
-  @ApiProperty({ type: [String], minItems: 1, maxItems: 50 }) user_ids!: string[];
+  @ApiProperty({ type: 'array', items: { type: 'string', minLength: 1, maxLength: INPUT_LIMITS.id }, minItems: 1, maxItems: MAX_ANSWERERS, uniqueItems: true }) user_ids!: string[];
 }
 
+@ApiClosedSchema()
 export class EscalationStepDoc {
-  @ApiProperty({ minimum: 30, description: 'Seconds after the ask; strictly increasing from step to step' }) after_seconds!: number;
+  @ApiProperty({ type: 'integer', minimum: MIN_ESCALATION_SECONDS, maximum: MAX_ESCALATION_SECONDS, description: 'Seconds after the ask; strictly increasing from step to step' })
+  after_seconds!: number;
   @ApiPropertyOptional({ description: 'true: emit a REMINDED event naming the eligible users' }) remind?: boolean;
   @ApiPropertyOptional({ type: UserIdsDoc, description: 'Replace the eligible answerers (an ESCALATED event)' }) reassign_to?: UserIdsDoc;
 }
 
+@ApiClosedSchema()
 export class RoutingDoc {
   @ApiPropertyOptional({ type: UserIdsDoc, description: 'Only these users (and an admin) may answer; others who see the bundle get 403 NOT_ELIGIBLE' })
   answerers?: UserIdsDoc;
-  @ApiPropertyOptional({ minimum: 1, maximum: 10, default: 1, description: 'Identical answers from this many people resolve the bundle' })
+  @ApiPropertyOptional({ type: 'integer', minimum: 1, maximum: MAX_REQUIRED_ANSWERS, default: 1, description: 'Identical answers from this many people resolve the bundle' })
   required_answers?: number;
-  @ApiPropertyOptional({ type: [EscalationStepDoc], maxItems: 5 }) escalation?: EscalationStepDoc[];
+  @ApiPropertyOptional({ type: [EscalationStepDoc], maxItems: MAX_ESCALATION_STEPS }) escalation?: EscalationStepDoc[];
 }
 
 export class AssignedUserDoc {

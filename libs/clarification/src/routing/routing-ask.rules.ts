@@ -9,12 +9,14 @@ export interface AskedRouting {
 }
 
 /**
- * The routing an ask stores, its users named (`names`: the existing users among those it names): an
- * unknown user is a 400 naming its field. A reassignment's users are stored with its step, named too.
+ * The routing an ask stores, its users named (`names`: those among the users it names that the asker
+ * may route to, MembershipService.routableNames): any other is a 400 naming its field, one message
+ * whether that user does not exist or cannot see the task. A reassignment's users are stored with
+ * its step, named too.
  */
 export function storedRouting(routing: RoutingInput, names: ReadonlyMap<string, string>): AskedRouting {
-  const unknown = namedUsers(routing).find((user) => !names.has(user.id));
-  if (unknown !== undefined) throw ClarificationError.validation(`${unknown.field} names no user ("${unknown.id}")`);
+  const refused = namedUsers(routing).find((user) => !names.has(user.id));
+  if (refused !== undefined) throw ClarificationError.validation(`${refused.field} is not a user who can see this task`);
   const assigned = (ids: readonly string[]): AssignedUser[] => ids.map((id) => ({ user_id: id, name: names.get(id) ?? '' }));
   return {
     stored: {

@@ -36,7 +36,7 @@ describe('routing rules (Q1–Q3)', () => {
     expect(mayAnswer(userCaller('bob'), routing(1, ['alice']))).toBe(false);
     expect(mayAnswer(userCaller('alice'), routing(1, ['alice']))).toBe(true);
     expect(mayAnswer(ADMIN_CALLER, routing(1, ['alice']))).toBe(true);
-    expect(mayAnswer({ kind: 'agent', sessionId: 's', taskId: 't' }, routing(1, ['alice']))).toBe(false);
+    expect(mayAnswer({ kind: 'agent', sessionId: 's', taskId: 't', openedBy: 'admin' }, routing(1, ['alice']))).toBe(false);
     expect(mayAnswer(userCaller('bob'), undefined)).toBe(true);
     expect(mayAnswer(userCaller('bob'), routing(2))).toBe(true);
   });

@@ -69,7 +69,7 @@ function escalationSteps(value: unknown, requiredAnswers: number): EscalationSte
 /**
  * The optional `routing` object of an ask, validated the same way on every surface (400 naming the
  * field); undefined when absent or when it asks for nothing beyond the default (anyone, one answer).
- * Whether its user ids name users is checked by the asking service.
+ * Whether its user ids name users the asker may route to is checked by the asking service.
  */
 export function normalizeRouting(value: unknown): RoutingInput | undefined {
   if (value === undefined || value === null) return undefined;
@@ -90,7 +90,7 @@ export function namedUserIds(routing: RoutingInput): string[] {
   return namedUsers(routing).map((user) => user.id);
 }
 
-/** Every user id a routing object names, with the field that names it (to say which one is unknown). */
+/** Every user id a routing object names, with the field that names it (to say which one is refused). */
 export function namedUsers(routing: RoutingInput): { id: string; field: string }[] {
   const named = (routing.answerers ?? []).map((id, index) => ({ id, field: `routing.answerers.user_ids[${index}]` }));
   routing.escalation.forEach((step, index) =>
