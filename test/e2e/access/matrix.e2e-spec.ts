@@ -246,9 +246,9 @@ async function ok(res: request.Test | Promise<request.Response>, status = 200): 
 
 const asOwner = () => bearer(w.owner.token);
 
-/** A new running session of T with an open turn and, asked by the owner, a pending bundle routed to `eligible`. */
-async function fresh(): Promise<Fixture> {
-  const session = await ok(request(t.baseUrl).post(`/api/v1/tasks/${w.shared.taskId}/sessions`).set(asOwner()).send({}), 201);
+/** A new running session of T (or `taskId`) with an open turn and, asked by the owner, a pending bundle routed to `eligible`. */
+async function fresh(taskId = w.shared.taskId): Promise<Fixture> {
+  const session = await ok(request(t.baseUrl).post(`/api/v1/tasks/${taskId}/sessions`).set(asOwner()).send({}), 201);
   const sessionId = session.body.id as string;
   await ok(request(t.baseUrl).patch(`/api/v1/sessions/${sessionId}`).set(asOwner()).send({ state: 'RUNNING' }));
   const turn = await ok(request(t.baseUrl).post(`/api/v1/sessions/${sessionId}/turns`).set(asOwner()), 201);
@@ -260,7 +260,7 @@ async function fresh(): Promise<Fixture> {
   );
   return {
     workspaceId: w.shared.workspaceId,
-    taskId: w.shared.taskId,
+    taskId,
     sessionId,
     agentToken: session.body.agent_token as string,
     turnId: turn.body.id as string,
@@ -298,6 +298,12 @@ async function withTask(): Promise<Fixture> {
   return { ...w.shared, taskId: task.body.id as string };
 }
 
+/** A new task of W with `fresh()`'s session and pending bundle in it. */
+async function busyTask(): Promise<Fixture> {
+  const task = await ok(request(t.baseUrl).post('/api/v1/tasks').set(asOwner()).send({ title: 'matrix task', workspace_id: w.shared.workspaceId }), 201);
+  return fresh(task.body.id as string);
+}
+
 /** The shared fixture with a new token of the spare user. */
 async function withToken(): Promise<Fixture> {
   const token = await ok(request(t.baseUrl).post(`/api/v1/admin/users/${w.spare.id}/tokens`).set('authorization', ADMIN).send({ name: 'spare' }), 201);
@@ -324,8 +330,8 @@ async function expiring(): Promise<{ caller: Who; endsAt: number }> {
   return { caller: { kind: 'expired', headers: cookieHeaders(cookie) }, endsAt: signedInAt + BROWSER_SESSION_MS };
 }
 
-/** Answers, as the admin, the first pending bundle of the session once there is one, until `done` settles. */
-async function answerWhenAsked(sessionId: string, done: Promise<unknown>): Promise<void> {
+/** Answers, as the admin, the session's first pending bundle other than `except` once there is one, until `done` settles. */
+async function answerWhenAsked(sessionId: string, except: string, done: Promise<unknown>): Promise<void> {
   let finished = false;
   void done.finally(() => {
     finished = true;
@@ -334,8 +340,8 @@ async function answerWhenAsked(sessionId: string, done: Promise<unknown>): Promi
   while (!finished && Date.now() < deadline) {
     const { rows } = await t.db.query<{ pending_id: string }>(
       `SELECT metadata->>'pending_id' AS pending_id FROM task_session_messages
-        WHERE task_session_id = $1 AND type = 'clarification_request' AND metadata->>'status' = 'pending'`,
-      [sessionId],
+        WHERE task_session_id = $1 AND type = 'clarification_request' AND metadata->>'status' = 'pending' AND metadata->>'pending_id' <> $2`,
+      [sessionId, except],
     );
     if (rows[0]) {
       await request(t.baseUrl).post(`/api/v1/clarification/${rows[0].pending_id}/respond`).set('authorization', ADMIN).send({ answers: PICK('postgres') });
@@ -368,34 +374,44 @@ function row(key: string, outcomes: string, call: Call, arrange?: () => Promise<
 const answerBody = { answers: PICK('postgres') };
 const GQL_ANSWER = 'mutation($p: String!) { answerQuestion(pendingId: $p, answers: [{questionId: "db", selectedOptions: ["postgres"]}]) { status } }';
 
-/** The long poll on a new bundle, answered once it is open — for `expired`, once its browser session has ended. */
+/**
+ * The long poll on a new bundle, answered once it is open. For `expired` it is opened with a browser
+ * session that is live then, and answered only once that session has ended: `401` is the poll ending
+ * with it (one refused before the session's end reads `… at once`).
+ */
 const waitCall: Call = async (caller, fx) => {
   const heldOpen = caller.kind === 'expired' ? await expiring() : undefined;
-  const asked = heldOpen?.caller ?? caller;
-  const waiting = http(asked, 'GET', `/api/v1/clarification/${fx.pendingId}/wait`);
+  let settledAt = Number.POSITIVE_INFINITY;
+  const waiting = http(heldOpen?.caller ?? caller, 'GET', `/api/v1/clarification/${fx.pendingId}/wait`).then((res) => {
+    settledAt = Date.now();
+    return res;
+  });
   await Promise.race([waiting, sleep(heldOpen ? Math.max(0, heldOpen.endsAt - Date.now()) + EXPIRY_SLACK_MS : 300)]);
   await ok(request(t.baseUrl).post(`/api/v1/clarification/${fx.pendingId}/respond`).set(bearer(w.eligible.token)).send(answerBody));
-  return statusOf(await waiting);
+  const outcome = statusOf(await waiting);
+  return heldOpen && settledAt < heldOpen.endsAt - 250 ? `${outcome} at once` : outcome;
 };
 
-/** The event subscription from just before the shared bundle was asked: `ok` when its ASKED event arrives. For `expired`, whether it is still open once the browser session has ended. */
+/**
+ * The event subscription from just before the shared bundle was asked: `ok` when that bundle's
+ * ASKED event arrives. For `expired` it is opened with a browser session that is live then (and
+ * must deliver that event); `401` is the subscription ending once the session has ended.
+ */
 const subscriptionCall: Call = async (caller, fx) => {
   const heldOpen = caller.kind === 'expired' ? await expiring() : undefined;
-  const headers = (heldOpen?.caller ?? caller).headers;
   const subscription = subscribe<{ questionEvents: { pendingId: string } }>(t, 'subscription($after: String) { questionEvents(after: $after) { type pendingId } }', {
     variables: { after: w.shared.cursor },
-    headers,
+    headers: (heldOpen?.caller ?? caller).headers,
   });
   try {
     const seen = () => subscription.events.some((event) => event.questionEvents.pendingId === fx.pendingId);
+    const ended = () => subscription.error !== undefined || subscription.completed;
     const deadline = Date.now() + REPLAY_MS;
-    while (!seen() && subscription.error === undefined && !subscription.completed && Date.now() < deadline) await sleep(25);
-    if (subscription.error !== undefined) return subscriptionError(subscription.error, subscription.payloadErrors);
-    if (heldOpen) {
-      await sleep(Math.max(0, heldOpen.endsAt - Date.now()) + EXPIRY_SLACK_MS);
-      return subscription.completed || subscription.error !== undefined ? '401' : 'ok';
-    }
-    return seen() ? 'ok' : 'hidden';
+    while (!seen() && !ended() && Date.now() < deadline) await sleep(25);
+    if (subscription.error !== undefined) return `${subscriptionError(subscription.error, subscription.payloadErrors)}${heldOpen ? ' at once' : ''}`;
+    if (!heldOpen || !seen()) return seen() ? 'ok' : 'hidden';
+    await sleep(Math.max(0, heldOpen.endsAt - Date.now()) + EXPIRY_SLACK_MS);
+    return ended() ? '401' : 'ok';
   } finally {
     await subscription.close();
   }
@@ -488,8 +504,9 @@ const ROWS: Row[] = [
     rest(c, 'POST', `/api/v1/sessions/${fx.sessionId}/turns/${fx.turnId}/complete`), fresh),
   row('POST /api/v1/tasks', '                                  401    ok    ok    ok     404   ok    ok     401   401   401   404     401     401', (c, fx) =>
     rest(c, 'POST', '/api/v1/tasks', { title: 'matrix', workspace_id: fx.workspaceId })),
+  // A task with a session the owner opened and its pending bundle: archiving ends that bundle, whoever archives.
   row('POST /api/v1/tasks/:id/archive', '                      401    ok    ok    ok     404   ok    ok     401   401   401   404     401     401', (c, fx) =>
-    rest(c, 'POST', `/api/v1/tasks/${fx.taskId}/archive`), withTask),
+    rest(c, 'POST', `/api/v1/tasks/${fx.taskId}/archive`), busyTask),
   row('POST /api/v1/tasks/:id/sessions', '                     401    ok    ok    ok     404   ok    ok     401   401   401   404     401     401', (c, fx) =>
     rest(c, 'POST', `/api/v1/tasks/${fx.taskId}/sessions`, {}), withTask),
   row('POST /api/v1/workspaces', '                             401    ok    ok    ok     ok    ok    ok     401   401   401   ok      401     401', (c) => rest(c, 'POST', '/api/v1/workspaces', { name: 'matrix' })),
@@ -547,7 +564,7 @@ const ROWS: Row[] = [
   row('mcp:ask_user_question_kandev', '                        401    401   401   401    401   401   401    ok    ok    401   401     401     401', async (c, fx) => {
     const sessionId = c.kind === 'agent' ? fx.sessionId : c.kind === 'otherAgent' ? w.otherSessionId : undefined;
     const asking = tool(c, 'ask_user_question_kandev', { questions: ONE_QUESTION }, undefined, '/mcp/session');
-    if (sessionId) await answerWhenAsked(sessionId, asking);
+    if (sessionId) await answerWhenAsked(sessionId, fx.pendingId, asking);
     return asking;
   }, fresh),
   row('mcp:list_pending_questions_kandev', '                   401    ok    ok    ok     hidden ok   ok     401   401   401   hidden  401     401', (c, fx) =>
