@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
-import { AccessService, AuthorizationError, type Caller } from '#authorization';
+import { AccessService, AuthorizationError, type Caller, SessionActorService } from '#authorization';
 import { type PageInput, pageOf, readPageRequest } from '#common';
 import { inTransaction } from '#persistence';
 import { type AfterCommit, runAfterCommit, SessionLifecycle } from './session-lifecycle.js';
@@ -34,6 +34,7 @@ export class TaskService {
     private readonly sessions: SessionRepository,
     private readonly access: AccessService,
     private readonly lifecycle: SessionLifecycle,
+    private readonly actors: SessionActorService,
   ) {}
 
   /** A task may be filed in no workspace, or in an existing workspace the caller sees. */
@@ -65,6 +66,7 @@ export class TaskService {
   /** Archives the task; the pending clarifications of its sessions expire with it. */
   async archive(caller: Caller, taskId: string): Promise<TaskRow> {
     await this.authorize(caller, taskId);
+    await this.actors.authorizeArchive(caller, taskId);
     const { task, afterCommit } = await inTransaction(this.dataSource, async (manager) => {
       // The task row first: a session being created (it shares that row) has then committed and is
       // locked below, or is refused once this commits — none escapes the expiry with an active bundle.

@@ -46,7 +46,7 @@ export class TasksController {
 
   @Post(':id/archive')
   @ApiOkResponse({ type: TaskDoc, description: 'Archived (idempotent): active bundles of its sessions end' })
-  @ApiErrors(404)
+  @ApiErrors(403, 404)
   @HttpCode(200)
   @RequireAccess('task')
   async archive(@CurrentCaller() caller: Caller, @Param('id') taskId: string) {

@@ -79,6 +79,23 @@ describe('acting in a session (ask, cancel, state, turns)', () => {
     await request(t.baseUrl).post(`/api/v1/clarification/${pendingId}/cancel`).set('authorization', as(crew.fixture.agentToken)).expect(200);
   });
 
+  it("a member may not archive the owner's task (it would end the agent's session and bundles); the owner may", async () => {
+    const asked = await ask(as(crew.fixture.agentToken), { questions: [{ ...ONE_QUESTION[0], id: 'archive-probe' }] }).expect(200);
+    const refused = await request(t.baseUrl).post(`/api/v1/tasks/${crew.fixture.taskId}/archive`).set('authorization', as(crew.members[0].token)).expect(403);
+    expect(refused.body.code).toBe('FORBIDDEN');
+    const bundle = await request(t.baseUrl).get(`/api/v1/clarification/${asked.body.pending_id}`).set('authorization', as(crew.owner.token)).expect(200);
+    expect(bundle.body.status).toBe('pending');
+    // A task of the member's own (no session he did not open) is his to archive.
+    const own = await request(t.baseUrl).post('/api/v1/tasks').set('authorization', as(crew.members[0].token)).send({ title: 'mine', workspace_id: crew.fixture.workspaceId }).expect(201);
+    await request(t.baseUrl).post(`/api/v1/tasks/${own.body.id}/sessions`).set('authorization', as(crew.members[0].token)).send({}).expect(201);
+    await request(t.baseUrl).post(`/api/v1/tasks/${own.body.id}/archive`).set('authorization', as(crew.members[0].token)).expect(200);
+    // …but not once someone else opened a session on it; the workspace's owner may archive either.
+    const shared = await request(t.baseUrl).post('/api/v1/tasks').set('authorization', as(crew.members[0].token)).send({ title: 'shared', workspace_id: crew.fixture.workspaceId }).expect(201);
+    await request(t.baseUrl).post(`/api/v1/tasks/${shared.body.id}/sessions`).set('authorization', as(crew.members[1].token)).send({}).expect(201);
+    await request(t.baseUrl).post(`/api/v1/tasks/${shared.body.id}/archive`).set('authorization', as(crew.members[0].token)).expect(403);
+    await request(t.baseUrl).post(`/api/v1/tasks/${shared.body.id}/archive`).set('authorization', as(crew.owner.token)).expect(200);
+  });
+
   it("a routed question's non-eligible viewer cannot forge an approval: he can neither ask nor answer, and the agent's question stays", async () => {
     const routed = await ask(as(crew.fixture.agentToken), {
       questions: [{ ...ONE_QUESTION[0], id: 'go' }],

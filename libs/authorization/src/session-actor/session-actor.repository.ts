@@ -13,6 +13,21 @@ export interface SessionStanding {
 export class SessionActorRepository {
   constructor(private readonly dataSource: DataSource) {}
 
+  /**
+   * Whether `userKey` (a caller id) may end every session of the task: it owns the task's workspace,
+   * or it opened each of the task's sessions (a task without sessions: true). Undefined when there is no such task.
+   */
+  async endsEverySession(taskId: string, userId: string, userKey: string): Promise<boolean | undefined> {
+    const row = await queryRow<{ allowed: boolean }>(
+      this.dataSource,
+      `SELECT (COALESCE(w.owner_id = $2, false)
+               OR NOT EXISTS (SELECT 1 FROM task_sessions s WHERE s.task_id = t.id AND s.opened_by <> $3)) AS allowed
+         FROM tasks t LEFT JOIN workspaces w ON w.id = t.workspace_id WHERE t.id = $1`,
+      [taskId, userId, userKey],
+    );
+    return row?.allowed;
+  }
+
   /** Who opened the session and whether `userId` sees it (null: sees every task) — one query; undefined when there is no such session. */
   standing(sessionId: string, userId: string | null): Promise<SessionStanding | undefined> {
     return queryRow<SessionStanding>(

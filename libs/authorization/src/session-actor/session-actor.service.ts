@@ -14,6 +14,18 @@ import { SessionActorRepository } from './session-actor.repository.js';
 export class SessionActorService {
   constructor(private readonly sessions: SessionActorRepository) {}
 
+  /**
+   * Archiving a task ends every session of it, so it is the act of who may act in all of them: the
+   * workspace's owner, the identity that opened each of them, or an admin. (Visibility is checked
+   * before: a caller who does not see the task gets its "not found".)
+   */
+  async authorizeArchive(caller: Caller, taskId: string): Promise<void> {
+    if (caller.kind !== 'user') return;
+    if ((await this.sessions.endsEverySession(taskId, caller.userId, callerId(caller))) === false) {
+      throw AuthorizationError.forbidden("only the workspace's owner, the identity that opened each of the task's sessions and admins may archive it");
+    }
+  }
+
   async authorizeAct(caller: Caller, sessionId: string): Promise<void> {
     if (caller.kind === 'agent') {
       if (caller.sessionId !== sessionId) throw AuthorizationError.notFound('session');

@@ -7,14 +7,16 @@ import { DeliveryRecoveryService } from './delivery-recovery.service.js';
 
 /**
  * Claims whose delivery nobody carries out any more — their owner's lease expired (the process died),
- * or this process lost track of one (its rollback failed while the database was away) — are recovered
- * at start-up, at every lease heartbeat and when the database comes back. A claim another live
- * process is delivering is never touched.
+ * this process lost track of one (its rollback failed while the database was away), or its resume is
+ * owed after an unknown outcome — are recovered at start-up, at every lease heartbeat and when the
+ * database comes back. A claim another live process is delivering is never touched.
  */
 @Injectable()
 export class DeliverySweeper implements OnApplicationBootstrap {
   private readonly logger = new Logger('DeliverySweeper');
   private sweeping: Promise<void> | undefined;
+  /** This process's own claims being recovered beside the sweeps (one at a time per bundle). */
+  private readonly ownRecoveries = new Set<string>();
 
   constructor(
     private readonly ownership: DeliveryOwnershipRepository,
@@ -40,10 +42,19 @@ export class DeliverySweeper implements OnApplicationBootstrap {
 
   private async sweepOnce(): Promise<void> {
     for (const claim of await this.ownership.undelivered(this.lease.id)) {
-      if (this.flights.isInFlight(claim.pending_id)) continue;
-      await this.recovery.recover(claim).catch((error: unknown) =>
-        this.logger.warn({ msg: 'undelivered claim not recovered', pending_id: claim.pending_id, err: String(error) }),
+      const pendingId = claim.pending_id;
+      if (this.flights.isInFlight(pendingId) || this.ownRecoveries.has(pendingId)) continue;
+      const recovery = this.recovery.recover(claim).catch((error: unknown) =>
+        this.logger.warn({ msg: 'undelivered claim not recovered', pending_id: pendingId, err: String(error) }),
       );
+      if (claim.owner !== this.lease.id) {
+        await recovery;
+        continue;
+      }
+      // An owed resume may wait out RESUME_TIMEOUT_MS on a silent receiver: it must not hold up the
+      // next sweep, which takes over the claims of processes that died.
+      this.ownRecoveries.add(pendingId);
+      void recovery.finally(() => this.ownRecoveries.delete(pendingId));
     }
   }
 }
