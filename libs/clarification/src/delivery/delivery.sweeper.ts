@@ -16,7 +16,7 @@ export class DeliverySweeper implements OnApplicationBootstrap {
   private readonly logger = new Logger('DeliverySweeper');
   private sweeping: Promise<void> | undefined;
   /** This process's own claims being recovered beside the sweeps (one at a time per bundle). */
-  private readonly ownRecoveries = new Set<string>();
+  private readonly ownRecoveries = new Map<string, Promise<void>>();
 
   constructor(
     private readonly ownership: DeliveryOwnershipRepository,
@@ -32,12 +32,16 @@ export class DeliverySweeper implements OnApplicationBootstrap {
     this.signals.onReconnect(() => void this.sweep());
   }
 
-  /** One sweep at a time; a sweep that fails (the database is away) waits for the next trigger. */
-  sweep(): Promise<void> {
+  /**
+   * One sweep at a time; a sweep that fails (the database is away) waits for the next trigger. Settles
+   * once the sweep has, and every recovery of this process's own claims under way.
+   */
+  async sweep(): Promise<void> {
     this.sweeping ??= this.sweepOnce()
       .catch((error: unknown) => this.logger.warn({ msg: 'sweep failed', err: String(error) }))
       .finally(() => (this.sweeping = undefined));
-    return this.sweeping;
+    await this.sweeping;
+    await Promise.all(this.ownRecoveries.values());
   }
 
   private async sweepOnce(): Promise<void> {
@@ -53,8 +57,7 @@ export class DeliverySweeper implements OnApplicationBootstrap {
       }
       // An owed resume may wait out RESUME_TIMEOUT_MS on a silent receiver: it must not hold up the
       // next sweep, which takes over the claims of processes that died.
-      this.ownRecoveries.add(pendingId);
-      void recovery.finally(() => this.ownRecoveries.delete(pendingId));
+      this.ownRecoveries.set(pendingId, recovery.finally(() => this.ownRecoveries.delete(pendingId)));
     }
   }
 }
