@@ -25,7 +25,7 @@ import { createUser } from '../../support/fixtures.js';
 
 const ROOT = process.cwd();
 const REQUIREMENTS = path.join(ROOT, 'test/schemathesis/requirements.txt');
-const DOCUMENT = process.env.SCHEMATHESIS_DOCUMENT ?? path.join(ROOT, 'docs/api/openapi.json');
+const DOCUMENT = path.join(ROOT, 'docs/api/openapi.json');
 const CACHE = path.join(ROOT, 'node_modules/.cache/parley-schemathesis');
 const PYTHON = process.env.SCHEMATHESIS_PYTHON ?? 'python3';
 

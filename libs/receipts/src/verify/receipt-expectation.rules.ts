@@ -52,8 +52,9 @@ export function parseExpectation(value: unknown): ReceiptExpectation | undefined
 
 function sameOptions(chosen: unknown, expected: readonly string[]): boolean {
   if (!Array.isArray(chosen)) return false;
-  const wanted = new Set(expected);
-  return wanted.size === new Set(chosen).size && chosen.every((option) => wanted.has(option));
+  const options: unknown[] = chosen;
+  const wanted = new Set<unknown>(expected);
+  return wanted.size === new Set(options).size && options.every((option) => wanted.has(option));
 }
 
 /** The expectation's fields the claims do not satisfy (`selections.<question id>` per question): empty when it holds. */
