@@ -27,6 +27,8 @@ describe('parse-time bounds on JSON bodies', () => {
     const req = request(t.baseUrl).post(path).set('content-type', 'application/json');
     return (bearer ? req.set('authorization', `Bearer ${bearer}`) : req).send(body);
   };
+  /** A JSON-RPC POST to an MCP endpoint, as raw text. */
+  const postMcp = (path: string, bearer: string, body: string) => post(path, body, bearer).set('accept', 'application/json, text/event-stream');
 
   beforeAll(async () => {
     t = await startApp({ config: { authMode: 'enabled' } });
@@ -118,12 +120,7 @@ describe('parse-time bounds on JSON bodies', () => {
       ['/mcp', token],
       ['/mcp/session', session.agentToken],
     ] as const) {
-      const res = await request(t.baseUrl)
-        .post(path)
-        .set('authorization', `Bearer ${bearer}`)
-        .set('content-type', 'application/json')
-        .set('accept', 'application/json, text/event-stream')
-        .send('{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"x","arguments":{"questions":[],"questions":[]}}}');
+      const res = await postMcp(path, bearer, '{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"x","arguments":{"questions":[],"questions":[]}}}');
       expect({ path, status: res.status, body: res.body as unknown }).toEqual({
         path,
         status: 400,
@@ -152,12 +149,7 @@ describe('parse-time bounds on JSON bodies', () => {
       ['/mcp', token],
       ['/mcp/session', session.agentToken],
     ] as const) {
-      const res = await request(t.baseUrl)
-        .post(path)
-        .set('authorization', `Bearer ${bearer}`)
-        .set('content-type', 'application/json')
-        .set('accept', 'application/json, text/event-stream')
-        .send(call(`{"questions":${nested(40)}}`));
+      const res = await postMcp(path, bearer, call(`{"questions":${nested(40)}}`));
       expect({ path, status: res.status }).toEqual({ path, status: 400 });
       expect(res.body).toEqual({
         jsonrpc: '2.0',

@@ -40,6 +40,7 @@ const DRIVERS: Array<[string, Driver]> = [
   ['GET /readyz', (t) => request(t.baseUrl).get('/readyz')],
   ['GET /.well-known/jwks.json', (t) => request(t.baseUrl).get('/.well-known/jwks.json')],
   ['POST /api/v1/receipts/verify', (t) => request(t.baseUrl).post('/api/v1/receipts/verify').send({ receipt: 'not.a.receipt' })],
+  ['POST /api/v1/receipts/redeem', (t) => post(t, '/api/v1/receipts/redeem', { receipt: 'not.a.receipt', action: { name: 'deploy', arguments: {} } })],
   ['GET /metrics', (t) => get(t, '/metrics')],
   ['POST /api/v1/admin/users', async (t, made) => {
     const res = await post(t, '/api/v1/admin/users', { name: 'statuses' });

@@ -2435,6 +2435,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBodyDto"];
                 };
             };
+            /** @description A cookie-authenticated write from another origin (CSRF) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"];
+                };
+            };
             /** @description Not found — or not yours: a denial looks exactly like a missing id */
             404: {
                 headers: {
