@@ -11,8 +11,9 @@ import { WebhookError, WebhookErrorCode } from './webhooks.errors.js';
 
 /** Subscriptions one workspace may have. */
 export const MAX_SUBSCRIPTIONS_PER_WORKSPACE = 20;
-const MIN_SECRET_LENGTH = 16;
-const MAX_SECRET_LENGTH = 200;
+/** The bounds of a signing secret a caller chooses, in characters. */
+export const MIN_SECRET_LENGTH = 16;
+export const MAX_SECRET_LENGTH = 200;
 
 export interface SubscriptionInput {
   url?: unknown;

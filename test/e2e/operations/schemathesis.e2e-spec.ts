@@ -129,6 +129,12 @@ async function call(t: TestApp, token: string, method: string, route: string, bo
   return (text ? JSON.parse(text) : {}) as Json;
 }
 
+/**
+ * Webhook targets the fuzzer may subscribe besides the text it makes up (which is seldom a URL, so it
+ * would hardly get past the 400s): names that never resolve, so no delivery leaves the machine.
+ */
+const WEBHOOK_URLS = ['https://parley-fuzz.invalid/hook', 'http://parley-fuzz.invalid:8080/other?x=1'];
+
 const QUESTIONS = [{ id: 'go', prompt: 'Go?', options: [{ option_id: 'y', label: 'Yes' }, { option_id: 'n', label: 'No' }] }];
 
 /** Ids of real rows the fuzzer may use besides the ones it makes up (most made-up ids only meet a 404). */
@@ -161,7 +167,7 @@ async function arrange(t: TestApp, user: { id: string; token: string }): Promise
     sessions.push(session);
   }
   // A target that never resolves: a delivery fails at once, without leaving the machine.
-  const webhook = await call(t, user.token, 'POST', `/api/v1/workspaces/${String(workspace.id)}/webhooks`, { url: 'https://parley-fuzz.invalid/hook', events: ['asked'] });
+  const webhook = await call(t, user.token, 'POST', `/api/v1/workspaces/${String(workspace.id)}/webhooks`, { url: WEBHOOK_URLS[0], events: ['asked'] });
   return {
     users: [user.id, other.id],
     tokens: [String(spare.id)],
@@ -182,8 +188,9 @@ const toml = (value: unknown): string => (Array.isArray(value) ? `[${value.map(t
  * parameters and body fields that name them.
  */
 function configFile(known: Known, userToken: string): string {
-  const dictionaries = Object.entries(known).map(([name, values]) => `[dictionaries.${name}]\nvalues = ${toml(values)}\n`);
-  const half = (dictionary: keyof Known) => ({ dictionary, probability: 0.5 });
+  const offered = { ...known, webhookUrls: WEBHOOK_URLS };
+  const dictionaries = Object.entries(offered).map(([name, values]) => `[dictionaries.${name}]\nvalues = ${toml(values)}\n`);
+  const half = (dictionary: keyof typeof offered) => ({ dictionary, probability: 0.5 });
   const bodyIds = { 'body.session_id': half('sessions'), 'body.task_id': half('tasks'), 'body.workspace_id': half('workspaces'), 'body.user_id': half('users'), 'body.owner_id': half('users') };
   const operations: Array<[string, Record<string, unknown>, string?]> = [
     ['^/api/v1/admin/users/\\{id\\}', { 'path.id': half('users') }, TEST_ADMIN_TOKEN],
@@ -191,12 +198,15 @@ function configFile(known: Known, userToken: string): string {
     ['^/api/v1/admin/workspaces/\\{id\\}', { 'path.id': half('workspaces'), 'path.userId': half('users'), ...bodyIds }, TEST_ADMIN_TOKEN],
     ['^/api/v1/admin/users$', bodyIds, TEST_ADMIN_TOKEN],
     ['^/metrics$', {}, TEST_ADMIN_TOKEN],
+    // The first entry a route matches decides its parameters: the webhook routes before their prefixes.
+    ['^/api/v1/workspaces/\\{id\\}/webhooks$', { 'path.id': half('workspaces'), 'body.url': half('webhookUrls') }],
     ['^/api/v1/workspaces/\\{id\\}', { 'path.id': half('workspaces') }],
     ['^/api/v1/tasks/\\{id\\}', { 'path.id': half('tasks') }],
     ['^/api/v1/sessions/\\{id\\}', { 'path.id': half('sessions'), 'path.turnId': half('turns') }],
     ['^/api/v1/clarification/\\{id\\}', { 'path.id': half('bundles') }],
-    ['^/api/v1/webhooks/\\{id\\}', { 'path.id': half('webhooks') }],
+    ['^/api/v1/webhooks/\\{id\\}', { 'path.id': half('webhooks'), 'body.url': half('webhookUrls') }],
     ['^/api/v1/(tasks|workspaces|clarification/request)$', bodyIds],
+    ['^/api/v1/commands$', { 'body.target.worker_id': half('sessions') }],
   ];
   return [
     `headers = ${toml({ Authorization: `Bearer ${userToken}` })}`,

@@ -1082,8 +1082,117 @@ export interface components {
             /** @example true */
             success: boolean;
         };
-        CreateWebhookDto: Record<string, never>;
-        UpdateWebhookDto: Record<string, never>;
+        /**
+         * @description The outcome; its HTTP status only sorts it (docs/api/commands.md)
+         * @enum {string}
+         */
+        CommandStatus: "accepted" | "dry_run" | "pending" | "answer_in_progress" | "decision_not_pending" | "unknown_worker" | "invalid_selection" | "unsupported_decision" | "duplicate_request" | "request_state_uncertain" | "backend_unavailable" | "invalid_request" | "not_eligible" | "already_voted";
+        /**
+         * @description Whether the result is final — the disposition, not the status, says so
+         * @enum {string}
+         */
+        Disposition: "no_receipt" | "in_progress" | "terminal_accepted" | "terminal_rejected" | "terminal_uncertain";
+        CommandErrorDoc: {
+            /**
+             * @description The same value as the envelope status
+             * @enum {string}
+             */
+            code: "pending" | "answer_in_progress" | "decision_not_pending" | "unknown_worker" | "invalid_selection" | "unsupported_decision" | "duplicate_request" | "request_state_uncertain" | "backend_unavailable" | "invalid_request" | "not_eligible" | "already_voted";
+            /** @example target worker does not exist or is not open */
+            message: string;
+            /** @description e.g. `field` or `fields` of an invalid_request; `{}` when there is nothing to add */
+            details: {
+                [key: string]: unknown;
+            };
+        };
+        CommandResultDoc: {
+            /**
+             * @description The version of the envelope: 2 (with disposition)
+             * @example 2
+             */
+            schema_version: number;
+            /**
+             * @description The action of the request, echoed ("" when it had none)
+             * @example answer_decision
+             */
+            action: string;
+            /** @description The request_id of the request, echoed; null when it had no valid one */
+            request_id: string | null;
+            /** @description true for dry_run and accepted */
+            ok: boolean;
+            /** @description false only for a live request (`"dry_run": false` with a valid request_id) */
+            dry_run: boolean;
+            /** @description The outcome; its HTTP status only sorts it (docs/api/commands.md) */
+            status: components["schemas"]["CommandStatus"];
+            /** @description Whether the result is final — the disposition, not the status, says so */
+            disposition: components["schemas"]["Disposition"];
+            /** @description On success: target, decision, delivery_state (and pending_id once sent); null on failure */
+            result: {
+                [key: string]: unknown;
+            } | null;
+            /** @description On failure; null on success */
+            error: components["schemas"]["CommandErrorDoc"] | null;
+            warnings: string[];
+        };
+        OptionRefsSelectionDoc: {
+            /** @description Refs of the decision options ("1", "2", …): one for single and plan, one or more unique refs for multi */
+            option_refs: string[];
+        };
+        TextSelectionDoc: {
+            /** @description Write-in text (a single decision) */
+            text: string;
+        };
+        CommandTargetDoc: {
+            /** @description The worker: an agent session (worker_id of GET /api/v1/pending-interactions) */
+            worker_id: string;
+        };
+        CommandParamsDoc: {
+            /** @description The decision_ref of the decision answered (it changes whenever the decision does) */
+            decision_ref: string;
+            selection: components["schemas"]["OptionRefsSelectionDoc"] | components["schemas"]["TextSelectionDoc"];
+        };
+        CommandRequestDoc: {
+            /** @enum {integer} */
+            schema_version: 1;
+            /** @enum {string} */
+            action: "answer_decision";
+            /** @description The caller's idempotency key: required for a live request (never trimmed or case-folded) */
+            request_id?: string;
+            /** @description true when left out: only the checks run, nothing is sent or stored. false (with a request_id) sends the answer */
+            dry_run?: boolean;
+            target: components["schemas"]["CommandTargetDoc"];
+            params: components["schemas"]["CommandParamsDoc"];
+        };
+        /**
+         * @description The question events to deliver (a repeated one counts once)
+         * @enum {string}
+         */
+        WebhookEventType: "asked" | "resolved" | "expired" | "detached" | "reminded" | "escalated";
+        /**
+         * @description json: signed Parley JSON; slack: a Slack incoming-webhook message (json when left out)
+         * @enum {string}
+         */
+        WebhookFormat: "json" | "slack";
+        CreateWebhookDto: {
+            /** @description An absolute http:// or https:// URL without credentials; a loopback, private or link-local target is refused unless OUTBOUND_ALLOW_PRIVATE_TARGETS=true */
+            url: string;
+            /** @description The question events to deliver (a repeated one counts once) */
+            events: components["schemas"]["WebhookEventType"][];
+            /** @description json: signed Parley JSON; slack: a Slack incoming-webhook message (json when left out) */
+            format?: components["schemas"]["WebhookFormat"];
+            /** @description The signing secret; generated (whsec_…) when left out. Returned once, by this call */
+            secret?: string;
+        };
+        UpdateWebhookDto: {
+            /** @description An absolute http:// or https:// URL without credentials; a loopback, private or link-local target is refused unless OUTBOUND_ALLOW_PRIVATE_TARGETS=true */
+            url?: string;
+            /** @description The question events to deliver (a repeated one counts once) */
+            events?: components["schemas"]["WebhookEventType"][];
+            /** @description json: signed Parley JSON; slack: a Slack incoming-webhook message */
+            format?: components["schemas"]["WebhookFormat"];
+            /** @description false disables the subscription; true re-enables it and queues its held-back deliveries again */
+            enabled?: boolean;
+        };
     };
     responses: never;
     parameters: never;
@@ -3630,37 +3739,35 @@ export interface operations {
         /** @description A semantic command of the connector contract (docs/api/commands.md) */
         requestBody: {
             content: {
-                "application/json": {
-                    [key: string]: unknown;
-                };
+                "application/json": components["schemas"]["CommandRequestDoc"];
             };
         };
         responses: {
-            /** @description The command result envelope; a replay is byte for byte the original */
+            /** @description The command result envelope (dry_run, accepted); a replay is byte for byte the original */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["CommandResultDoc"];
                 };
             };
-            /** @description Accepted, not final yet (status PENDING): poll again with the same request id */
+            /** @description Not final yet (status pending, disposition in_progress): retry with the same request_id */
             202: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["CommandResultDoc"];
+                };
             };
-            /** @description Invalid input: the message names the field; nothing was changed */
+            /** @description invalid_request, invalid_selection (the envelope); a body that is not JSON, too complex or not storable (`{error, code}`) */
             400: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBodyDto"];
+                    "application/json": components["schemas"]["ErrorBodyDto"] | components["schemas"]["CommandResultDoc"];
                 };
             };
             /** @description No valid credential (auth enabled); `WWW-Authenticate: Bearer` */
@@ -3672,22 +3779,31 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBodyDto"];
                 };
             };
-            /** @description Not found — or not yours: a denial looks exactly like a missing id */
+            /** @description not_eligible (the envelope); a cookie-authenticated write from another origin (CSRF) or a Host not served (`{error, code}`) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBodyDto"] | components["schemas"]["CommandResultDoc"];
+                };
+            };
+            /** @description unknown_worker: missing, closed, or not yours */
             404: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBodyDto"];
+                    "application/json": components["schemas"]["CommandResultDoc"];
                 };
             };
-            /** @description Conflict with the current state */
+            /** @description decision_not_pending, answer_in_progress, duplicate_request, already_voted */
             409: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBodyDto"];
+                    "application/json": components["schemas"]["CommandResultDoc"];
                 };
             };
             /** @description The body is larger than BODY_LIMIT_BYTES */
@@ -3708,6 +3824,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBodyDto"];
                 };
             };
+            /** @description unsupported_decision: a decision no command can answer */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CommandResultDoc"];
+                };
+            };
             /** @description Rate limit exceeded; `Retry-After` says when to retry */
             429: {
                 headers: {
@@ -3717,22 +3842,22 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBodyDto"];
                 };
             };
-            /** @description Internal error (the body carries the request id) */
+            /** @description request_state_uncertain: the send may have landed, never resent (the envelope); an internal error (`{error, code, request_id}`) */
             500: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBodyDto"];
+                    "application/json": components["schemas"]["ErrorBodyDto"] | components["schemas"]["CommandResultDoc"];
                 };
             };
-            /** @description The database is unavailable, or an outcome is not settled yet; retry shortly (`Retry-After`) */
+            /** @description backend_unavailable: nothing was sent (the envelope); the database unavailable (`{error, code}`); retry shortly */
             503: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBodyDto"];
+                    "application/json": components["schemas"]["ErrorBodyDto"] | components["schemas"]["CommandResultDoc"];
                 };
             };
         };
