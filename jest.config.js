@@ -47,10 +47,10 @@ function testFilesUnder(dir) {
 
 /**
  * The e2e files that start processes of their own (a built server, the CLI, an agent, Chromium, the
- * conformance runner): their timeouts assume the machine's cores are theirs, so they run one at a
+ * conformance runner, PgBouncer): their timeouts assume the machine's cores are theirs, so they run one at a
  * time, after the rest. Found by what they import, so a new such file cannot land among the parallel ones.
  */
-const SPAWNS = /support\/(server-process|browser|agent-process|replicas)\.js|from 'node:child_process'/;
+const SPAWNS = /support\/(server-process|browser|agent-process|replicas|pgbouncer)\.js|from 'node:child_process'/;
 const spawningFiles = ['test/e2e', 'test/races']
   .flatMap((dir) => testFilesUnder(dir))
   .filter((file) => SPAWNS.test(readFileSync(file, 'utf8')))

@@ -156,6 +156,13 @@ describe('loadConfig', () => {
       ]);
     });
 
+    it('behind PgBouncer: DATABASE_LISTEN_URL and DATABASE_PREPARED_STATEMENTS (unset ⇒ DATABASE_URL, true)', () => {
+      expect(loadConfig({})).toMatchObject({ databaseListenUrl: undefined, databasePreparedStatements: true });
+      expect(
+        loadConfig({ DATABASE_URL: 'postgres://pgbouncer:6432/parley', DATABASE_LISTEN_URL: 'postgres://db:5432/parley', DATABASE_PREPARED_STATEMENTS: 'false' }),
+      ).toMatchObject({ databaseUrl: 'postgres://pgbouncer:6432/parley', databaseListenUrl: 'postgres://db:5432/parley', databasePreparedStatements: false });
+    });
+
     it('DATABASE_URL is trimmed', () => {
       expect(loadConfig({ DATABASE_URL: ' postgres://localhost/parley ' }).databaseUrl).toBe('postgres://localhost/parley');
     });
@@ -330,6 +337,8 @@ describe('loadConfig', () => {
       ['DATABASE_URL', 'mysql://x', 'must be a postgres:// or postgresql:// URL'],
       ['DATABASE_URL', 'not a url', 'must be a postgres:// or postgresql:// URL'],
       ['DATABASE_URL', 'http://db.example.com/parley', 'must be a postgres:// or postgresql:// URL'],
+      ['DATABASE_LISTEN_URL', 'db:5432', 'must be a postgres:// or postgresql:// URL'],
+      ['DATABASE_PREPARED_STATEMENTS', 'no', 'must be true or false (got "no")'],
       ['AUTH_MODE', 'maybe', 'must be one of disabled, enabled (got "maybe")'],
       ['AUTH_MODE', 'true', 'must be one of disabled, enabled (got "true")'],
       ['ADMIN_TOKEN', 'a'.repeat(23), 'must be at least 24 characters long'],

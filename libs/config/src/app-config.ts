@@ -10,6 +10,16 @@ export interface AppConfig {
   port: number;
   host: string;
   databaseUrl: string | undefined;
+  /**
+   * `DATABASE_LISTEN_URL`: a direct connection to PostgreSQL (never through a transaction pooler) for
+   * what needs a session: LISTEN, the migrations and their session advisory lock. Unset ⇒ DATABASE_URL.
+   */
+  databaseListenUrl: string | undefined;
+  /**
+   * `DATABASE_PREPARED_STATEMENTS`: false behind a transaction pooler (PgBouncer) — every statement is
+   * sent unnamed, and the pooled connections send no session settings at start-up (docs/operations.md).
+   */
+  databasePreparedStatements: boolean;
   dataDir: string;
   authMode: AuthMode;
   adminToken: string | undefined;
@@ -188,17 +198,17 @@ function readChoice<T extends string>(env: Env, name: string, choices: readonly 
   return value as T;
 }
 
-function readDatabaseUrl(env: Env): string | undefined {
-  const raw = readString(env, 'DATABASE_URL');
+function readDatabaseUrl(env: Env, name: string): string | undefined {
+  const raw = readString(env, name);
   if (raw === undefined) return undefined;
   let url: URL;
   try {
     url = new URL(raw);
   } catch {
-    throw new ConfigError('DATABASE_URL', 'must be a postgres:// or postgresql:// URL');
+    throw new ConfigError(name, 'must be a postgres:// or postgresql:// URL');
   }
   if (url.protocol !== 'postgres:' && url.protocol !== 'postgresql:') {
-    throw new ConfigError('DATABASE_URL', 'must be a postgres:// or postgresql:// URL');
+    throw new ConfigError(name, 'must be a postgres:// or postgresql:// URL');
   }
   return raw;
 }
@@ -365,7 +375,9 @@ export function loadConfig(env: Env = process.env): AppConfig {
   const config: AppConfig = {
     port: readInteger(env, 'PORT', 3000, 0, 65535),
     host: readString(env, 'HOST') ?? '127.0.0.1',
-    databaseUrl: readDatabaseUrl(env),
+    databaseUrl: readDatabaseUrl(env, 'DATABASE_URL'),
+    databaseListenUrl: readDatabaseUrl(env, 'DATABASE_LISTEN_URL'),
+    databasePreparedStatements: readBoolean(env, 'DATABASE_PREPARED_STATEMENTS', true),
     dataDir: path.resolve(readString(env, 'DATA_DIR') ?? './.parley'),
     authMode,
     adminToken: readAdminToken(env),

@@ -3,6 +3,7 @@ import { DataSource } from 'typeorm';
 import { DatabaseUnavailableError, isDatabaseUnavailable } from '#common';
 import { MIGRATIONS } from '../../../migrations/index.js';
 import type { DatabaseReachability } from './database-reachability.js';
+import { sendUnnamed } from './named-statement.js';
 
 export interface PoolOptions {
   poolSize: number;
@@ -11,6 +12,12 @@ export interface PoolOptions {
   acquireTimeoutMs: number;
   statementTimeoutMs: number;
   idleInTransactionTimeoutMs: number;
+  /**
+   * False behind a transaction pooler (PgBouncer): statements are sent unnamed (NamedStatement), and
+   * the connections carry no session settings at start-up — the server-side bounds then come from the
+   * role's own settings (docs/operations.md, "Behind PgBouncer"); the client-side bound stays.
+   */
+  preparedStatements: boolean;
 }
 
 export const DEFAULT_POOL_OPTIONS: PoolOptions = {
@@ -19,20 +26,23 @@ export const DEFAULT_POOL_OPTIONS: PoolOptions = {
   acquireTimeoutMs: 10_000,
   statementTimeoutMs: 15_000,
   idleInTransactionTimeoutMs: 15_000,
+  preparedStatements: true,
 };
 
 /**
  * The pg settings every connection of the process uses: bounded connect, bounded statements (on the
  * server, and on the client for a server that stopped answering), idle transactions ended by the
- * server, TCP keep-alive so a vanished peer is noticed.
+ * server, TCP keep-alive so a vanished peer is noticed. The server-side bounds are start-up parameters,
+ * which a transaction pooler refuses: without prepared statements (behind one) they are left out.
  */
 export function connectionSettings(options: PoolOptions) {
   const bounded = options.statementTimeoutMs > 0;
   return {
     connectionTimeoutMillis: options.connectTimeoutMs,
-    statement_timeout: options.statementTimeoutMs,
+    ...(options.preparedStatements
+      ? { statement_timeout: options.statementTimeoutMs, idle_in_transaction_session_timeout: options.idleInTransactionTimeoutMs }
+      : {}),
     query_timeout: bounded ? options.statementTimeoutMs + 1_000 : undefined,
-    idle_in_transaction_session_timeout: options.idleInTransactionTimeoutMs,
     keepAlive: true,
     application_name: 'parley',
   };
@@ -158,13 +168,16 @@ export function createSidePool(url: string, reachability: DatabaseReachability, 
     ...(options.sessionOptions ? { options: options.sessionOptions } : {}),
     Client: clientConnectingWithin(options.connectTimeoutMs, reachability),
   });
-  pool.on('error', onIdleError);
+  pool.on('error', (error: Error) => {
+    reachability.connectionLost(error);
+    onIdleError(error);
+  });
   return pool;
 }
 
 /** With `reachability`, the pool fails fast while the database is known to be unreachable (poolGatedBy). */
 export function createDataSource(url: string, options: PoolOptions = DEFAULT_POOL_OPTIONS, reachability?: DatabaseReachability): DataSource {
-  return new DataSource({
+  const dataSource = new DataSource({
     type: 'postgres',
     url,
     // TypeORM takes its pg module from `driver`: the same module, with the gated pool.
@@ -179,5 +192,9 @@ export function createDataSource(url: string, options: PoolOptions = DEFAULT_POO
       Client: clientConnectingWithin(options.connectTimeoutMs, reachability),
     },
     logging: false,
+    // An idle pooled connection the database ended (TypeORM's default only logs it, through a logger that is off).
+    ...(reachability ? { poolErrorHandler: (error: unknown) => reachability.connectionLost(error) } : {}),
   });
+  if (!options.preparedStatements) sendUnnamed(dataSource);
+  return dataSource;
 }

@@ -35,12 +35,21 @@ export class DatabaseListener implements OnModuleInit, BeforeApplicationShutdown
   private closing = false;
 
   private readonly stopWatching: () => void;
+  private readonly stopWatchingLosses: () => void;
 
   constructor(@Inject(Database) private readonly database: Database) {
     // Something else (a connection the pool could not open) saw the database go: probe now, so a
     // false alarm is cleared in one round trip and a real outage is confirmed as soon as possible.
     this.stopWatching = database.reachability.onUnreachable(() => {
       if (this.client && this.client === this.probed && !this.closing) this.probe(this.client);
+    });
+    // An idle pooled connection the database ended (a restart, a failover, a terminated backend): probe now too.
+    // Once for a burst: a failover ends every idle connection at once.
+    let probedAt = 0;
+    this.stopWatchingLosses = database.reachability.onConnectionLost(() => {
+      if (!this.client || this.client !== this.probed || this.closing || Date.now() - probedAt < PROBE_TIMEOUT_MS) return;
+      probedAt = Date.now();
+      this.probe(this.client);
     });
   }
 
@@ -59,6 +68,7 @@ export class DatabaseListener implements OnModuleInit, BeforeApplicationShutdown
   async beforeApplicationShutdown(): Promise<void> {
     this.closing = true;
     this.stopWatching();
+    this.stopWatchingLosses();
     clearTimeout(this.retryTimer);
     clearInterval(this.probeTimer);
     const client = this.client;
@@ -96,7 +106,9 @@ export class DatabaseListener implements OnModuleInit, BeforeApplicationShutdown
   }
 
   private async connect(): Promise<void> {
-    const client = new pg.Client({ connectionString: this.database.url, ...connectionSettings(this.database.poolOptions), application_name: 'parley-listener' });
+    // A direct connection (LISTEN needs a session): its start-up settings reach the server, pooler or not.
+    const settings = connectionSettings({ ...this.database.poolOptions, preparedStatements: true });
+    const client = new pg.Client({ connectionString: this.database.directUrl, ...settings, application_name: 'parley-listener' });
     client.on('notification', (message) => this.dispatch(message.channel, message.payload ?? ''));
     client.on('error', (error) => this.lost(client, error));
     client.on('end', () => this.lost(client, new Error('connection ended')));

@@ -9,6 +9,14 @@ const MAX_LABEL = 40;
 /** Each statement text's name, computed once per text (the texts are a fixed, finite set). */
 const names = new Map<string, string>();
 
+/** The DataSources behind a transaction pooler, which keeps no prepared statement from one transaction to the next. */
+const unnamedOnly = new WeakSet<DataSource>();
+
+/** Every NamedStatement run on `dataSource` is sent unnamed (parsed and planned on every call). */
+export function sendUnnamed(dataSource: DataSource): void {
+  unnamedOnly.add(dataSource);
+}
+
 /**
  * A hot statement with a fixed text, sent as a named prepared statement. Its text is written with
  * `:name` placeholders; `parameters` lists the names, and the name at index i is bound as `$(i+1)` —
@@ -106,11 +114,12 @@ async function runOn<T>(runner: QueryRunner, query: pg.QueryConfig): Promise<T[]
 
 /**
  * Runs on the open transaction's connection, or on a pooled one; pg prepares the statement again by
- * itself on a new connection (after an outage, for instance).
+ * itself on a new connection (after an outage, for instance). Unnamed on a DataSource behind a pooler.
  */
-async function runNamed<T>(executor: SqlExecutor, query: pg.QueryConfig): Promise<T[]> {
-  if (!(executor instanceof DataSource) && executor.queryRunner) return runOn<T>(executor.queryRunner, query);
+async function runNamed<T>(executor: SqlExecutor, named: pg.QueryConfig): Promise<T[]> {
   const dataSource = executor instanceof DataSource ? executor : executor.connection;
+  const query = unnamedOnly.has(dataSource) ? { text: named.text, values: named.values } : named;
+  if (!(executor instanceof DataSource) && executor.queryRunner) return runOn<T>(executor.queryRunner, query);
   const runner = dataSource.createQueryRunner();
   try {
     return await runOn<T>(runner, query);

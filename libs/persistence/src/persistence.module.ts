@@ -29,12 +29,14 @@ import { ProcessLeaseRepository } from './process-lease.repository.js';
       useFactory: (config: AppConfig) =>
         Database.open({
           databaseUrl: config.databaseUrl,
+          listenUrl: config.databaseListenUrl,
           dataDir: config.dataDir,
           poolSize: config.dbPoolSize,
           connectTimeoutMs: config.dbConnectTimeoutMs,
           acquireTimeoutMs: config.dbPoolAcquireTimeoutMs,
           statementTimeoutMs: config.dbStatementTimeoutMs,
           idleInTransactionTimeoutMs: config.dbIdleInTransactionTimeoutMs,
+          preparedStatements: config.databasePreparedStatements,
         }),
     },
     { provide: DataSource, inject: [Database], useFactory: (database: Database) => database.dataSource },

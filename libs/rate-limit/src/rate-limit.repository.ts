@@ -45,8 +45,9 @@ export class RateLimitRepository implements OnApplicationShutdown {
   constructor(@Inject(Database) private readonly database: Database) {}
 
   private connections(): pg.Pool {
+    // Direct: its start-up settings (the bound, synchronous_commit) are session settings a transaction pooler refuses.
     this.pool ??= createSidePool(
-      this.database.url,
+      this.database.directUrl,
       this.database.reachability,
       {
         applicationName: 'parley-limits',
