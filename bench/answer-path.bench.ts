@@ -13,9 +13,14 @@
  * REST answers on that build and on this one, each spawned the same way on its own database with the
  * rate limits in memory, join the rotation: what a change to the answer path costs, measured in one run.
  *
+ * With Debian's pgbouncer installed, REST on this build behind it (transaction pooling, every
+ * statement unnamed, LISTEN on the direct connection) joins the rotation beside the same build spawned
+ * directly on PostgreSQL: what the pooler costs the answer path.
+ *
  * Environment: BENCH_ROUNDS (3), BENCH_ANSWERS (answers per scenario per round, 600), BENCH_CLIENTS (16), BENCH_BEFORE_MAIN, BENCH_BEFORE_NODE_FLAGS.
  */
 import { randomUUID } from 'node:crypto';
+import { existsSync } from 'node:fs';
 import pg from 'pg';
 import type { Surface } from './support/answer-clients.js';
 import { ANSWERS } from './support/answer-clients.js';
@@ -25,6 +30,7 @@ import { CLAIM_STATEMENT } from './support/claim-statement.js';
 import type { Statement } from './support/captured-sql.js';
 import { type BenchServer, startBenchServer } from './support/database.js';
 import { BenchServerProcess } from './support/server-process.js';
+import { PGBOUNCER, type PgBouncer, startPgBouncer } from '../test/support/pgbouncer.js';
 import { envInt, fixed, median } from './support/env.js';
 import { Load } from './support/load.js';
 import { PGBENCH_SEQUENCE, pgbenchBinary, pgbenchClaimScript, runPgbench } from './support/pgbench.js';
@@ -41,8 +47,13 @@ const WARMUP = 100;
  * `pgbench`: the same transaction driven by pgbench.
  */
 type Scenario = 'raw' | 'raw-unnamed' | 'pgbench' | Surface | 'rest-memory-limits' | Spawned;
-/** REST on a spawned server: this build, or the build BENCH_BEFORE_MAIN names (this one by default) with BENCH_BEFORE_NODE_FLAGS. */
-type Spawned = 'spawned-now' | 'spawned-before';
+/**
+ * REST on a spawned server: this build; the build BENCH_BEFORE_MAIN names (this one by default) with
+ * BENCH_BEFORE_NODE_FLAGS; this build behind PgBouncer.
+ */
+type Spawned = 'spawned-now' | 'spawned-before' | 'spawned-pgbouncer';
+const isSpawned = (scenario: Scenario): scenario is Spawned => scenario === 'spawned-now' || scenario === 'spawned-before' || scenario === 'spawned-pgbouncer';
+const WITH_PGBOUNCER = existsSync(PGBOUNCER);
 const PGBENCH = pgbenchBinary();
 const BEFORE_MAIN = process.env.BENCH_BEFORE_MAIN?.trim() || undefined;
 const BEFORE_NODE_FLAGS = (process.env.BENCH_BEFORE_NODE_FLAGS ?? '').split(' ').filter(Boolean);
@@ -57,12 +68,15 @@ const SCENARIOS: Scenario[] = [
   'graphql',
   'mcp',
   'mcp-http',
-  ...(COMPARES_BEFORE ? (['spawned-now', 'spawned-before'] as const) : []),
+  ...(COMPARES_BEFORE || WITH_PGBOUNCER ? (['spawned-now'] as const) : []),
+  ...(COMPARES_BEFORE ? (['spawned-before'] as const) : []),
+  ...(WITH_PGBOUNCER ? (['spawned-pgbouncer'] as const) : []),
 ];
 const LABEL: Record<string, string> = {
   pgbench: 'raw claim transaction, `pgbench -c 16 -j 2 -M prepared`',
   'spawned-now': 'REST, this build in its own process (limits in memory)',
   'spawned-before': `REST, the build before (${BEFORE_LABEL}) in its own process (limits in memory)`,
+  'spawned-pgbouncer': 'REST, this build in its own process behind PgBouncer 1.18 (transaction pooling, statements unnamed, limits in memory)',
   raw: 'raw claim transaction, as the app sends it (pg, 16 connections)',
   'raw-unnamed': 'raw claim transaction, every statement unnamed',
   rest: 'REST (rate limits in PostgreSQL, the default)',
@@ -157,6 +171,7 @@ export async function run(report: Report): Promise<void> {
   let memoryLoad: Load | undefined;
   let db: pg.Pool | undefined;
   const spawned = new Map<Spawned, { server: BenchServerProcess; load: Load }>();
+  let bouncer: PgBouncer | undefined;
   try {
     const url = await server.createDatabase('answers');
     bench = await startBenchApp(url);
@@ -170,23 +185,24 @@ export async function run(report: Report): Promise<void> {
     const captured = await capture(bench, db, user.token);
     progress(`answer-path: captured ${captured.all.length} statements for one winning REST answer; the claim transaction is ${captured.claim.length}`);
 
-    if (COMPARES_BEFORE) {
-      for (const [scenario, main, nodeFlags] of [
-        ['spawned-now', undefined, []],
-        ['spawned-before', BEFORE_MAIN, BEFORE_NODE_FLAGS],
-      ] as const) {
-        progress(`answer-path: starting ${scenario} and seeding its ${total} bundles`);
-        const spawnedUrl = await server.createDatabase(scenario.replace('-', '_'));
-        const child = await BenchServerProcess.start(spawnedUrl, { RATE_LIMIT_STORE: 'memory' }, main, nodeFlags);
-        const answerer = await createUserWithToken(child.baseUrl, 'answerer');
-        const pool = new pg.Pool({ connectionString: spawnedUrl, max: 2 });
-        try {
-          await seed(pool, { bundles: total, ownerId: answerer.userId, questions: 1 });
-        } finally {
-          await pool.end();
-        }
-        spawned.set(scenario, { server: child, load: await Load.start({ baseUrl: child.baseUrl, bearer: answerer.token, databaseUrl: spawnedUrl, concurrency: CLIENTS }) });
+    for (const scenario of SCENARIOS.filter(isSpawned)) {
+      progress(`answer-path: starting ${scenario} and seeding its ${total} bundles`);
+      const spawnedUrl = await server.createDatabase(scenario.replace('-', '_'));
+      const env: Record<string, string> = { RATE_LIMIT_STORE: 'memory' };
+      if (scenario === 'spawned-pgbouncer') {
+        bouncer = await startPgBouncer(spawnedUrl);
+        Object.assign(env, { DATABASE_URL: bouncer.url, DATABASE_LISTEN_URL: spawnedUrl, DATABASE_PREPARED_STATEMENTS: 'false' });
       }
+      const before = scenario === 'spawned-before';
+      const child = await BenchServerProcess.start(spawnedUrl, env, before ? BEFORE_MAIN : undefined, before ? BEFORE_NODE_FLAGS : []);
+      const answerer = await createUserWithToken(child.baseUrl, 'answerer');
+      const pool = new pg.Pool({ connectionString: spawnedUrl, max: 2 });
+      try {
+        await seed(pool, { bundles: total, ownerId: answerer.userId, questions: 1 });
+      } finally {
+        await pool.end();
+      }
+      spawned.set(scenario, { server: child, load: await Load.start({ baseUrl: child.baseUrl, bearer: answerer.token, databaseUrl: spawnedUrl, concurrency: CLIENTS }) });
     }
     const pgbenchScript = pgbenchClaimScript(captured.claim, captured.ids as Map<string, 'pendingId' | 'sessionId' | 'taskId' | 'turnId'>, captured.generated);
     await db.query(`CREATE SEQUENCE ${PGBENCH_SEQUENCE}`);
@@ -205,8 +221,7 @@ export async function run(report: Report): Promise<void> {
         return runPgbench(PGBENCH!, url, pgbenchScript, { clients: CLIENTS, transactions });
       }
       const bundles = take(n);
-      const isSpawned = scenario === 'spawned-now' || scenario === 'spawned-before';
-      const response = isSpawned
+      const response = isSpawned(scenario)
         ? await spawned.get(scenario)!.load.run({ op: 'throughput', surface: 'rest', pendingIds: bundles.map((i) => seededIds(i).pendingId), concurrency: CLIENTS })
         : scenario === 'raw' || scenario === 'raw-unnamed'
           ? await load!.run({ op: 'raw', transactions: bundles.map((i) => replayFor(captured, i, scenario === 'raw')), concurrency: CLIENTS })
@@ -291,6 +306,9 @@ export async function run(report: Report): Promise<void> {
         ...(COMPARES_BEFORE
           ? [['REST, this build / the build before (each in its own process, limits in memory)', '—', `${fixed(median(perRound('spawned-now', 'spawned-before')))}×`, '≥ 0.95×', ratioVerdict(median(perRound('spawned-now', 'spawned-before')), 0.95, false)]]
           : []),
+        ...(WITH_PGBOUNCER
+          ? [['REST behind PgBouncer / REST direct (this build, each in its own process)', '—', `${fixed(median(perRound('spawned-pgbouncer', 'spawned-now')))}×`, '—', '']]
+          : []),
         ...(PGBENCH ? [['raw claim tx through `pg` / through pgbench', '0.43× (0.37× / 0.86×)', `${fixed(median(perRound('raw', 'pgbench')))}×`, '—', '']] : []),
         ['REST / raw claim tx, every statement unnamed', '—', `${fixed(median(perRound('rest', 'raw-unnamed')))}×`, '—', ''],
         ['raw claim tx as sent / unnamed', '—', `${fixed(median(perRound('raw', 'raw-unnamed')))}×`, '—', ''],
@@ -331,6 +349,7 @@ export async function run(report: Report): Promise<void> {
       await spawnedLoad.close().catch(() => undefined);
       await child.stop().catch(() => undefined);
     }
+    await bouncer?.stop().catch(() => undefined);
     await memoryBench?.close().catch(() => undefined);
     await db?.end().catch(() => undefined);
     await bench?.close().catch(() => undefined);
