@@ -1,8 +1,10 @@
 import type { OutgoingHttpHeaders, ServerResponse } from 'node:http';
+import type { Span } from '@opentelemetry/api';
 import type { Transport, TransportSendOptions } from '@modelcontextprotocol/sdk/shared/transport.js';
 import {
   type CallToolResult,
   CallToolResultSchema,
+  isJSONRPCRequest,
   type JSONRPCErrorResponse,
   type JSONRPCMessage,
   type JSONRPCResultResponse,
@@ -11,6 +13,7 @@ import {
   type ServerNotification,
 } from '@modelcontextprotocol/sdk/types.js';
 import type { SecurityHeaders } from '#common';
+import { endMcpSpan, handleInMcpSpan } from './mcp-spans.js';
 import type { McpExchange } from './mcp-tool.js';
 
 /**
@@ -46,6 +49,8 @@ export class FastifyMcpTransport implements Transport, McpExchange {
   private readonly detached = new Map<RequestId, { abort(): void }>();
   private closed = false;
   private keepAlive?: NodeJS.Timeout;
+  /** The span of each request still running, when tracing records (created on the first). */
+  private spans?: Map<RequestId, Span>;
 
   /**
    * `headers` (the security headers every response carries) go out with each response's own, in one
@@ -72,7 +77,10 @@ export class FastifyMcpTransport implements Transport, McpExchange {
       this.raw.writeHead(200, this.headersWith(SSE_HEADERS)).flushHeaders();
       this.keepAlive = setInterval(() => this.raw.write(': keepalive\n\n'), SSE_KEEP_ALIVE_MS).unref();
     }
-    for (const message of messages) this.onmessage?.(message, extra);
+    for (const message of messages) {
+      if (isJSONRPCRequest(message)) handleInMcpSpan(message, extra, () => (this.spans ??= new Map<RequestId, Span>()), () => this.onmessage?.(message, extra));
+      else this.onmessage?.(message, extra);
+    }
   }
 
   /** Synchronous, as writes should be in the order sent; a throw rejects the promise, as an async send's would. */
@@ -91,6 +99,8 @@ export class FastifyMcpTransport implements Transport, McpExchange {
       this.onclose?.();
       for (const call of this.detached.values()) call.abort();
       this.detached.clear();
+      for (const span of this.spans?.values() ?? []) endMcpSpan(span);
+      this.spans = undefined;
     }
     return Promise.resolve();
   }
@@ -136,9 +146,17 @@ export class FastifyMcpTransport implements Transport, McpExchange {
     if (!response) return;
     if (this.responses.get(requestId) === undefined) this.unanswered -= 1;
     this.responses.set(requestId, message);
+    this.endSpan(requestId, message);
     this.detached.delete(requestId);
     if (this.unanswered === 0) this.finish();
     else if (this.detached.size > 0) this.releaseServer();
+  }
+
+  private endSpan(requestId: RequestId, response: JSONRPCMessage): void {
+    const span = this.spans?.get(requestId);
+    if (span === undefined) return;
+    this.spans?.delete(requestId);
+    endMcpSpan(span, response);
   }
 
   private headersWith(own: OutgoingHttpHeaders): OutgoingHttpHeaders {

@@ -5,3 +5,4 @@ export * from './logging.module.js';
 export * from './metrics.service.js';
 export * from './metrics.module.js';
 export * from './metrics.controller.js';
+export * from './tracer.js';

@@ -4,6 +4,7 @@ import { DataSource } from 'typeorm';
 import { AuthorizationError, type Caller, CallerRevocations, callerReach, MembershipService, SessionActorService } from '#authorization';
 import { EventBus } from '#common';
 import { APP_CONFIG, type AppConfig } from '#config';
+import { traced } from '#observability';
 import { inTransaction, ProcessLease } from '#persistence';
 import { type Action, actionDigest, parseAction } from '#receipts';
 import { isTerminalSessionState, SessionRepository } from '#tasks';
@@ -63,7 +64,15 @@ export class ClarificationService implements OnModuleInit, LongPollEndings {
    * session or an archived task, checked under the session's lock so it cannot race the change. An
    * identical still-pending bundle is returned, not duplicated.
    */
-  async ask(input: AskInput): Promise<AskResult> {
+  ask(input: AskInput): Promise<AskResult> {
+    return traced('parley.ask', { 'parley.session.id': input.sessionId }, async (span) => {
+      const asked = await this.createBundle(input);
+      span.setAttribute('parley.pending_id', asked.request.pending_id);
+      return asked;
+    });
+  }
+
+  private async createBundle(input: AskInput): Promise<AskResult> {
     const questions = normalizeQuestions(input.questions);
     const context = normalizeContext(input.context);
     const expiresInSeconds = normalizeDeadline(input.expiresInSeconds);

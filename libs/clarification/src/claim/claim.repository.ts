@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource, type EntityManager } from 'typeorm';
+import { traced } from '#observability';
 import { inTransaction, ProcessLease } from '#persistence';
 import { type Answer, ClarificationStatus } from '../bundle/clarification.types.js';
 import { castBallot } from '../routing/routing.rules.js';
@@ -32,6 +33,10 @@ export class ClaimRepository {
     if (request.terminal !== ClarificationStatus.Answered && request.terminal !== ClarificationStatus.Rejected) {
       throw new Error(`invalid clarification terminal status: ${String(request.terminal)}`);
     }
+    return traced('parley.claim', { 'parley.pending_id': request.pendingId }, () => this.claimInTransaction(request, self, decide));
+  }
+
+  private claimInTransaction(request: ClaimRequest, self: string, decide: PlanDecision): Promise<ClaimResult> {
     return inTransaction(this.dataSource, async (manager) => {
       const [locked] = await CLAIM_LOCK.run<{ remote_agent: string | null; workspace_id: string | null }>(manager, {
         session_id: request.sessionId,

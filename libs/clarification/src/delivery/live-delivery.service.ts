@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { faultPoint } from '#common';
+import { traced } from '#observability';
 import { ProcessLease } from '#persistence';
 import type { ClarificationResponse } from '../bundle/clarification.types.js';
 import { DeliveryOwnershipRepository } from '../claim/delivery-ownership.repository.js';
@@ -22,7 +23,12 @@ export class LiveDeliveryService {
     private readonly ends: DeliveryEndService,
   ) {}
 
-  async deliverHere(target: Target, response: ClarificationResponse): Promise<WinnerDelivery> {
+  /** The answer handed to the agent's live wait, in a span of the answer's trace. */
+  deliverHere(target: Target, response: ClarificationResponse): Promise<WinnerDelivery> {
+    return traced('parley.deliver', { 'parley.pending_id': target.request.pending_id }, () => this.offer(target, response));
+  }
+
+  private async offer(target: Target, response: ClarificationResponse): Promise<WinnerDelivery> {
     const { request } = target;
     const pendingId = request.pending_id;
     await faultPoint('deliver.offered');

@@ -1,0 +1,60 @@
+import { context, type Span, SpanKind, SpanStatusCode, trace } from '@opentelemetry/api';
+import type { JSONRPCMessage, JSONRPCRequest, MessageExtraInfo, RequestId } from '@modelcontextprotocol/sdk/types.js';
+
+const tracer = trace.getTracer('parley');
+
+function headerOf(extra: MessageExtraInfo, name: string): string | undefined {
+  const value = extra.requestInfo?.headers[name];
+  return typeof value === 'string' && value !== '' ? value : undefined;
+}
+
+/**
+ * An MCP request's server span, by the OpenTelemetry MCP semantic conventions: named
+ * `{mcp.method.name} {tool}`, with `mcp.method.name`, `jsonrpc.request.id`, `gen_ai.tool.name` (a
+ * tools/call), and `mcp.session.id` / `mcp.protocol.version` when the client sent them.
+ */
+function startMcpSpan(message: JSONRPCRequest, extra: MessageExtraInfo): Span {
+  const name = message.method === 'tools/call' ? message.params?.name : undefined;
+  const tool = typeof name === 'string' ? name : undefined;
+  const sessionId = headerOf(extra, 'mcp-session-id');
+  const protocolVersion = headerOf(extra, 'mcp-protocol-version');
+  return tracer.startSpan(tool === undefined ? message.method : `${message.method} ${tool}`, {
+    kind: SpanKind.SERVER,
+    attributes: {
+      'mcp.method.name': message.method,
+      'jsonrpc.request.id': String(message.id),
+      'network.transport': 'tcp',
+      'network.protocol.name': 'http',
+      ...(tool === undefined ? {} : { 'gen_ai.tool.name': tool, 'gen_ai.operation.name': 'execute_tool' }),
+      ...(sessionId === undefined ? {} : { 'mcp.session.id': sessionId }),
+      ...(protocolVersion === undefined ? {} : { 'mcp.protocol.version': protocolVersion }),
+    },
+  });
+}
+
+/**
+ * Hands `message` to `handle` inside its span (the active span meanwhile, so what the call does — an
+ * ask, a claim — are its children), kept in `open()` until its response is sent. Without tracing the
+ * span records nothing and nothing is kept: the request costs what it did.
+ */
+export function handleInMcpSpan(message: JSONRPCRequest, extra: MessageExtraInfo, open: () => Map<RequestId, Span>, handle: () => void): void {
+  const span = startMcpSpan(message, extra);
+  if (!span.isRecording()) {
+    handle();
+    return;
+  }
+  open().set(message.id, span);
+  context.with(trace.setSpan(context.active(), span), handle);
+}
+
+/** Ends a request's span with its response: a JSON-RPC error (its code) or a tool result with `isError` (`tool_error`) is an error. */
+export function endMcpSpan(span: Span, response?: JSONRPCMessage): void {
+  let errorType: string | undefined;
+  if (response !== undefined && 'error' in response) errorType = String(response.error.code);
+  else if (response !== undefined && 'result' in response && (response.result as { isError?: unknown }).isError === true) errorType = 'tool_error';
+  if (errorType !== undefined) {
+    span.setAttribute('error.type', errorType);
+    span.setStatus({ code: SpanStatusCode.ERROR });
+  }
+  span.end();
+}
