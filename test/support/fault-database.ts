@@ -3,7 +3,8 @@ import { readFile, rm } from 'node:fs/promises';
 import path from 'node:path';
 import pg from 'pg';
 import { EmbeddedDatabase } from '#persistence';
-import { freePort, tempDir } from './server-process.js';
+import { eventually } from './eventually.js';
+import { freePort, isAlive, tempDir } from './server-process.js';
 
 /** The application_name of the test's own connections, so they are never counted as the server's. */
 const OBSERVER = 'parley-fault-observer';
@@ -54,6 +55,18 @@ export class FaultDatabase {
     // The postmaster first, so it forks nothing new while its children are being stopped.
     this.hung = [postmaster, ...children];
     for (const pid of this.hung) process.kill(pid, 'SIGSTOP');
+  }
+
+  /**
+   * `kill -9` of the postmaster: no shutdown — each backend ends its connection as it notices the death,
+   * and the cluster is started again (on the same port) once those orphans are gone.
+   */
+  async killAndRestart(): Promise<void> {
+    const postmaster = await this.postmasterPid();
+    process.kill(postmaster, 'SIGKILL');
+    await eventually(() => (isAlive(postmaster) ? undefined : true), 10_000, 'the killed postmaster gone');
+    this.server = undefined;
+    await eventually(() => this.restart().then(() => true).catch(() => undefined), 30_000, 'the cluster started again after kill -9');
   }
 
   resume(): void {

@@ -21,6 +21,8 @@ export interface Outcome {
 }
 
 export const UNAVAILABLE_MESSAGE = 'the database is unavailable; retry shortly';
+/** An answer whose claim sent its COMMIT as the database went away: the same retryable 503, other words. */
+const OUTCOME_UNKNOWN_MESSAGE = 'the outcome is not known; retry to learn it';
 const PACE_MS = 40;
 /** Far above any bound the server has: a request still open after it counts as hanging. */
 const HANG_MS = 90_000;
@@ -39,7 +41,8 @@ async function restVerdict(response: Response, served: (body: Record<string, unk
   const text = await response.text();
   const body = parseObject(text);
   if (!body) return `${response.status} non-JSON body: ${text.slice(0, 200)}`;
-  if (response.status === 503 && body.error === UNAVAILABLE_MESSAGE && response.headers.get('retry-after') !== null) return 'unavailable';
+  const unavailable = body.error === UNAVAILABLE_MESSAGE || (body.error === OUTCOME_UNKNOWN_MESSAGE && body.code === 'UNAVAILABLE');
+  if (response.status === 503 && unavailable && response.headers.get('retry-after') !== null) return 'unavailable';
   if (response.status === 200 && served(body)) return 'ok';
   return `${response.status} ${text.slice(0, 300)}`;
 }

@@ -1,8 +1,9 @@
-import { Injectable, type OnModuleInit } from '@nestjs/common';
+import { Inject, Injectable, type OnModuleInit } from '@nestjs/common';
 import type { Pool } from 'pg';
 import { DataSource } from 'typeorm';
 import { PendingListService, WaiterStore } from '#clarification';
 import { ParleyMetrics } from '#observability';
+import { Database } from '#persistence';
 
 /** The pg pool TypeORM's PostgreSQL driver opened (`driver.master`). */
 function poolOf(dataSource: DataSource): Pool {
@@ -17,6 +18,7 @@ export class OperationalGauges implements OnModuleInit {
     private readonly pending: PendingListService,
     private readonly waiters: WaiterStore,
     private readonly dataSource: DataSource,
+    @Inject(Database) private readonly database: Database,
   ) {}
 
   onModuleInit(): void {
@@ -38,6 +40,9 @@ export class OperationalGauges implements OnModuleInit {
       },
       ['state'],
     );
+    this.metrics.gauge('parley_db_connections_lost', 'Idle connections of this process the database ended (terminated, restarted, failed over), since start', () => [
+      { value: this.database.reachability.lostConnections },
+    ]);
     this.metrics.gauge('parley_db_pool_waiting', 'Queries waiting for a connection of the pool', () => [
       { value: poolOf(this.dataSource).waitingCount },
     ]);

@@ -19,6 +19,8 @@ export enum ClarificationErrorCode {
   Internal = 'INTERNAL_ERROR',
 }
 
+export const OUTCOME_UNKNOWN_MESSAGE = 'the outcome is not known; retry to learn it';
+
 export class ClarificationError extends DomainError<ClarificationErrorCode> {
   constructor(code: ClarificationErrorCode, message: string) {
     super(code, message);
@@ -32,6 +34,11 @@ export class ClarificationError extends DomainError<ClarificationErrorCode> {
       ClarificationErrorCode.InProgress,
       "another answer won and is being delivered; its outcome is not known yet — retry to learn it",
     );
+  /**
+   * This attempt's claim sent its COMMIT and the result never arrived: it may have won or not. A 503
+   * to retry — a retry of the same answer replays the committed winner, or claims the bundle.
+   */
+  static outcomeUnknown = () => new ClarificationError(ClarificationErrorCode.InProgress, OUTCOME_UNKNOWN_MESSAGE);
   static alreadyVoted = () =>
     new ClarificationError(ClarificationErrorCode.AlreadyVoted, 'already voted: you voted differently on this question; a vote cannot be changed');
   static sessionEnded = (state: string) => new ClarificationError(ClarificationErrorCode.SessionEnded, `session has ended (${state})`);
@@ -41,6 +48,11 @@ export class ClarificationError extends DomainError<ClarificationErrorCode> {
    * policy — in the same words, so an answer tells its caller nothing about the target (no port scan).
    */
   static resumeFailed = () => new ClarificationError(ClarificationErrorCode.DeliveryFailed, 'the agent could not be resumed; the answer can be retried');
+
+  /** Whether the attempt's own claim may or may not have committed (`outcomeUnknown`). */
+  get isOutcomeUnknown(): boolean {
+    return this.code === ClarificationErrorCode.InProgress && this.message === OUTCOME_UNKNOWN_MESSAGE;
+  }
 
   get httpStatus(): number {
     switch (this.code) {

@@ -3,7 +3,7 @@ import { Inject, Injectable, Logger } from '@nestjs/common';
 import { DATABASE_UNAVAILABLE_MESSAGE, faultPoint, isDatabaseUnavailable } from '#common';
 import { APP_CONFIG, type AppConfig } from '#config';
 import { ParleyMetrics } from '#observability';
-import { DatabaseAvailability, ProcessLease } from '#persistence';
+import { CommitOutcomeUnknownError, DatabaseAvailability, ProcessLease } from '#persistence';
 import { ReceiptService, type ReceiptSubject } from '#receipts';
 import { BundleRepository } from '../bundle/bundle.repository.js';
 import { askedByOfRows, resumePrompt, responseFor } from '../bundle/bundle.mapper.js';
@@ -126,6 +126,11 @@ export class DeliveryService {
         if (!claim.claimed) return claim.verdict === undefined ? undefined : { verdict: claim.verdict };
         plan = claim.plan;
       } catch (error) {
+        if (error instanceof CommitOutcomeUnknownError) {
+          // The claim may have won (then its delivery, if any, is this process's sweeper's to carry out) or not.
+          this.logger.warn({ msg: 'claim commit outcome unknown', pending_id: pendingId, err: String(error.cause) });
+          throw ClarificationError.outcomeUnknown();
+        }
         if (isDatabaseUnavailable(error)) throw error;
         if (await this.availability.explains(error)) {
           this.logger.warn({ msg: 'claim failed while the database was away', pending_id: pendingId, err: String(error) });

@@ -112,8 +112,11 @@ export class ResolveBundleService {
       const outcome = error instanceof ClarificationError ? error.code : 'error';
       resolved(outcome);
       this.logger.log({ msg: 'resolution', caller: who, pending_id: pendingId, surface, outcome });
-      const failure = failureOf(error);
-      this.audit.record(auditEntry(attempt, failure.outcome, failure.detail));
+      // A claim whose commit outcome is unknown is not recorded: it may have written its `won` row.
+      if (!(error instanceof ClarificationError && error.isOutcomeUnknown)) {
+        const failure = failureOf(error);
+        this.audit.record(auditEntry(attempt, failure.outcome, failure.detail));
+      }
       throw error;
     }
   }
