@@ -178,7 +178,7 @@ describe('database hung under load', () => {
   }, 180_000);
 
   it('closing the LISTEN connection does not wait for a hung database to acknowledge it', async () => {
-    const listener = new DatabaseListener({ url: db.url, poolOptions: DEFAULT_POOL_OPTIONS, reachability: new DatabaseReachability() } as unknown as Database);
+    const listener = new DatabaseListener({ url: db.url, directUrl: db.url, poolOptions: DEFAULT_POOL_OPTIONS, reachability: new DatabaseReachability() } as unknown as Database);
     await listener.onModuleInit();
     await db.hang();
     try {
