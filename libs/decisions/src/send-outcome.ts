@@ -57,6 +57,7 @@ export function outcomeOfResolveError(error: unknown): SendOutcome {
     case ClarificationErrorCode.WaitEnded:
     case ClarificationErrorCode.DeliveryFailed:
     case ClarificationErrorCode.InProgress:
+    case ClarificationErrorCode.OutcomeUnknown:
     case ClarificationErrorCode.Internal:
       return uncertain;
     default:

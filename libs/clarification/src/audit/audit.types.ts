@@ -77,8 +77,11 @@ function bounded(text: string, limit: number): string {
   return points.length <= limit ? text : `${points.slice(0, limit).join('')}…`;
 }
 
-/** The outcome a failed attempt is recorded with, and why. */
-export function failureOf(error: unknown): { outcome: AuditOutcome; detail: string | null } {
+/**
+ * The outcome a failed attempt is recorded with, and why; undefined when it is not recorded: a claim
+ * whose commit outcome is unknown may have written its own `won` row.
+ */
+export function failureOf(error: unknown): { outcome: AuditOutcome; detail: string | null } | undefined {
   if (!(error instanceof ClarificationError)) return { outcome: AuditOutcome.Failed, detail: 'internal error' };
   switch (error.code) {
     case ClarificationErrorCode.NotFound:
@@ -98,6 +101,8 @@ export function failureOf(error: unknown): { outcome: AuditOutcome; detail: stri
     case ClarificationErrorCode.InProgress:
     case ClarificationErrorCode.Internal:
       return { outcome: AuditOutcome.Failed, detail: `${error.code}: ${error.message}` };
+    case ClarificationErrorCode.OutcomeUnknown:
+      return undefined;
     default:
       return assertNever(error.code);
   }

@@ -16,10 +16,10 @@ export enum ClarificationErrorCode {
   DeliveryFailed = 'DELIVERY_FAILED',
   /** A winner's delivery is not settled yet (in another process's hands, or slower than the bound): retry to learn it. */
   InProgress = 'IN_PROGRESS',
+  /** This attempt's claim sent its COMMIT and the result never arrived: it may have won or not. */
+  OutcomeUnknown = 'OUTCOME_UNKNOWN',
   Internal = 'INTERNAL_ERROR',
 }
-
-export const OUTCOME_UNKNOWN_MESSAGE = 'the outcome is not known; retry to learn it';
 
 export class ClarificationError extends DomainError<ClarificationErrorCode> {
   constructor(code: ClarificationErrorCode, message: string) {
@@ -38,7 +38,7 @@ export class ClarificationError extends DomainError<ClarificationErrorCode> {
    * This attempt's claim sent its COMMIT and the result never arrived: it may have won or not. A 503
    * to retry — a retry of the same answer replays the committed winner, or claims the bundle.
    */
-  static outcomeUnknown = () => new ClarificationError(ClarificationErrorCode.InProgress, OUTCOME_UNKNOWN_MESSAGE);
+  static outcomeUnknown = () => new ClarificationError(ClarificationErrorCode.OutcomeUnknown, 'the outcome is not known; retry to learn it');
   static alreadyVoted = () =>
     new ClarificationError(ClarificationErrorCode.AlreadyVoted, 'already voted: you voted differently on this question; a vote cannot be changed');
   static sessionEnded = (state: string) => new ClarificationError(ClarificationErrorCode.SessionEnded, `session has ended (${state})`);
@@ -48,11 +48,6 @@ export class ClarificationError extends DomainError<ClarificationErrorCode> {
    * policy — in the same words, so an answer tells its caller nothing about the target (no port scan).
    */
   static resumeFailed = () => new ClarificationError(ClarificationErrorCode.DeliveryFailed, 'the agent could not be resumed; the answer can be retried');
-
-  /** Whether the attempt's own claim may or may not have committed (`outcomeUnknown`). */
-  get isOutcomeUnknown(): boolean {
-    return this.code === ClarificationErrorCode.InProgress && this.message === OUTCOME_UNKNOWN_MESSAGE;
-  }
 
   get httpStatus(): number {
     switch (this.code) {
@@ -71,6 +66,7 @@ export class ClarificationError extends DomainError<ClarificationErrorCode> {
       case ClarificationErrorCode.WaitEnded:
         return 504;
       case ClarificationErrorCode.InProgress:
+      case ClarificationErrorCode.OutcomeUnknown:
         return 503;
       case ClarificationErrorCode.DeliveryFailed:
       case ClarificationErrorCode.Internal:
@@ -98,6 +94,7 @@ export class ClarificationError extends DomainError<ClarificationErrorCode> {
       case ClarificationErrorCode.Expired:
         return ErrorCode.Expired;
       case ClarificationErrorCode.InProgress:
+      case ClarificationErrorCode.OutcomeUnknown:
         return ErrorCode.Unavailable;
       case ClarificationErrorCode.DeliveryFailed:
       case ClarificationErrorCode.Internal:

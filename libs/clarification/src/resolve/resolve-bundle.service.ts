@@ -112,11 +112,8 @@ export class ResolveBundleService {
       const outcome = error instanceof ClarificationError ? error.code : 'error';
       resolved(outcome);
       this.logger.log({ msg: 'resolution', caller: who, pending_id: pendingId, surface, outcome });
-      // A claim whose commit outcome is unknown is not recorded: it may have written its `won` row.
-      if (!(error instanceof ClarificationError && error.isOutcomeUnknown)) {
-        const failure = failureOf(error);
-        this.audit.record(auditEntry(attempt, failure.outcome, failure.detail));
-      }
+      const failure = failureOf(error);
+      if (failure) this.audit.record(auditEntry(attempt, failure.outcome, failure.detail));
       throw error;
     }
   }
