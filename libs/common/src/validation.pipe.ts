@@ -12,17 +12,26 @@ function describeErrors(errors: ValidationError[], parentPath = ''): string[] {
   });
 }
 
+/** Each DTO class's `@IsOptional()` fields, read from class-validator's metadata once (it is fixed once the classes are loaded). */
+const optionalFields = new WeakMap<object, string[]>();
+
+function optionalFieldsOf(dto: object): string[] {
+  let fields = optionalFields.get(dto);
+  if (fields === undefined) {
+    const rules = getMetadataStorage().getTargetValidationMetadatas(dto as new () => object, '', true, false);
+    fields = [...new Set(rules.filter((rule) => rule.type === ValidationTypes.CONDITIONAL_VALIDATION && rule.name === IS_OPTIONAL).map((rule) => rule.propertyName))];
+    optionalFields.set(dto, fields);
+  }
+  return fields;
+}
+
 /**
  * The fields of `object` that are `@IsOptional()` and sent as `null`. class-validator skips every
  * rule of an optional field that is null as if it were absent, so the service would get a null its
  * types (and the document) do not allow: optional here means "may be left out", never "may be null".
  */
 function nullOptionals(object: object): ValidationError[] {
-  const optional = getMetadataStorage()
-    .getTargetValidationMetadatas(object.constructor, '', true, false)
-    .filter((rule) => rule.type === ValidationTypes.CONDITIONAL_VALIDATION && rule.name === IS_OPTIONAL)
-    .map((rule) => rule.propertyName);
-  return [...new Set(optional)]
+  return optionalFieldsOf(object.constructor)
     .filter((property) => (object as Record<string, unknown>)[property] === null)
     .map((property) => Object.assign(new ValidationError(), { property, value: null, constraints: { isNotNull: `${property} must not be null (leave it out instead)` }, children: [] }));
 }
