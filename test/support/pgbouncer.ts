@@ -6,6 +6,7 @@ import { tmpdir, userInfo } from 'node:os';
 import path from 'node:path';
 import { setTimeout as delay } from 'node:timers/promises';
 import pg from 'pg';
+import { freePort } from './server-process.js';
 
 /** Debian's package (`apt-get install pgbouncer`; .ci/run installs it). */
 export const PGBOUNCER = '/usr/sbin/pgbouncer';
@@ -17,17 +18,6 @@ export interface PgBouncer {
   /** pgbouncer's admin console (SHOW CLIENTS, SHOW STATS: simple-protocol statements only). */
   admin(statement: string): Promise<Array<Record<string, unknown>>>;
   stop(): Promise<void>;
-}
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      server.close(() => (typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no port'))));
-    });
-  });
 }
 
 function running(child: ChildProcess): boolean {
