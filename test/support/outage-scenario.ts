@@ -13,6 +13,9 @@ import { freePort, launchServer, logLines, type ServerProcess, stopServer, tempD
  * in-session MCP ask — attached before the fault.
  */
 
+/** What the scenario needs of the database under fault: a FaultDatabase, or a PatroniCluster behind HAProxy. */
+export type ScenarioDatabase = Pick<FaultDatabase, 'url' | 'query' | 'serverConnections'>;
+
 export const FAULT_ADMIN_TOKEN = 'fault-admin-token-0123456789abcdef';
 export const POOL_SIZE = 6;
 const CONNECT_TIMEOUT_MS = 1_000;
@@ -36,7 +39,7 @@ export const FAULT_ENV: Record<string, string> = {
 const ANSWER = [{ question_id: 'q', selected_options: ['yes'], custom_text: 'after the fault' }];
 const AGENT_QUESTION = [{ id: 'q', prompt: 'Go on?', options: [{ option_id: 'yes', label: 'Yes' }, { option_id: 'no', label: 'No' }] }];
 
-interface Session {
+export interface Session {
   id: string;
   agentToken: string;
 }
@@ -67,7 +70,7 @@ async function call(baseUrl: string, method: string, path: string, bearer: strin
 }
 
 /** A user's token, and RUNNING sessions in a workspace of theirs, through the public API. */
-async function arrange(baseUrl: string, sessions: number): Promise<{ bearer: string; sessions: Session[] }> {
+export async function arrange(baseUrl: string, sessions: number): Promise<{ bearer: string; sessions: Session[] }> {
   const user = await call(baseUrl, 'POST', '/api/v1/admin/users', FAULT_ADMIN_TOKEN, { name: 'fault tester' });
   const { token: bearer } = (await call(baseUrl, 'POST', `/api/v1/admin/users/${String(user.id)}/tokens`, FAULT_ADMIN_TOKEN, {})) as { token: string };
   const workspace = await call(baseUrl, 'POST', '/api/v1/workspaces', bearer, { name: 'faults' });
@@ -84,7 +87,7 @@ async function arrange(baseUrl: string, sessions: number): Promise<{ bearer: str
 }
 
 /** The agent's live wait is recorded (its presence row), so an answer is handed to it. */
-async function attached(db: FaultDatabase, pendingId: string): Promise<void> {
+async function attached(db: ScenarioDatabase, pendingId: string): Promise<void> {
   await eventually(
     async () => ((await db.query(`SELECT 1 FROM clarification_waiters WHERE pending_id = $1`, [pendingId])).length > 0 ? true : undefined),
     10_000,
@@ -92,7 +95,7 @@ async function attached(db: FaultDatabase, pendingId: string): Promise<void> {
   );
 }
 
-async function blockAgents(db: FaultDatabase, server: ServerProcess, bearer: string, waiting: Session, asking: Session): Promise<BlockedAgents> {
+async function blockAgents(db: ScenarioDatabase, server: ServerProcess, bearer: string, waiting: Session, asking: Session): Promise<BlockedAgents> {
   const { pending_id: waitId } = (await call(server.baseUrl, 'POST', '/api/v1/clarification/request', bearer, {
     session_id: waiting.id,
     questions: AGENT_QUESTION,
@@ -122,7 +125,7 @@ async function blockAgents(db: FaultDatabase, server: ServerProcess, bearer: str
 }
 
 /** `count` servers on the fault database, the load running against the first, both agents blocked on it. */
-export async function startScenario(db: FaultDatabase, count = 1, env: Record<string, string> = {}): Promise<Scenario> {
+export async function startScenario(db: ScenarioDatabase, count = 1, env: Record<string, string> = {}): Promise<Scenario> {
   const servers: ServerProcess[] = [];
   for (let i = 0; i < count; i += 1) {
     servers.push(launchServer({ dataDir: await tempDir(), port: await freePort(), env: { ...FAULT_ENV, ...env, DATABASE_URL: db.url } }));
@@ -137,13 +140,13 @@ export async function startScenario(db: FaultDatabase, count = 1, env: Record<st
   return { servers, bearer, load, agents };
 }
 
-/** Answers both blocked agents' bundles and returns what each agent received. */
-export async function answerBlockedAgents(scenario: Scenario): Promise<{
+/** Answers both blocked agents' bundles (on `answering`, the first server by default) and returns what each agent received. */
+export async function answerBlockedAgents(scenario: Scenario, answering: ServerProcess = scenario.servers[0]): Promise<{
   answers: Array<Record<string, unknown>>;
   wait: { status: number; body: Record<string, unknown> };
   ask: { isError: boolean; text: string };
 }> {
-  const { baseUrl } = scenario.servers[0];
+  const { baseUrl } = answering;
   const { wait, ask } = scenario.agents;
   const answers = [
     await call(baseUrl, 'POST', `/api/v1/clarification/${wait.pendingId}/respond`, scenario.bearer, { answers: ANSWER }),
@@ -244,12 +247,12 @@ export function expectProbesDuringFault(probes: readonly Probe[], readyBoundMs: 
  * agents get the answer given now, no request ever came back as anything but served or 503, exactly
  * one LISTEN connection per running server, and the pool within its size. Returns the load's outcomes.
  */
-export async function expectRecovered(db: FaultDatabase, scenario: Scenario, restartedAt: number): Promise<Outcome[]> {
+export async function expectRecovered(db: ScenarioDatabase, scenario: Scenario, restartedAt: number, answering?: ServerProcess): Promise<Outcome[]> {
   const [server] = scenario.servers as [ServerProcess];
   await eventually(async () => ((await probe(server, '/readyz')).status === 200 ? true : undefined), 15_000, '/readyz 200 again');
   await loadServedAgain(scenario.load, restartedAt);
 
-  const received = await answerBlockedAgents(scenario);
+  const received = await answerBlockedAgents(scenario, answering);
   expect(received.answers.map((answer) => answer.claimed)).toEqual([true, true]);
   expect(received.wait.status).toBe(200);
   expect(received.wait.body).toMatchObject({ answers: [{ question_id: 'q', selected_options: ['yes'], custom_text: 'after the fault' }], rejected: false });
@@ -259,7 +262,7 @@ export async function expectRecovered(db: FaultDatabase, scenario: Scenario, res
   const outcomes = await scenario.load.stop();
   // A defect comes with the servers' own error lines, so a failure says what the server saw.
   const found = defects(outcomes);
-  const errors = found.length === 0 ? [] : scenario.servers.flatMap((candidate) => [...logLines(candidate.output.stdout, 'error'), ...logLines(candidate.output.stderr, 'error')].map((line) => `${String(line.msg)}: ${String(line.err)}`));
+  const errors = found.length === 0 ? [] : scenario.servers.flatMap((candidate) => [...logLines(candidate.output.stdout, 'error'), ...logLines(candidate.output.stderr, 'error')].map((line) => `${String(line.msg)}: ${JSON.stringify(line.err).slice(0, 600)}`));
   expect({ defects: found, errors }).toEqual({ defects: [], errors: [] });
   const running = scenario.servers.filter((candidate) => candidate.child.exitCode === null && candidate.child.signalCode === null).length;
   let connections: Record<string, number> = {};

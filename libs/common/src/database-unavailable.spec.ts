@@ -9,6 +9,7 @@ describe('isDatabaseUnavailable (a lost database is a 503, never a 500: docs/gua
     ['a query on a client the loss already closed', new Error('Client was closed and is not queryable')],
     ['a pool wait past DB_POOL_ACQUIRE_TIMEOUT_MS', new Error('timeout exceeded when trying to connect')],
     ['a connection not opened within DB_CONNECT_TIMEOUT_MS', new Error('timeout expired')],
+    ['a write on a standby a failover routed the connection to (25006)', Object.assign(new Error('cannot execute INSERT in a read-only transaction'), { code: '25006' })],
     ['a driver error wrapped by TypeORM', { message: 'query failed', driverError: Object.assign(new Error('x'), { code: '57P03' }) }],
   ])('%s', (_, error) => {
     expect(isDatabaseUnavailable(error)).toBe(true);

@@ -1,7 +1,10 @@
 /** Network-level failures of a database connection (Node and pg driver error codes). */
 const CONNECTION_ERROR_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'ENOTFOUND', 'EHOSTUNREACH', 'ENETUNREACH']);
-/** SQLSTATEs that say the server is going away, not answering, full, or cancelled a statement at its bound. */
-const UNAVAILABLE_SQLSTATES = new Set(['57P01', '57P02', '57P03', '53300', '57014']);
+/**
+ * SQLSTATEs that say the server is going away, not answering, full, cancelled a statement at its
+ * bound, or is a standby (25006: a failover routed the connection to a server still in recovery).
+ */
+const UNAVAILABLE_SQLSTATES = new Set(['57P01', '57P02', '57P03', '53300', '57014', '25006']);
 const UNAVAILABLE_MESSAGES = [
   /connection terminated/i,
   /timeout exceeded when trying to connect/i,

@@ -68,6 +68,11 @@ function clientConnectingWithin(connectTimeoutMs: number, reachability: Database
   return class BoundedConnectClient extends pg.Client {
     constructor(config?: string | pg.ClientConfig) {
       super({ ...(typeof config === 'string' ? { connectionString: config } : config), connectionTimeoutMillis: connectTimeoutMs });
+      // A server that ends a connection (a failover, a terminated backend) makes the client emit `error`.
+      // pg-pool listens only while the client is idle in the pool, and a checked-out client's holder only
+      // while it runs a statement: in between, an unheard `error` event would end the process. The
+      // client is unusable afterwards either way; the next statement on it fails and is handled there.
+      this.on('error', () => undefined);
     }
 
     override connect(): Promise<pg.Client>;
@@ -94,6 +99,22 @@ function giveUp(client: pg.PoolClient): void {
   (client as unknown as pg.Client).connection.stream.destroy();
 }
 
+/** pg's own state of a client (no public interface: pg-pool reads `_queryable` the same way). */
+interface ClientState {
+  _getActiveQuery(): unknown;
+  _queryable: boolean;
+}
+
+/**
+ * Whether a statement is still running on a client handed back to the pool: its holder stopped waiting
+ * (the client-side read timeout). pg keeps that statement as the connection's active one until the
+ * server answers, so every statement a later holder sends would queue behind it.
+ */
+function statementInFlight(client: pg.PoolClient): boolean {
+  const active = (client as unknown as ClientState)._getActiveQuery();
+  return active !== null && active !== undefined;
+}
+
 /**
  * The pool of a process that knows when its database is unreachable (DatabaseReachability). Meanwhile
  * it refuses connections at once with DatabaseUnavailableError — before any statement, so nothing of
@@ -111,7 +132,11 @@ function poolGatedBy(reachability: DatabaseReachability): typeof pg.Pool {
       this.on('acquire', (client) => this.idle.delete(client));
       this.on('remove', (client) => this.idle.delete(client));
       this.on('release', (_error, client) => {
-        if (reachability.isReachable) this.idle.add(client);
+        if (statementInFlight(client)) {
+          // pg-pool reads this right after the event and removes the client instead of pooling it.
+          (client as unknown as ClientState)._queryable = false;
+          giveUp(client);
+        } else if (reachability.isReachable) this.idle.add(client);
         else giveUp(client);
       });
       reachability.onUnreachable(() => {

@@ -1,4 +1,5 @@
-import type { DataSource, EntityManager } from 'typeorm';
+import type pg from 'pg';
+import type { DataSource, EntityManager, QueryRunner } from 'typeorm';
 
 /**
  * A COMMIT was sent and its result never arrived (the connection broke, the server was terminated or
@@ -16,14 +17,49 @@ export class CommitOutcomeUnknownError extends Error {
 const SQLSTATE = /^[0-9A-Z]{5}$/;
 
 /**
+ * A COMMIT that waited for a synchronous standby and whose wait was cancelled (pg_cancel_backend, an
+ * operator's tool) returns success with a WARNING: the transaction committed on this server only, and
+ * a failover may lose it. It is not acknowledged as a success: its outcome counts as unknown.
+ */
+class CommitNotReplicatedError extends Error {
+  constructor(readonly notice: string) {
+    super(`the COMMIT returned with a warning (${notice}): it may not have reached the synchronous standby`);
+    this.name = 'CommitNotReplicatedError';
+  }
+}
+
+/** The pg client TypeORM's PostgreSQL query runner holds while its transaction is open. */
+function connectionOf(runner: QueryRunner): pg.ClientBase | undefined {
+  return (runner as QueryRunner & { databaseConnection?: pg.ClientBase }).databaseConnection;
+}
+
+/** COMMIT, failing with CommitNotReplicatedError when the server sends a WARNING while it runs. */
+async function commitReplicated(runner: QueryRunner): Promise<void> {
+  const connection = connectionOf(runner);
+  const warnings: string[] = [];
+  const onNotice = (notice: { severity?: string; message?: string; code?: string }) => {
+    if (notice.severity === 'WARNING') warnings.push(notice.message ?? notice.code ?? 'WARNING');
+  };
+  connection?.on('notice', onNotice);
+  try {
+    await runner.commitTransaction();
+  } finally {
+    connection?.off('notice', onNotice);
+  }
+  if (warnings.length > 0) throw new CommitNotReplicatedError(warnings.join('; '));
+}
+
+/**
  * Whether a failed COMMIT leaves its outcome unknown: the server did not refuse it with an error of
  * the transaction (a serialization failure, a deferred constraint: those roll back), the connection
  * failed instead — no SQLSTATE (socket closed, reset, read timeout), class 08 (connection exception)
- * or class 57 (operator intervention: terminated, shutting down, cancelled).
+ * or class 57 (operator intervention: terminated, shutting down, cancelled) — or it succeeded with a
+ * warning that it may not be on the synchronous standby.
  */
 function outcomeUnknown(error: unknown): boolean {
   const { code, driverError } = (error ?? {}) as { code?: unknown; driverError?: { code?: unknown } };
   const sqlState = typeof code === 'string' ? code : driverError?.code;
+  if (error instanceof CommitNotReplicatedError) return true;
   if (typeof sqlState !== 'string' || !SQLSTATE.test(sqlState)) return true;
   return sqlState.startsWith('08') || sqlState.startsWith('57');
 }
@@ -40,14 +76,16 @@ export async function inTransaction<T>(dataSource: DataSource, work: (manager: E
     await runner.startTransaction();
     const result = await work(runner.manager);
     try {
-      await runner.commitTransaction();
+      await commitReplicated(runner);
     } catch (error) {
       throw outcomeUnknown(error) ? new CommitOutcomeUnknownError(error) : error;
     }
     return result;
   } catch (error) {
     // The original error is thrown even if the rollback fails (a dead connection: nothing to roll back here).
-    if (runner.isTransactionActive) await runner.rollbackTransaction().catch(() => undefined);
+    // After an unknown COMMIT outcome there is nothing to roll back: a ROLLBACK would queue behind the
+    // COMMIT still in flight; the pool discards that connection on release instead.
+    if (runner.isTransactionActive && !(error instanceof CommitOutcomeUnknownError)) await runner.rollbackTransaction().catch(() => undefined);
     throw error;
   } finally {
     await runner.release();
