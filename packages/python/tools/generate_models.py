@@ -23,6 +23,7 @@ GENERATOR_OPTIONS = [
     "--use-union-operator",
     "--field-constraints",
     "--use-double-quotes",
+    "--strict-nullable",
 ]
 
 

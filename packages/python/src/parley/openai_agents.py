@@ -17,6 +17,7 @@ from agents.items import ToolApprovalItem
 
 from ._approvals import ApprovalDecision, ApprovalRequest, action_of, approval_question, decisions_of
 from ._async_client import AsyncParley
+from .outcome import Outcome
 from .stores import FileRunStateStore, RunStateStore
 
 __all__ = ["AgentRun", "FileRunStateStore", "RunStateStore", "resume_stored_runs", "run_with_parley"]
@@ -36,6 +37,8 @@ async def _default_runner(agent: Agent[Any], input: str | RunState[Any, Any]) ->
 class AgentRun:
     result: RunResult
     decisions: list[ApprovalDecision] = field(default_factory=list)
+    outcomes: list[Outcome] = field(default_factory=list)
+    """Each bundle's outcome, in order (its ``receipt`` binds the calls asked)."""
 
 
 def _requests_of(interruptions: Sequence[ToolApprovalItem]) -> list[ApprovalRequest]:
@@ -57,7 +60,7 @@ async def _continue(
     pending_id: str,
     state: RunState[Any, Any],
     runner: AgentRunner,
-) -> tuple[RunResult, list[ApprovalDecision]]:
+) -> tuple[RunResult, list[ApprovalDecision], Outcome]:
     interruptions = state.get_interruptions()[:MAX_APPROVALS]
     outcome = await parley.outcome(pending_id)
     decisions = decisions_of(_requests_of(interruptions), outcome)
@@ -68,7 +71,7 @@ async def _continue(
             state.reject(item, rejection_message=decision.reason or f"{decision.tool_name} was denied")
     result = await runner(agent, state)
     store.remove(pending_id)
-    return result, decisions
+    return result, decisions, outcome
 
 
 async def _drive(
@@ -77,14 +80,12 @@ async def _drive(
     agent: Agent[Any],
     store: RunStateStore,
     runner: AgentRunner,
-    result: RunResult,
     on_asked: Callable[[str], None] | None,
-    decisions: list[ApprovalDecision],
+    run: AgentRun,
 ) -> AgentRun:
-    while result.interruptions:
-        interruptions = result.interruptions[:MAX_APPROVALS]
-        requests = _requests_of(interruptions)
-        state = result.to_state()
+    while run.result.interruptions:
+        requests = _requests_of(run.result.interruptions[:MAX_APPROVALS])
+        state = run.result.to_state()
         handle = await parley.ask(
             session_id=session_id,
             questions=[approval_question(request, index) for index, request in enumerate(requests)],
@@ -94,9 +95,10 @@ async def _drive(
         store.save(handle.pending_id, state.to_string())
         if on_asked is not None:
             on_asked(handle.pending_id)
-        result, decided = await _continue(parley, agent, store, handle.pending_id, state, runner)
-        decisions.extend(decided)
-    return AgentRun(result, decisions)
+        run.result, decided, outcome = await _continue(parley, agent, store, handle.pending_id, state, runner)
+        run.decisions.extend(decided)
+        run.outcomes.append(outcome)
+    return run
 
 
 async def run_with_parley(
@@ -112,7 +114,7 @@ async def run_with_parley(
     """Runs the agent; while the run is interrupted for tool approvals, asks them as one bundle
     (one approve / deny question per call, at most four), applies the decisions and continues."""
     result = await runner(agent, input)
-    return await _drive(parley, session_id, agent, store, runner, result, on_asked, [])
+    return await _drive(parley, session_id, agent, store, runner, on_asked, AgentRun(result))
 
 
 async def resume_stored_runs(
@@ -131,6 +133,6 @@ async def resume_stored_runs(
         state: RunState[Any, Any] = await RunState.from_string(agent, text)
         if on_asked is not None:
             on_asked(pending_id)
-        result, decisions = await _continue(parley, agent, store, pending_id, state, runner)
-        runs.append(await _drive(parley, session_id, agent, store, runner, result, on_asked, decisions))
+        result, decisions, outcome = await _continue(parley, agent, store, pending_id, state, runner)
+        runs.append(await _drive(parley, session_id, agent, store, runner, on_asked, AgentRun(result, decisions, [outcome])))
     return runs

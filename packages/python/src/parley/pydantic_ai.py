@@ -19,6 +19,7 @@ from pydantic_ai.run import AgentRunResult
 
 from ._approvals import ApprovalDecision, ApprovalRequest, action_of, approval_question, decisions_of
 from ._async_client import AsyncParley
+from .outcome import Outcome
 from .stores import FileRunStateStore, RunStateStore
 
 __all__ = ["FileRunStateStore", "PydanticAiRun", "RunStateStore", "resume_stored_runs", "run_with_parley"]
@@ -31,7 +32,8 @@ MAX_APPROVALS = 4
 class PydanticAiRun:
     result: AgentRunResult[Any]
     decisions: list[ApprovalDecision] = field(default_factory=list)
-    receipts: list[str] = field(default_factory=list)
+    outcomes: list[Outcome] = field(default_factory=list)
+    """Each bundle's outcome, in order: its ``receipt`` is signed over the calls asked (the bundle's action)."""
 
 
 def _requests_of(deferred: DeferredToolRequests) -> list[ApprovalRequest]:
@@ -54,13 +56,13 @@ async def _answered(
     pending_id: str,
     messages: list[ModelMessage],
     requests: Sequence[ApprovalRequest],
-) -> tuple[AgentRunResult[Any], list[ApprovalDecision], str | None]:
+) -> tuple[AgentRunResult[Any], list[ApprovalDecision], Outcome]:
     outcome = await parley.outcome(pending_id)
     decisions = decisions_of(requests[:MAX_APPROVALS], outcome)
     result = await agent.run(message_history=messages, deferred_tool_results=_results_of(requests, decisions))
     if store is not None:
         store.remove(pending_id)
-    return result, decisions, outcome.receipt
+    return result, decisions, outcome
 
 
 async def _drive(
@@ -85,11 +87,9 @@ async def _drive(
             store.save(handle.pending_id, _stored(messages, requests))
         if on_asked is not None:
             on_asked(handle.pending_id)
-        result, decisions, receipt = await _answered(parley, agent, store, handle.pending_id, messages, requests)
-        run.result = result
+        run.result, decisions, outcome = await _answered(parley, agent, store, handle.pending_id, messages, requests)
         run.decisions.extend(decisions)
-        if receipt is not None:
-            run.receipts.append(receipt)
+        run.outcomes.append(outcome)
     return run
 
 
@@ -123,8 +123,8 @@ async def resume_stored_runs(
         messages, requests = _restored(text)
         if on_asked is not None:
             on_asked(pending_id)
-        result, decisions, receipt = await _answered(parley, agent, store, pending_id, messages, requests)
-        run = PydanticAiRun(result, decisions, [receipt] if receipt else [])
+        result, decisions, outcome = await _answered(parley, agent, store, pending_id, messages, requests)
+        run = PydanticAiRun(result, decisions, [outcome])
         runs.append(await _drive(parley, session_id, agent, store, run, on_asked))
     return runs
 

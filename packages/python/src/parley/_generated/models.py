@@ -79,7 +79,7 @@ class Kind(Enum):
 
 class AnsweredByDoc(BaseModel):
     kind: Kind
-    id: str = Field(
+    id: str | None = Field(
         ...,
         description="The user's id, or the agent's session id; null for admin and synthetic",
     )
@@ -266,8 +266,8 @@ class Kind1(Enum):
 
 class CallerDoc(BaseModel):
     kind: Kind1
-    user_id: str
-    name: str
+    user_id: str | None = Field(...)
+    name: str | None = Field(...)
 
 
 class AuthMode(Enum):
@@ -369,13 +369,13 @@ class TaskDoc(BaseModel):
     workspace_id: str = Field(..., description='"" when the task is in no workspace')
     title: str
     state: State
-    archived_at: AwareDatetime
+    archived_at: AwareDatetime | None = Field(...)
     created_at: AwareDatetime
     updated_at: AwareDatetime
-    task_pending_action: TaskPendingAction = Field(
+    task_pending_action: TaskPendingAction | None = Field(
         ..., description="While any session of the task has an active bundle"
     )
-    primary_session_pending_action: PrimarySessionPendingAction = Field(
+    primary_session_pending_action: PrimarySessionPendingAction | None = Field(
         ..., description="The same for the task's newest session"
     )
 
@@ -454,7 +454,7 @@ class TurnDoc(BaseModel):
     session_id: str
     started_at: AwareDatetime
     task_id: str
-    completed_at: AwareDatetime
+    completed_at: AwareDatetime | None = Field(...)
 
 
 class MessageDoc(BaseModel):
@@ -511,7 +511,7 @@ class AssignedUserDoc(BaseModel):
 
 
 class RoutingViewDoc(BaseModel):
-    answerers: UserIdsDoc = Field(
+    answerers: UserIdsDoc | None = Field(
         ..., description="null: whoever sees the bundle may answer"
     )
     assigned_to: list[AssignedUserDoc]
@@ -595,7 +595,7 @@ class RoutingDoc(BaseModel):
         None,
         description="Only these users (and an admin) may answer; others who see the bundle get 403 NOT_ELIGIBLE",
     )
-    required_answers: int | None = Field(
+    required_answers: int = Field(
         1,
         description="Identical answers from this many people resolve the bundle",
         ge=1,
@@ -648,8 +648,8 @@ class Surface1(Enum):
 
 class ResolvedByDoc(BaseModel):
     kind: Kind3
-    user_id: str
-    name: str
+    user_id: str | None = Field(...)
+    name: str | None = Field(...)
     surface: Surface1
     at: AwareDatetime
 
@@ -704,17 +704,17 @@ class BundleDoc(BaseModel):
         ...,
         description="`delivering`: an answer won and is being handed to the agent (not final yet); `inactive`: superseded by a newer turn",
     )
-    response: dict[str, Any] = Field(
+    response: dict[str, Any] | None = Field(
         ..., description="The winner's response once final"
     )
-    resolved_by: ResolvedByDoc = Field(
+    resolved_by: ResolvedByDoc | None = Field(
         ..., description="The winner, once its answer is final"
     )
     receipt: str | None = Field(
         None,
         description="The resolution's signed receipt (compact JWS), once final; the same one every answerer got",
     )
-    expires_at: AwareDatetime = Field(
+    expires_at: AwareDatetime | None = Field(
         ...,
         description="The deadline, when the bundle was asked with expires_in_seconds",
     )
@@ -784,7 +784,7 @@ class RespondResultDoc(BaseModel):
     vote: VoteReceiptDoc | None = Field(
         None, description="Only for a vote that did not resolve the bundle"
     )
-    receipt: str = Field(
+    receipt: str | None = Field(
         ...,
         description="The resolution's signed receipt — the same for the winner and every loser; null for a vote that did not resolve the bundle",
     )
@@ -854,7 +854,7 @@ class CommandResultDoc(BaseModel):
         description='The action of the request, echoed ("" when it had none)',
         examples=["answer_decision"],
     )
-    request_id: str = Field(
+    request_id: str | None = Field(
         ...,
         description="The request_id of the request, echoed; null when it had no valid one",
     )
@@ -871,11 +871,13 @@ class CommandResultDoc(BaseModel):
         ...,
         description="Whether the result is final — the disposition, not the status, says so",
     )
-    result: dict[str, Any] = Field(
+    result: dict[str, Any] | None = Field(
         ...,
         description="On success: target, decision, delivery_state (and pending_id once sent); null on failure",
     )
-    error: CommandErrorDoc = Field(..., description="On failure; null on success")
+    error: CommandErrorDoc | None = Field(
+        ..., description="On failure; null on success"
+    )
     warnings: list[str]
 
 
