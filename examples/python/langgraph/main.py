@@ -68,7 +68,7 @@ def main() -> None:
         graph = StateGraph(Rollout).add_node("choose", choose).add_node("roll_out", roll_out)
         graph.add_edge(START, "choose").add_edge("choose", "roll_out").add_edge("roll_out", END)
         compiled = graph.compile(checkpointer=SqliteSaver(connection))
-        thread = drive_thread(parley, session_id=run["session_id"], graph=compiled, thread_id=run["thread_id"], input={"service": "checkout"}, on_asked=print_waiting)
+        thread = drive_thread(parley, session_id=run["session_id"], graph=compiled, thread_id=run["thread_id"], input={"service": "checkout"}, on_asked=print_waiting, expires_in_seconds=env.expires_in_seconds)
     env.finish_run()
     reply = thread.replies[0] if thread.replies else None
     if reply is None:

@@ -50,7 +50,7 @@ async def drive() -> PydanticAiRun:
         run = env.load_run() or env.new_run(await parley.open_session("Pydantic AI example: deploy checkout", workspace_name=env.workspace))
         agent = deploy_agent()
         store = FileRunStateStore(env.state_dir / "runs")
-        target: dict[str, Any] = {"session_id": run["session_id"], "agent": agent, "store": store, "on_asked": print_waiting}
+        target: dict[str, Any] = {"session_id": run["session_id"], "agent": agent, "store": store, "on_asked": print_waiting, "expires_in_seconds": env.expires_in_seconds}
         resumed = await resume_stored_runs(parley, **target)
         return resumed[0] if resumed else await run_with_parley(parley, prompt="Deploy checkout to production", **target)
 
@@ -61,6 +61,10 @@ def main() -> None:
     last = finished.outcomes[-1] if finished.outcomes else None
     if last is not None and last.status == "rejected":
         print_result({"rejected": last.reason})
+        return
+    if last is not None and not last.is_decision:
+        # Expired, cancelled or superseded: nobody decided, so every call was denied.
+        print_result({last.status: last.pending_id})
         return
     decisions = [decision.as_json() for decision in finished.decisions]
     print_result({"answered": {"decisions": decisions, "output": str(finished.result.output), "receipt": last.receipt if last else None}})

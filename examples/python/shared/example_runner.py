@@ -24,6 +24,8 @@ class ExampleEnv:
     token: str | None
     state_dir: Path
     actions_log: Path
+    expires_in_seconds: int | None
+    """PARLEY_EXPIRES_IN_SECONDS: the bundle expires unanswered after this long (default: never)."""
 
     def client(self) -> AsyncParley:
         # Unreachable at start-up: a few quick tries, then the one clear line (waiting, once asked, retries for good).
@@ -71,7 +73,9 @@ class ExampleEnv:
 def example_env(name: str) -> ExampleEnv:
     state_dir = Path(os.environ.get("PARLEY_STATE_DIR") or Path(tempfile.gettempdir()) / "parley-examples" / f"python-{name}")
     actions_log = Path(os.environ.get("ACTIONS_LOG") or state_dir / "actions.log")
-    return ExampleEnv(name, os.environ.get("PARLEY_URL") or "http://127.0.0.1:3000", os.environ.get("PARLEY_TOKEN") or None, state_dir, actions_log)
+    expires = os.environ.get("PARLEY_EXPIRES_IN_SECONDS")
+    url = os.environ.get("PARLEY_URL") or "http://127.0.0.1:3000"
+    return ExampleEnv(name, url, os.environ.get("PARLEY_TOKEN") or None, state_dir, actions_log, int(expires) if expires else None)
 
 
 def print_waiting(pending_id: str) -> None:

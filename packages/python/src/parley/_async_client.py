@@ -9,6 +9,7 @@ from datetime import datetime, timezone
 from typing import Any, TypeVar
 
 import httpx
+from pydantic import BaseModel, ValidationError
 
 from ._generated.models import (
     AnswerDoc,
@@ -26,6 +27,7 @@ from .errors import (
     ParleyAlreadyResumedError,
     ParleyConflictError,
     ParleyServerError,
+    ParleyValidationError,
     is_transient,
 )
 from .ledger import LedgerEntry, MemoryResumeLedger, ResumeLedger
@@ -81,6 +83,19 @@ class AsyncBundleHandle:
 def _answer_body(answer: AnswerInput) -> dict[str, Any]:
     raw = answer.model_dump() if isinstance(answer, AnswerDoc) else dict(answer)
     return {"question_id": raw["question_id"], "selected_options": list(raw.get("selected_options") or []), "custom_text": raw.get("custom_text") or ""}
+
+
+Model = TypeVar("Model", bound=BaseModel)
+
+
+def _validated(model: type[Model], body: dict[str, Any]) -> Model:
+    """The request as the OpenAPI document's model, or ParleyValidationError naming the field (nothing is sent)."""
+    try:
+        return model.model_validate(body)
+    except ValidationError as error:
+        first = error.errors()[0]
+        field_name = ".".join(str(part) for part in first["loc"])
+        raise ParleyValidationError("VALIDATION_ERROR", f"{field_name}: {first['msg']}") from error
 
 
 class AsyncParley:
@@ -141,7 +156,8 @@ class AsyncParley:
         """Asks a bundle (1–4 questions of 2–6 options) on the session's current turn. Retried while
         the server is unreachable: the same still-pending questions return the same pending id, so a
         retry never asks twice."""
-        request = CreateClarificationDto.model_validate(
+        request = _validated(
+            CreateClarificationDto,
             {
                 "session_id": session_id,
                 "questions": [dict(question) for question in questions],
@@ -150,7 +166,7 @@ class AsyncParley:
                 "routing": routing,
                 "expires_in_seconds": expires_in_seconds,
                 "task_id": task_id,
-            }
+            },
         )
         body = request.model_dump(mode="json", exclude_none=True)
         if action is not None:
@@ -287,9 +303,9 @@ class AsyncParley:
         """Answers a bundle (one answer per question), or rejects it (``reject=True, reason=…``).
         Exactly one answer wins on any surface; ``claimed`` says whether this one did."""
         if reject:
-            request = RespondDto.model_validate({"rejected": True, "reject_reason": reason})
+            request = _validated(RespondDto, {"rejected": True, "reject_reason": reason})
         else:
-            request = RespondDto.model_validate({"answers": [_answer_body(answer) for answer in answers or []]})
+            request = _validated(RespondDto, {"answers": [_answer_body(answer) for answer in answers or []]})
         body = request.model_dump(mode="json", exclude_none=True)
         raw = await self._retried(lambda: self._transport.send("POST", f"/api/v1/clarification/{pending_id}/respond", json=body))
         result = RespondResultDoc.model_validate(raw)

@@ -73,6 +73,7 @@ def drive_thread(
     input: Any = None,
     to_questions: Callable[[Any], Mapping[str, Any]] = _default_questions,
     on_asked: Callable[[str], None] | None = None,
+    expires_in_seconds: int | None = None,
 ) -> ThreadRun:
     """Runs a thread to its end with every ``interrupt()`` answered on Parley: starts it with
     ``input`` when it has never run; while it is paused, asks one bundle per interrupt (or finds the
@@ -95,7 +96,7 @@ def drive_thread(
             pending_id = parley.find_bundle(session_id, marker)
             if pending_id is None:
                 context = "\n\n".join([str(asked.get("context") or "A LangGraph agent is waiting for your answer."), marker])
-                pending_id = parley.ask(session_id=session_id, questions=asked["questions"], context=context).pending_id
+                pending_id = parley.ask(session_id=session_id, questions=asked["questions"], context=context, expires_in_seconds=expires_in_seconds).pending_id
             if on_asked is not None:
                 on_asked(pending_id)
             replies.append(human_reply(asked["questions"], parley.outcome(pending_id)))

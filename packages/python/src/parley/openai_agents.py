@@ -81,6 +81,7 @@ async def _drive(
     store: RunStateStore,
     runner: AgentRunner,
     on_asked: Callable[[str], None] | None,
+    expires_in_seconds: int | None,
     run: AgentRun,
 ) -> AgentRun:
     while run.result.interruptions:
@@ -90,6 +91,7 @@ async def _drive(
             session_id=session_id,
             questions=[approval_question(request, index) for index, request in enumerate(requests)],
             context="An OpenAI Agents SDK run is paused on tool calls that need your approval.",
+            expires_in_seconds=expires_in_seconds,
             action=action_of(requests),
         )
         store.save(handle.pending_id, state.to_string())
@@ -110,11 +112,12 @@ async def run_with_parley(
     store: RunStateStore,
     runner: AgentRunner = _default_runner,
     on_asked: Callable[[str], None] | None = None,
+    expires_in_seconds: int | None = None,
 ) -> AgentRun:
     """Runs the agent; while the run is interrupted for tool approvals, asks them as one bundle
     (one approve / deny question per call, at most four), applies the decisions and continues."""
     result = await runner(agent, input)
-    return await _drive(parley, session_id, agent, store, runner, on_asked, AgentRun(result))
+    return await _drive(parley, session_id, agent, store, runner, on_asked, expires_in_seconds, AgentRun(result))
 
 
 async def resume_stored_runs(
@@ -125,6 +128,7 @@ async def resume_stored_runs(
     store: RunStateStore,
     runner: AgentRunner = _default_runner,
     on_asked: Callable[[str], None] | None = None,
+    expires_in_seconds: int | None = None,
 ) -> list[AgentRun]:
     """After a restart: rebuilds each stored run (``RunState.from_string``) and waits on its bundle
     by pending id — it never asks again — then continues it as ``run_with_parley`` would."""
@@ -134,5 +138,5 @@ async def resume_stored_runs(
         if on_asked is not None:
             on_asked(pending_id)
         result, decisions, outcome = await _continue(parley, agent, store, pending_id, state, runner)
-        runs.append(await _drive(parley, session_id, agent, store, runner, on_asked, AgentRun(result, decisions, [outcome])))
+        runs.append(await _drive(parley, session_id, agent, store, runner, on_asked, expires_in_seconds, AgentRun(result, decisions, [outcome])))
     return runs

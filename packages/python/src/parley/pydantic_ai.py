@@ -72,6 +72,7 @@ async def _drive(
     store: RunStateStore | None,
     run: PydanticAiRun,
     on_asked: Callable[[str], None] | None,
+    expires_in_seconds: int | None,
 ) -> PydanticAiRun:
     while isinstance(run.result.output, DeferredToolRequests) and run.result.output.approvals:
         requests = _requests_of(run.result.output)
@@ -81,6 +82,7 @@ async def _drive(
             session_id=session_id,
             questions=[approval_question(request, index) for index, request in enumerate(asked)],
             context="A Pydantic AI agent wants to call tools that need your approval.",
+            expires_in_seconds=expires_in_seconds,
             action=action_of(asked),
         )
         if store is not None:
@@ -101,12 +103,13 @@ async def run_with_parley(
     prompt: str,
     store: RunStateStore | None = None,
     on_asked: Callable[[str], None] | None = None,
+    expires_in_seconds: int | None = None,
 ) -> PydanticAiRun:
     """Runs the agent (its ``output_type`` must include ``DeferredToolRequests``); while the run ends
     on tool calls that require approval, asks them as one bundle whose action is the call, answers
     them back as ``DeferredToolResults`` and runs on."""
     result = await agent.run(prompt)
-    return await _drive(parley, session_id, agent, store, PydanticAiRun(result), on_asked)
+    return await _drive(parley, session_id, agent, store, PydanticAiRun(result), on_asked, expires_in_seconds)
 
 
 async def resume_stored_runs(
@@ -116,6 +119,7 @@ async def resume_stored_runs(
     agent: Agent[Any, Any],
     store: RunStateStore,
     on_asked: Callable[[str], None] | None = None,
+    expires_in_seconds: int | None = None,
 ) -> list[PydanticAiRun]:
     """After a restart: each stored run's messages, waited on by pending id (never asked again), answered back and run on."""
     runs: list[PydanticAiRun] = []
@@ -125,7 +129,7 @@ async def resume_stored_runs(
             on_asked(pending_id)
         result, decisions, outcome = await _answered(parley, agent, store, pending_id, messages, requests)
         run = PydanticAiRun(result, decisions, [outcome])
-        runs.append(await _drive(parley, session_id, agent, store, run, on_asked))
+        runs.append(await _drive(parley, session_id, agent, store, run, on_asked, expires_in_seconds))
     return runs
 
 
