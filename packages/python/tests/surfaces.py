@@ -23,7 +23,7 @@ async def _mcp_call(base_url: str, arguments: dict[str, Any]) -> dict[str, Any]:
         await session.initialize()
         result: Any = await session.call_tool("answer_question_kandev", arguments)
         text = next(block.text for block in result.content if block.type == "text")
-        if result.isError:
+        if result.is_error:
             raise AssertionError(f"answer_question_kandev failed: {text}")
         envelope: dict[str, Any] = json.loads(text)
         return envelope
