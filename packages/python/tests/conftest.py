@@ -29,6 +29,8 @@ PACKAGE = Path(__file__).resolve().parent.parent
 REPOSITORY = PACKAGE.parent.parent
 SERVER_MAIN = REPOSITORY / "dist" / "apps" / "server" / "src" / "main.js"
 EXAMPLES = REPOSITORY / "examples" / "python"
+# The examples run as child processes import the package from its sources, as pytest does.
+os.environ["PYTHONPATH"] = os.pathsep.join(filter(None, [str(PACKAGE / "src"), os.environ.get("PYTHONPATH")]))
 HEALTH_TIMEOUT_SECONDS = float(os.environ.get("TEST_HEALTH_TIMEOUT_MS", "30000")) / 1000
 
 
