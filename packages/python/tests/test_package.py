@@ -4,6 +4,7 @@ imports every adapter."""
 
 from __future__ import annotations
 
+import os
 import re
 import subprocess
 import sys
@@ -13,8 +14,10 @@ from pathlib import Path
 from conftest import PACKAGE
 
 
-def run(*command: str | Path, cwd: Path = PACKAGE) -> str:
-    finished = subprocess.run([str(part) for part in command], cwd=cwd, capture_output=True, text=True)
+def run(*command: str | Path, cwd: Path = PACKAGE, isolated: bool = False) -> str:
+    """Runs a command; ``isolated``: without this test run's PYTHONPATH (the package's sources), as a fresh install runs."""
+    environment = {name: value for name, value in os.environ.items() if not (isolated and name == "PYTHONPATH")}
+    finished = subprocess.run([str(part) for part in command], cwd=cwd, capture_output=True, text=True, env=environment)
     assert finished.returncode == 0, f"{command} failed:\n{finished.stdout}\n{finished.stderr}"
     return finished.stdout
 
@@ -37,7 +40,7 @@ def test_a_built_wheel_installs_into_a_fresh_virtual_environment_and_imports_eve
     pins = "\n".join(re.findall(r"^[A-Za-z0-9_.\-]+==[^\s\\]+", (PACKAGE / "requirements-dev.txt").read_text(), flags=re.MULTILINE))
     (tmp_path / "constraints.txt").write_text(pins + "\n")
     python = fresh / "bin" / "python"
-    run(python, "-m", "pip", "install", "--quiet", "--no-input", "-c", tmp_path / "constraints.txt", f"{wheel}[langgraph,openai-agents,pydantic-ai]", cwd=tmp_path)
-    imported = run(python, "-c", "import parley, parley.langgraph, parley.openai_agents, parley.pydantic_ai; print(parley.__file__)", cwd=tmp_path)
+    run(python, "-m", "pip", "install", "--quiet", "--no-input", "-c", tmp_path / "constraints.txt", f"{wheel}[langgraph,openai-agents,pydantic-ai]", cwd=tmp_path, isolated=True)
+    imported = run(python, "-c", "import parley, parley.langgraph, parley.openai_agents, parley.pydantic_ai; print(parley.__file__)", cwd=tmp_path, isolated=True)
     assert str(fresh) in imported
     assert (Path(imported.strip()).parent / "py.typed").exists()
