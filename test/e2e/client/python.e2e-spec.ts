@@ -10,7 +10,7 @@
 import { spawn } from 'node:child_process';
 import path from 'node:path';
 import { createTestDatabase } from '../../support/database.js';
-import { pinnedPython, VENV_TIMEOUT_MS } from '../../support/python-venv.js';
+import { pythonClientPython, VENV_TIMEOUT_MS } from '../../support/python-venv.js';
 
 const PACKAGE = path.join(process.cwd(), 'packages/python');
 const RUN_TIMEOUT_MS = 480_000;
@@ -40,14 +40,7 @@ describe('the Python client and its adapters (pytest against the built server)',
   let python: string;
 
   beforeAll(async () => {
-    python = await pinnedPython({
-      requirements: path.join(PACKAGE, 'requirements-dev.txt'),
-      cacheName: 'parley-python-client',
-      python: process.env.PARLEY_PYTHON ?? 'python3',
-      pythonVariable: 'PARLEY_PYTHON',
-      minimumMinor: 10,
-      purpose: 'the Python client tests',
-    });
+    python = await pythonClientPython();
   }, VENV_TIMEOUT_MS);
 
   it(
