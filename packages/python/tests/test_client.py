@@ -4,8 +4,10 @@ resume with its ledger, receipts verified offline, and wait() across a kill -9 o
 from __future__ import annotations
 
 import asyncio
+import json
 import threading
 import time
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 import httpx
@@ -154,3 +156,64 @@ def test_wait_keeps_waiting_by_pending_id_across_a_kill_9_of_its_server(server: 
         assert [message["metadata"]["pending_id"] for message in messages if message["type"] == "clarification_request"] == [handle.pending_id]
     finally:
         own.stop()
+
+
+class FlakyFront(ThreadingHTTPServer):
+    """A loopback front for the server whose first waits fail as an overloaded or recovering
+    deployment fails them — two 503s, then a 429 with ``Retry-After: 1`` — and that then passes every
+    request through."""
+
+    def __init__(self, upstream: str) -> None:
+        self.upstream = upstream
+        self.refusals: list[int] = [503, 503, 429]
+        self.refused: list[tuple[int, float]] = []
+        super().__init__(("127.0.0.1", 0), _FlakyHandler)
+        threading.Thread(target=self.serve_forever, daemon=True).start()
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.server_address[1]}"
+
+
+class _FlakyHandler(BaseHTTPRequestHandler):
+    server: FlakyFront
+
+    def log_message(self, format: str, *args: object) -> None:
+        return
+
+    def _reply(self, status: int, body: bytes, headers: dict[str, str]) -> None:
+        self.send_response(status)
+        for name, value in headers.items():
+            self.send_header(name, value)
+        self.send_header("content-length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+    def do_GET(self) -> None:
+        if self.path.endswith("/wait") and self.server.refusals:
+            status = self.server.refusals.pop(0)
+            self.server.refused.append((status, time.monotonic()))
+            code = "UNAVAILABLE" if status == 503 else "RATE_LIMITED"
+            body = json.dumps({"error": "try again later", "code": code}).encode()
+            self._reply(status, body, {"content-type": "application/json", **({"retry-after": "1"} if status == 429 else {})})
+            return
+        upstream = httpx.get(f"{self.server.upstream}{self.path}", timeout=120)
+        self._reply(upstream.status_code, upstream.content, {"content-type": upstream.headers.get("content-type", "application/json")})
+
+
+def test_wait_backs_off_through_503s_and_a_429_honouring_its_retry_after(parley: Parley, session: OpenedSession) -> None:
+    front = FlakyFront(parley.url)
+    try:
+        handle = parley.ask(session_id=session.session_id, questions=QUESTIONS)
+        parley.respond(handle.pending_id, [{"question_id": "db", "selected_options": ["sqlite"]}])
+        with Parley(front.url, backoff=Backoff(initial_seconds=0.05, max_seconds=0.2)) as agent:
+            started = time.monotonic()
+            outcome = agent.bundle(handle.pending_id).wait(timeout=30)
+            finished = time.monotonic()
+        assert outcome.status == "answered" and outcome.answers[0].selected_options == ["sqlite"]
+        assert [status for status, _ in front.refused] == [503, 503, 429]
+        # The 429 said Retry-After: 1, longer than any backoff here: the next try came after it.
+        assert finished - front.refused[-1][1] >= 1.0
+        assert finished - started < 10
+    finally:
+        front.shutdown()
