@@ -19,6 +19,7 @@ from parley import (
     AsyncParley,
     Backoff,
     FileResumeLedger,
+    LedgerEntry,
     OpenedSession,
     Outcome,
     Parley,
@@ -126,7 +127,10 @@ def test_resume_hands_an_answer_over_once_per_ledger_across_processes(parley: Pa
         resumed = agent.resume(handle.pending_id, timeout=30)
         assert resumed.status == "answered"
         assert resumed.handoff is not None
-        assert agent.ledger.get(handle.pending_id) is not None
+        entry = agent.ledger.get(handle.pending_id)
+        assert entry is not None and entry.handoff_key == resumed.handoff.idempotency_key
+        # A hand-off re-sent under the same Idempotency-Key is not taken twice.
+        assert not FileResumeLedger(tmp_path).claim(LedgerEntry("another-bundle", entry.handoff_key, entry.at))
     with Parley(parley.url, ledger=FileResumeLedger(tmp_path)) as restarted, pytest.raises(ParleyAlreadyResumedError):
         restarted.resume(handle.pending_id, timeout=30)
 
