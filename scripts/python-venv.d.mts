@@ -11,6 +11,8 @@ export interface VenvOptions {
   minimumMinor: number;
   /** What needs it, for the failure message ("the schemathesis test"). */
   purpose: string;
+  /** Called when the venv is not there yet and is about to be made. */
+  onMake?: () => void;
 }
 
 export declare const VENV_TIMEOUT_MS: number;
@@ -21,4 +23,4 @@ export declare function runCommand(
   options?: { cwd?: string; env?: NodeJS.ProcessEnv },
 ): Promise<{ stdout: string; stderr: string }>;
 export declare function pinnedPython(options: VenvOptions): Promise<string>;
-export declare function pythonClientPython(): Promise<string>;
+export declare function pythonClientPython(onMake?: () => void): Promise<string>;

@@ -69,6 +69,7 @@ export async function pinnedPython(options) {
   const venv = path.join(cache, key.slice(0, 16));
   const python = path.join(venv, 'bin', 'python');
   if (existsSync(python)) return python;
+  options.onMake?.();
   await mkdir(cache, { recursive: true });
   const building = await mkdtemp(`${venv}.tmp-`);
   try {
@@ -85,8 +86,9 @@ export async function pinnedPython(options) {
 }
 
 /** The venv of the Python client's pinned requirements (its tests and the Python examples share it). */
-export function pythonClientPython() {
+export function pythonClientPython(onMake) {
   return pinnedPython({
+    onMake,
     requirements: path.join(ROOT, 'packages/python/requirements-dev.txt'),
     cacheName: 'parley-python-client',
     python: process.env.PARLEY_PYTHON ?? 'python3',

@@ -32,8 +32,7 @@ function run(file, args, env = process.env) {
 if (name.startsWith('python/')) {
   let python;
   try {
-    process.stderr.write('preparing the Python environment (the first time: pip installs the pinned packages)…\n');
-    python = await pythonClientPython();
+    python = await pythonClientPython(() => process.stderr.write('making the Python environment (first use: pip installs the pinned packages)…\n'));
   } catch (error) {
     process.stderr.write(`${error instanceof Error ? error.message : String(error)}\n`);
     process.exit(1);

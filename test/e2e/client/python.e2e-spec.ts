@@ -9,11 +9,15 @@
  */
 import { spawn } from 'node:child_process';
 import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { spawnAgent } from '../../support/agent-process.js';
 import { createTestDatabase } from '../../support/database.js';
+import { killAllServers, startServerProcess } from '../../support/server-process.js';
 import { pythonClientPython, VENV_TIMEOUT_MS } from '../../support/python-venv.js';
 
 const PACKAGE = path.join(process.cwd(), 'packages/python');
 const RUN_TIMEOUT_MS = 480_000;
+const RUN_EXAMPLE = fileURLToPath(new URL('../../../scripts/run-example.mjs', import.meta.url));
 
 interface PytestRun {
   code: number | null;
@@ -42,6 +46,9 @@ describe('the Python client and its adapters (pytest against the built server)',
   beforeAll(async () => {
     python = await pythonClientPython();
   }, VENV_TIMEOUT_MS);
+  afterAll(async () => {
+    await killAllServers();
+  });
 
   it(
     'passes every test of packages/python/tests: client, adapters on REST, GraphQL and MCP, kill -9 of server and agent, the wheel',
@@ -55,4 +62,20 @@ describe('the Python client and its adapters (pytest against the built server)',
     },
     RUN_TIMEOUT_MS + 30_000,
   );
+
+  it('npm run example -- python/pydantic_ai runs the example in that environment: waiting, the answer, one JSON line', async () => {
+    const server = await startServerProcess({ env: { DATABASE_URL: await createTestDatabase() } });
+    const agent = spawnAgent(RUN_EXAMPLE, { PARLEY_URL: server.baseUrl, PARLEY_STATE_DIR: `${server.dataDir}/python-example` }, ['python/pydantic_ai']);
+    const pendingId = await agent.waiting();
+    const answers = [{ question_id: 'approval_1', selected_options: ['approve'], custom_text: '' }];
+    const response = await fetch(`${server.baseUrl}/api/v1/clarification/${pendingId}/respond`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ answers }),
+    });
+    expect(response.status).toBe(200);
+    const { exit, json, stderr } = await agent.result();
+    expect({ exit, stderr }).toEqual({ exit: { code: 0, signal: null }, stderr: '' });
+    expect(json).toMatchObject({ answered: { decisions: [{ id: 'call-deploy', tool_name: 'deploy', approved: true }], output: 'Done: deployed checkout to production' } });
+  });
 });
