@@ -27,6 +27,7 @@ from parley import (
     ParleyNotFoundError,
     ParleyUnreachableError,
     ParleyValidationError,
+    QuestionDoc,
     action_digest,
 )
 
@@ -56,7 +57,7 @@ def test_an_answer_from_another_client_ends_wait_with_its_answers_and_a_receipt_
 
 
 def test_exactly_one_answer_wins_and_the_loser_is_told_the_winners_answer(parley: Parley, session: OpenedSession) -> None:
-    handle = parley.ask(session_id=session.session_id, questions=QUESTIONS)
+    handle = parley.ask(session_id=session.session_id, questions=[QuestionDoc.model_validate(QUESTIONS[0])])
     first = parley.respond(handle.pending_id, [{"question_id": "db", "selected_options": ["pg"]}])
     second = parley.respond(handle.pending_id, [{"question_id": "db", "selected_options": ["sqlite"]}])
     assert (first.claimed, second.claimed) == (True, False)

@@ -2,6 +2,7 @@
 exactly one answer back, from whichever surface answers first."""
 
 from ._async_client import AsyncBundleHandle, AsyncParley, OpenedSession, Resolution
+from ._generated.models import BundleDoc, OptionDoc, PendingBundleDoc, QuestionDoc
 from ._sync_client import BundleHandle, Parley
 from .backoff import Backoff
 from .errors import (
@@ -26,12 +27,14 @@ __all__ = [
     "AsyncBundleHandle",
     "AsyncParley",
     "Backoff",
+    "BundleDoc",
     "BundleHandle",
     "FileResumeLedger",
     "Handoff",
     "LedgerEntry",
     "MemoryResumeLedger",
     "OpenedSession",
+    "OptionDoc",
     "Outcome",
     "OutcomeStatus",
     "Parley",
@@ -45,6 +48,8 @@ __all__ = [
     "ParleyServerError",
     "ParleyUnreachableError",
     "ParleyValidationError",
+    "PendingBundleDoc",
+    "QuestionDoc",
     "ReceiptExpectation",
     "ReceiptVerdict",
     "Resolution",

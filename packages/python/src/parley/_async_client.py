@@ -17,6 +17,7 @@ from ._generated.models import (
     CreateClarificationDto,
     PendingBundleDoc,
     PendingPageDoc,
+    QuestionDoc,
     RespondDto,
     RespondResultDoc,
 )
@@ -37,7 +38,7 @@ from .receipts import Action, ReceiptExpectation, ReceiptVerdict, verify_receipt
 DEFAULT_URL = "http://127.0.0.1:3000"
 T = TypeVar("T")
 
-QuestionInput = Mapping[str, Any]
+QuestionInput = Mapping[str, Any] | QuestionDoc
 AnswerInput = Mapping[str, Any] | AnswerDoc
 
 
@@ -160,7 +161,7 @@ class AsyncParley:
             CreateClarificationDto,
             {
                 "session_id": session_id,
-                "questions": [dict(question) for question in questions],
+                "questions": [question.model_dump(exclude_none=True) if isinstance(question, QuestionDoc) else dict(question) for question in questions],
                 "context": context,
                 "action": action,
                 "routing": routing,

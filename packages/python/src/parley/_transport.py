@@ -6,7 +6,7 @@ from typing import Any
 
 import httpx
 
-from .errors import ParleyError, ParleyUnreachableError, error_from_response
+from .errors import ParleyUnreachableError, error_from_response
 
 # The long poll holds a request up to the server's WAIT_TIMEOUT_MS; reads allow more than that.
 LONG_POLL_TIMEOUT = httpx.Timeout(10.0, read=300.0)
@@ -44,5 +44,3 @@ class Transport:
     async def close(self) -> None:
         await self.client.aclose()
 
-
-__all__ = ["ParleyError", "Transport"]
