@@ -23,6 +23,7 @@ from parley import (
     OpenedSession,
     Outcome,
     Parley,
+    ParleyAbortedError,
     ParleyAlreadyResumedError,
     ParleyNotFoundError,
     ParleyUnreachableError,
@@ -54,6 +55,9 @@ def test_an_answer_from_another_client_ends_wait_with_its_answers_and_a_receipt_
     header, payload, signature = outcome.receipt.split(".")
     assert parley.verify_receipt(f"{header}.{payload}.{signature[:-4]}AAAA").reason == "bad_signature"
     assert parley.verify_receipt("not a receipt").reason == "malformed"
+    # Spent once, by the identity that asked (with auth disabled, the synthetic identity).
+    assert parley.redeem_receipt(outcome.receipt, action=DEPLOY)["redeemed"] is True
+    assert parley.redeem_receipt(outcome.receipt, action=DEPLOY) == {"redeemed": False, "reason": "already_redeemed"}
 
 
 def test_exactly_one_answer_wins_and_the_loser_is_told_the_winners_answer(parley: Parley, session: OpenedSession) -> None:
@@ -82,6 +86,8 @@ def test_the_async_client_reports_a_rejection_with_its_reason(server: ServerProc
 
 def test_an_unanswered_bundle_expires_and_a_cancelled_one_is_cancelled(parley: Parley, session: OpenedSession) -> None:
     expiring = parley.ask(session_id=session.session_id, questions=QUESTIONS, expires_in_seconds=1)
+    with pytest.raises(ParleyAbortedError):
+        expiring.wait(timeout=0.2)
     assert expiring.wait(timeout=30).status == "expired"
     cancelled = parley.ask(session_id=session.session_id, questions=[{**QUESTIONS[0], "prompt": "Which database, again?"}])
     cancelled.cancel()
