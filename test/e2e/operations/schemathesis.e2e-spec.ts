@@ -12,85 +12,36 @@
  * WAIT_TIMEOUT_MS (it then answers its documented 504), and the rate limits are raised so the fuzzer
  * sees the routes rather than their 429s.
  */
-import { execFile, spawn } from 'node:child_process';
-import { createHash } from 'node:crypto';
-import { existsSync } from 'node:fs';
-import { mkdir, mkdtemp, readFile, rename, rm, writeFile } from 'node:fs/promises';
+import { spawn } from 'node:child_process';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { promisify } from 'node:util';
 import { type AppConfig, loadConfig } from '#config';
 import { startApp, TEST_ADMIN_TOKEN, type TestApp } from '../../support/app.js';
 import { createUser } from '../../support/fixtures.js';
+import { pinnedPython, VENV_TIMEOUT_MS } from '../../support/python-venv.js';
 
 const ROOT = process.cwd();
 const REQUIREMENTS = path.join(ROOT, 'test/schemathesis/requirements.txt');
 const DOCUMENT = path.join(ROOT, 'docs/api/openapi.json');
-const CACHE = path.join(ROOT, 'node_modules/.cache/parley-schemathesis');
 const PYTHON = process.env.SCHEMATHESIS_PYTHON ?? 'python3';
 
 /** Bounded so the run takes about a minute on 2 cores; the seed makes it repeatable (both may be changed for a deeper run). */
 const SEED = process.env.SCHEMATHESIS_SEED ?? '20260534';
 const MAX_EXAMPLES = process.env.SCHEMATHESIS_MAX_EXAMPLES ?? '50';
 const CHECKS = ['not_a_server_error', 'status_code_conformance', 'content_type_conformance', 'response_schema_conformance'];
-const VENV_TIMEOUT_MS = 300_000;
 const RUN_TIMEOUT_MS = 240_000;
 
-const exec = promisify(execFile);
-
-async function run(file: string, args: string[], timeout: number): Promise<void> {
-  try {
-    await exec(file, args, { timeout, maxBuffer: 16 * 1024 * 1024, env: { ...process.env, PIP_DISABLE_PIP_VERSION_CHECK: '1' } });
-  } catch (error) {
-    const { stdout, stderr, message } = error as { stdout?: string; stderr?: string; message: string };
-    throw new Error(`${file} ${args.join(' ')} failed: ${message}\n${stdout ?? ''}\n${stderr ?? ''}`, { cause: error });
-  }
-}
-
-/** The interpreter's version (`3.11.7`), failing with what to install when it cannot make a venv. */
-async function pythonVersion(): Promise<string> {
-  const probe = "import ensurepip, sys, venv; print('.'.join(map(str, sys.version_info[:3])))";
-  let version: string;
-  try {
-    version = (await exec(PYTHON, ['-c', probe])).stdout.trim();
-  } catch (error) {
-    throw new Error(
-      `the schemathesis test needs Python ≥ 3.11 with venv and ensurepip, and "${PYTHON}" is not one ` +
-        '(install python3 and, on Debian, python3-venv — .ci/run does; or set SCHEMATHESIS_PYTHON to an interpreter that has them)',
-      { cause: error },
-    );
-  }
-  const [major = 0, minor = 0] = version.split('.').map(Number);
-  if (major !== 3 || minor < 11) throw new Error(`the pinned schemathesis needs Python ≥ 3.11; ${PYTHON} is ${version} (set SCHEMATHESIS_PYTHON to a newer one)`);
-  return version;
-}
-
-/**
- * The Python of the virtual environment of the pinned requirements (keyed by them and the interpreter's
- * version): reused when present, made when not — in a temporary directory renamed into place, so a
- * half-made one is never used. Schemathesis runs as `python -m schemathesis.cli`: the venv's `bin/st`
- * names the temporary directory in its shebang, its `bin/python` finds the venv from where it is.
- */
-async function schemathesisPython(): Promise<string> {
-  const key = createHash('sha256')
-    .update(await readFile(REQUIREMENTS))
-    .update(await pythonVersion())
-    .digest('hex');
-  const venv = path.join(CACHE, key.slice(0, 16));
-  const python = path.join(venv, 'bin', 'python');
-  if (existsSync(python)) return python;
-  await mkdir(CACHE, { recursive: true });
-  const building = await mkdtemp(`${venv}.tmp-`);
-  try {
-    await run(PYTHON, ['-m', 'venv', building], VENV_TIMEOUT_MS);
-    await run(path.join(building, 'bin', 'python'), ['-m', 'pip', 'install', '--no-input', '--quiet', '--require-hashes', '-r', REQUIREMENTS], VENV_TIMEOUT_MS);
-    await rm(venv, { recursive: true, force: true });
-    await rename(building, venv);
-  } catch (error) {
-    await rm(building, { recursive: true, force: true });
-    throw error;
-  }
-  return python;
+/** The Python of the pinned schemathesis's virtual environment (test/support/python-venv.ts). */
+function schemathesisPython(): Promise<string> {
+  return pinnedPython({
+    requirements: REQUIREMENTS,
+    cacheName: 'parley-schemathesis',
+    python: PYTHON,
+    pythonVariable: 'SCHEMATHESIS_PYTHON',
+    minimumMinor: 11,
+    purpose: 'the schemathesis test',
+  });
 }
 
 interface StRun {
@@ -241,7 +192,7 @@ describe('schemathesis against the committed OpenAPI document', () => {
         webhooks: { ...defaults.webhooks, maxAttempts: 1 },
       },
     });
-  }, VENV_TIMEOUT_MS * 2);
+  }, VENV_TIMEOUT_MS);
   afterAll(async () => {
     await t?.close();
   });
