@@ -9,12 +9,15 @@ import { externalTools } from './external-tools.js';
 import { McpAdmission } from './mcp-admission.js';
 import { methodNotAllowed, serveMcpRequest } from './mcp-http.js';
 import { createToolServer } from './mcp-tool-server.js';
+import { ModernMcpEndpoint } from './modern/modern-mcp.endpoint.js';
 
 /** `/mcp`: the external MCP surface; the caller (token or cookie) reaches the services unchanged. */
 @ApiExcludeController()
 @Controller('mcp')
 export class ExternalMcpController {
   private readonly logger = new Logger('MCP');
+  /** Its tools never report progress: one JSON body each. */
+  private readonly modern = new ModernMcpEndpoint('auto');
 
   constructor(
     private readonly pending: PendingListService,
@@ -27,7 +30,9 @@ export class ExternalMcpController {
   async post(@CurrentCaller() caller: Caller, @Req() request: FastifyRequest, @Res() reply: FastifyReply): Promise<void> {
     if (!(await this.admission.admit(request.body, callerKey(caller, request.ip), reply))) return;
     const tools = externalTools(caller, { pending: this.pending, resolver: this.resolver, tasks: this.tasks });
-    await serveMcpRequest(() => createToolServer('parley', tools, { requestId: String(request.id), logger: this.logger }), request, reply, 'json');
+    const serverFor = () => createToolServer('parley', tools, { requestId: String(request.id), logger: this.logger });
+    if (ModernMcpEndpoint.claims(request)) await this.modern.serve(request, reply, serverFor);
+    else await serveMcpRequest(serverFor, request, reply, 'json');
   }
 
   @Get()

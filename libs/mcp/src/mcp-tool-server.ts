@@ -1,9 +1,8 @@
 // The low-level Server is deliberate (docs/api/mcp.md): McpServer validates arguments itself
 // and answers a mismatch with its own `-32602 Input validation error` text, which the tools'
 // contract forbids; here the same zod schema is published and enforced by our own handlers.
-import { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv';
-import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, McpError, type Tool } from '@modelcontextprotocol/sdk/types.js';
+import { ProtocolError, ProtocolErrorCode, Server, type Tool } from '@modelcontextprotocol/server';
+import { AjvJsonSchemaValidator } from '@modelcontextprotocol/server/validators/ajv';
 import { z } from 'zod';
 import { parseArguments } from './mcp-arguments.js';
 import { toolErrorFrom } from './mcp-errors.js';
@@ -46,6 +45,7 @@ function describeTool(tool: McpTool): Tool {
     inputSchema: jsonSchema(tool.input, 'input'),
     outputSchema: jsonSchema(tool.output, 'output'),
     annotations: tool.annotations,
+    ...(tool.meta === undefined ? {} : { _meta: tool.meta }),
   };
 }
 
@@ -59,11 +59,11 @@ const SCHEMA_VALIDATOR = new AjvJsonSchemaValidator();
 export function createToolServer(name: string, tools: readonly McpTool[], context: McpRequestContext): Server {
   const server = new Server({ name, version: '1.0.0' }, { capabilities: { tools: {} }, jsonSchemaValidator: SCHEMA_VALIDATOR });
   const byName = new Map(tools.map((tool) => [tool.name, tool]));
-  server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: tools.map(describeTool) }));
-  server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
+  server.setRequestHandler('tools/list', () => ({ tools: tools.map(describeTool) }));
+  server.setRequestHandler('tools/call', async (request, extra) => {
     const tool = byName.get(request.params.name);
     // An unknown tool is a protocol error (MCP spec, "Error Handling"), not a tool result.
-    if (!tool) throw new McpError(ErrorCode.InvalidParams, `Unknown tool: ${request.params.name}`);
+    if (!tool) throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Unknown tool: ${request.params.name}`);
     try {
       return await tool.run(parseArguments(tool.input, request.params.arguments), extra);
     } catch (error) {
