@@ -118,6 +118,43 @@ describe.each(PROTOCOL_VERSIONS)('protocol %s with the v2 SDK client', (version)
   });
 });
 
+describe.each(PROTOCOL_VERSIONS)('an ask retried at %s after its call broke off', (version) => {
+  async function bundleIdsOf(sessionId: string): Promise<string[]> {
+    const { rows } = await t.db.query<{ pending_id: string }>(
+      `SELECT DISTINCT metadata->>'pending_id' AS pending_id FROM task_session_messages WHERE task_session_id = $1 AND type = 'clarification_request'`,
+      [sessionId],
+    );
+    return rows.map((row) => row.pending_id);
+  }
+
+  it('answered meanwhile: the same arguments get the one answer at once, and no second bundle', async () => {
+    const fixture = await createRunningSession(t);
+    const first = await connectMcpV2(t.baseUrl, version, { bearer: fixture.agentToken, path: '/mcp/session' });
+    const gone = new AbortController();
+    const broken = first.call(ASK, { questions: TWO_QUESTIONS, context: 'retry me' }, { signal: gone.signal }).then(
+      () => 'answered',
+      () => 'broken off',
+    );
+    const pendingId = await pendingIdOfSession(fixture.sessionId);
+    await eventually(() => (t.app.get(WaiterStore).waiterCount(pendingId) === 1 ? true : undefined));
+    gone.abort();
+    expect(await broken).toBe('broken off');
+    await eventually(() => (t.app.get(WaiterStore).waiterCount(pendingId) === 0 ? true : undefined));
+    await first.close();
+
+    await request(t.baseUrl).post(`/api/v1/clarification/${pendingId}/respond`).send({ answers: ANSWERS }).expect(200);
+    const again = await connectMcpV2(t.baseUrl, version, { bearer: fixture.agentToken, path: '/mcp/session' });
+    try {
+      const retried = await again.call(ASK, { questions: TWO_QUESTIONS, context: 'retry me' });
+      expect(retried.isError).toBe(false);
+      expect(retried.structured).toEqual(ASK_RESULT);
+      expect(await bundleIdsOf(fixture.sessionId)).toEqual([pendingId]);
+    } finally {
+      await again.close();
+    }
+  });
+});
+
 describe('2026-07-28 is stateless', () => {
   it('no Mcp-Session-Id is issued and a bare request carrying the envelope is served on its own', async () => {
     const res = await fetch(`${t.baseUrl}/mcp`, {
