@@ -6,6 +6,7 @@ const SURFACES: Record<string, string> = {
   web: 'the inbox',
   rest: 'the REST API',
   mcp: 'MCP',
+  mcp_app: 'their AI client',
   graphql: 'GraphQL',
   command: 'a connector command',
 };

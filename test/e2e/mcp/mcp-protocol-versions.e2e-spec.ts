@@ -170,6 +170,6 @@ describe('2026-07-28 is stateless', () => {
     expect(res.status).toBe(200);
     expect(res.headers.get('mcp-session-id')).toBeNull();
     const body = (await res.json()) as { result: { tools: Array<{ name: string }> } };
-    expect(body.result.tools.map((tool) => tool.name).sort()).toEqual([ANSWER, LIST, LIST_TASKS].sort());
+    expect(body.result.tools.map((tool) => tool.name).sort()).toEqual([ANSWER, LIST, LIST_TASKS, 'show_question', 'answer_question_in_app'].sort());
   });
 });
