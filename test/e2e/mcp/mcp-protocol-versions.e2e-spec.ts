@@ -8,6 +8,7 @@ import { WaiterStore } from '#clarification';
 import { startApp, type TestApp } from '../../support/app.js';
 import { createRunningSession, freshBundle, TWO_QUESTIONS } from '../../support/fixtures.js';
 import { eventually } from '../../support/eventually.js';
+import { gqlData } from '../../support/graphql.js';
 import { connectMcp } from '../../support/mcp.js';
 import { connectMcpV2, PROTOCOL_VERSIONS } from '../../support/mcp-v2.js';
 
@@ -96,7 +97,17 @@ describe.each(PROTOCOL_VERSIONS)('protocol %s with the v2 SDK client', (version)
     }
   });
 
-  it('/mcp/session: the ask blocks until the answer (given on REST), which it returns', async () => {
+  /** Answers a bundle as a person would on each surface but the app (test/e2e/mcp/mcp-app.e2e-spec.ts). */
+  const ANSWERED_ON = {
+    REST: (pendingId: string) => request(t.baseUrl).post(`/api/v1/clarification/${pendingId}/respond`).send({ answers: ANSWERS }).expect(200),
+    GraphQL: (pendingId: string) =>
+      gqlData(t, 'mutation($p: String!, $a: [AnswerInput!]!) { answerQuestion(pendingId: $p, answers: $a) { claimed } }', {
+        p: pendingId,
+        a: ANSWERS.map((answer) => ({ questionId: answer.question_id, selectedOptions: answer.selected_options, customText: answer.custom_text })),
+      }),
+  };
+
+  it.each(Object.keys(ANSWERED_ON) as Array<keyof typeof ANSWERED_ON>)('/mcp/session: the ask blocks until the answer, given on %s, which it returns', async (surface) => {
     const fixture = await createRunningSession(t);
     const mcp = await connectMcpV2(t.baseUrl, version, { bearer: fixture.agentToken, path: '/mcp/session' });
     try {
@@ -105,10 +116,7 @@ describe.each(PROTOCOL_VERSIONS)('protocol %s with the v2 SDK client', (version)
       const asking = mcp.call(ASK, { questions: TWO_QUESTIONS });
       const pendingId = await pendingIdOfSession(fixture.sessionId);
       await eventually(() => (t.app.get(WaiterStore).waiterCount(pendingId) === 1 ? true : undefined));
-      await request(t.baseUrl)
-        .post(`/api/v1/clarification/${pendingId}/respond`)
-        .send({ answers: ANSWERS })
-        .expect(200);
+      await ANSWERED_ON[surface](pendingId);
       const answered = await asking;
       expect(answered.isError).toBe(false);
       expect(answered.structured).toEqual(ASK_RESULT);
