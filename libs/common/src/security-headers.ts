@@ -57,11 +57,11 @@ const DEFAULT_HEADERS = helmetHeaders(CONTENT_SECURITY_POLICY);
 const TOOL_PAGE_HEADERS = helmetHeaders(TOOL_PAGE_POLICY);
 
 /**
- * The question's MCP App script and stylesheet (dist/web/mcp-app, docs/api/mcp.md) are loaded by a
+ * The question's MCP App script and stylesheet (dist/web/question-app, docs/api/mcp.md) are loaded by a
  * page an AI client frames on its own origin: they may be read cross-origin. Everything else stays
  * same-origin.
  */
-const MCP_APP_ASSETS = /^\/mcp-app\//;
+const MCP_APP_ASSETS = /^\/question-app\//;
 const MCP_APP_ASSET_HEADERS = helmetHeaders(CONTENT_SECURITY_POLICY, 'cross-origin');
 
 /** The security headers of a response to this request (its route's pattern picks the CSP). */

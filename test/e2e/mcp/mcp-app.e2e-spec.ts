@@ -41,8 +41,8 @@ describe.each(PROTOCOL_VERSIONS)('the question app at %s', (version) => {
       expect(contents).toHaveLength(1);
       const [page] = contents as Array<{ uri: string; mimeType: string; text: string }>;
       expect(page.mimeType).toBe('text/html;profile=mcp-app');
-      expect(page.text).toContain(`<script src="${origin}/mcp-app/question.js"></script>`);
-      expect(page.text).toContain(`<link rel="stylesheet" href="${origin}/mcp-app/question.css" />`);
+      expect(page.text).toContain(`<script src="${origin}/question-app/question.js"></script>`);
+      expect(page.text).toContain(`<link rel="stylesheet" href="${origin}/question-app/question.css" />`);
       expect(page.text.match(/<script(?![^>]*\bsrc=)[^>]*>/g)).toBeNull();
       await expect(mcp.client.readResource({ uri: 'ui://parley/nothing' })).rejects.toThrow();
     } finally {

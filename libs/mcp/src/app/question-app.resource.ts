@@ -4,8 +4,8 @@ import type { ReadResourceResult, Resource } from '@modelcontextprotocol/server'
 /** The question as an MCP App: the resource the question tools point at (docs/api/mcp.md). */
 export const QUESTION_APP_URI = 'ui://parley/question';
 
-/** Where the built app lives on Parley's own origin (apps/web/vite.mcp-app.config.ts builds it into dist/web/mcp-app). */
-export const QUESTION_APP_ASSETS = '/mcp-app/';
+/** Where the built app lives on Parley's own origin (apps/web/vite.mcp-app.config.ts builds it into dist/web/question-app). */
+export const QUESTION_APP_ASSETS = '/question-app/';
 
 const escapeAttribute = (text: string) => text.replace(/&/g, '&amp;').replace(/"/g, '&quot;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
 
