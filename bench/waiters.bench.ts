@@ -1,7 +1,7 @@
 /**
  * Target 3 of docs/benchmarks.md, memory per blocked waiter: what N = 10,000 blocked agents cost the server — `GET /api/v1/clarification/:id/wait`
  * with each session's agent token, and separately in-session MCP `ask_user_question_kandev` calls on
- * /mcp/session — as (V8 heap after a full GC) delta / N and RSS delta / N of the server, which runs
+ * /mcp/session, on protocol 2025-11-25 (`mcp`) and 2026-07-28 (`mcp2026`, the SDK's own stateless handler) — as (V8 heap after a full GC) delta / N and RSS delta / N of the server, which runs
  * in its own process (the built dist/apps/server/src/main.js with bench/support/heap-probe.js
  * preloaded, so client sockets are not counted). Also: heap snapshots before/after summarized by
  * constructor (where the bytes go), the wake latency of answered waiters, and /healthz and list
@@ -13,12 +13,12 @@
  * framework's share); `/wait` minus them is the application's share.
  *
  * Targets (ratios in one run): RSS per blocked `/wait` ≤ 1.25× the bare-http floor's; heap per blocked
- * MCP ask ≤ 2× a blocked `/wait`'s. Where RSS goes beyond the heap, the probe splits it: V8's heap
+ * MCP ask ≤ 2× a blocked `/wait`'s, on either protocol version. Where RSS goes beyond the heap, the probe splits it: V8's heap
  * spaces (committed), V8's 256 KiB pages resident (in its spaces or pooled), the rest.
  *
  * Environment: BENCH_WAITERS (10000), BENCH_WAKES (200), BENCH_SNAPSHOTS (0; 1 = take heap snapshots, for where the bytes go — a snapshot before opening leaves the
  * RSS reading after it incomparable: measured, V8's pooled pages then stayed resident, 22.6 vs 7.2 KiB per `/wait`),
- * BENCH_WAITER_KINDS (wait,bare-http,fastify,mcp), BENCH_WAITER_BATCH (250 requests opened at a time), BENCH_SNAPSHOT_DIR (keep the snapshots there, for a retainer analysis),
+ * BENCH_WAITER_KINDS (wait,bare-http,fastify,mcp,mcp2026), BENCH_WAITER_BATCH (250 requests opened at a time), BENCH_SNAPSHOT_DIR (keep the snapshots there, for a retainer analysis),
  * BENCH_NODE_FLAGS (extra node flags for the server and every floor alike; none by default, as in production),
  * BENCH_SETTLE_MS (230000: the idle time before each reading, see SETTLE_MS).
  */
@@ -40,14 +40,25 @@ import { BenchServerProcess, type Floor, FLOORS, NODE_FLAGS } from './support/se
 const N = envInt('BENCH_WAITERS', 10_000);
 const WAKES = Math.min(envInt('BENCH_WAKES', 200), N);
 const SNAPSHOTS = process.env.BENCH_SNAPSHOTS === '1';
-const KINDS = (process.env.BENCH_WAITER_KINDS ?? 'wait,bare-http,fastify,mcp').split(',').filter((kind): kind is Kind => kind === 'wait' || kind === 'mcp' || Object.hasOwn(FLOORS, kind));
+const KINDS = (process.env.BENCH_WAITER_KINDS ?? 'wait,bare-http,fastify,mcp,mcp2026')
+  .split(',')
+  .filter((kind): kind is Kind => kind === 'wait' || kind === 'mcp' || kind === 'mcp2026' || Object.hasOwn(FLOORS, kind));
 const BATCH = envInt('BENCH_WAITER_BATCH', 250);
 const WARM = 200;
 const PROBES = 40;
 const ASK_QUESTIONS = [{ id: 'q1', prompt: 'Proceed?', options: [{ option_id: 'q1_yes', label: 'Yes' }, { option_id: 'q1_no', label: 'No' }] }];
 
-/** `wait` and `mcp` block on the application; a floor parks the same `GET /wait` with no application. */
-type Kind = 'wait' | 'mcp' | Floor;
+/** `wait` and the MCP asks block on the application; a floor parks the same `GET /wait` with no application. */
+type Kind = ServiceKind | Floor;
+type ServiceKind = 'wait' | 'mcp' | 'mcp2026';
+const isAsk = (kind: Kind): boolean => kind === 'mcp' || kind === 'mcp2026';
+
+/** A 2026-07-28 request carries its protocol version, client and capabilities in `_meta`, and names its method in headers. */
+const ENVELOPE = {
+  'io.modelcontextprotocol/protocolVersion': '2026-07-28',
+  'io.modelcontextprotocol/clientInfo': { name: 'bench', version: '1.0.0' },
+  'io.modelcontextprotocol/clientCapabilities': {},
+};
 
 const isFloor = (kind: Kind): kind is Floor => Object.hasOwn(FLOORS, kind);
 
@@ -62,16 +73,15 @@ interface Blocked {
 
 function block(baseUrl: string, kind: Kind, index: number, agent: http.Agent): Blocked {
   const token = agentTokenOf(index);
-  const body =
-    kind === 'mcp'
-      ? JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'ask_user_question_kandev', arguments: { questions: ASK_QUESTIONS } } })
-      : undefined;
+  const params = { name: 'ask_user_question_kandev', arguments: { questions: ASK_QUESTIONS }, ...(kind === 'mcp2026' ? { _meta: ENVELOPE } : {}) };
+  const body = isAsk(kind) ? JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params }) : undefined;
   const headers: Record<string, string | number> = { authorization: `Bearer ${token}` };
   if (body) Object.assign(headers, { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'content-length': Buffer.byteLength(body) });
-  const url = kind === 'mcp' ? `${baseUrl}/mcp/session` : `${baseUrl}/api/v1/clarification/${seededIds(index).pendingId}/wait`;
+  if (kind === 'mcp2026') Object.assign(headers, { 'mcp-protocol-version': '2026-07-28', 'mcp-method': 'tools/call', 'mcp-name': 'ask_user_question_kandev' });
+  const url = isAsk(kind) ? `${baseUrl}/mcp/session` : `${baseUrl}/api/v1/clarification/${seededIds(index).pendingId}/wait`;
   let request!: http.ClientRequest;
   const done = new Promise<{ status: number; at: number; body: string }>((resolve) => {
-    request = http.request(url, { method: kind === 'mcp' ? 'POST' : 'GET', headers, agent }, (res) => {
+    request = http.request(url, { method: isAsk(kind) ? 'POST' : 'GET', headers, agent }, (res) => {
       let text = '';
       res.setEncoding('utf8');
       res.on('data', (chunk: string) => (text += chunk));
@@ -195,7 +205,7 @@ async function constructorDiff(kind: Kind, readings: Readings): Promise<Construc
   return diffSnapshots(await summarizeSnapshot(readings.snapshots.before), await summarizeSnapshot(readings.snapshots.after));
 }
 
-async function measureKind(kind: 'wait' | 'mcp', url: string, db: pg.Pool, token: string): Promise<KindResult> {
+async function measureKind(kind: ServiceKind, url: string, db: pg.Pool, token: string): Promise<KindResult> {
   const server = await BenchServerProcess.start(url, { WAIT_TIMEOUT_MS: '3600000', ASK_TIMEOUT_MS: '3600000' });
   const agent = new http.Agent({ keepAlive: false, maxSockets: Infinity });
   const answerer = new HttpClient(server.baseUrl, 8);
@@ -313,7 +323,7 @@ async function measureFloor(floor: Floor): Promise<KindResult> {
 }
 
 /** Measures an application kind on its own seeded database. */
-async function measureServiceKind(server: BenchServer, kind: 'wait' | 'mcp'): Promise<KindResult> {
+async function measureServiceKind(server: BenchServer, kind: ServiceKind): Promise<KindResult> {
   const url = await server.createDatabase(`waiters_${kind}`);
   // The schema comes from the first start of the server; the seed goes in before the measured one.
   const setup = await BenchServerProcess.start(url);
@@ -323,7 +333,7 @@ async function measureServiceKind(server: BenchServer, kind: 'wait' | 'mcp'): Pr
   try {
     progress(`waiters/${kind}: seeding ${WARM + N} sessions`);
     await seed(db, { bundles: WARM + N, ownerId: user.userId, questions: 1 });
-    if (kind === 'mcp') {
+    if (isAsk(kind)) {
       // The agents ask their own bundles: sessions without one.
       await db.query(`DELETE FROM clarification_bundles`);
       await db.query(`DELETE FROM task_session_messages`);
@@ -337,11 +347,12 @@ async function measureServiceKind(server: BenchServer, kind: 'wait' | 'mcp'): Pr
 
 const LABELS: Record<Kind, string> = {
   wait: 'GET /wait (agent token)',
-  mcp: 'MCP ask on /mcp/session',
+  mcp: 'MCP ask on /mcp/session (2025-11-25)',
+  mcp2026: 'MCP ask on /mcp/session (2026-07-28)',
   'bare-http': 'floor: bare `node:http`, GET parked',
   fastify: 'floor: Fastify, GET hijacked and parked',
 };
-const BEFORE: Record<Kind, string> = { wait: '13.5–14 KB (heap +11.75 KB)', mcp: 'not measured', 'bare-http': '—', fastify: '—' };
+const BEFORE: Record<Kind, string> = { wait: '13.5–14 KB (heap +11.75 KB)', mcp: 'not measured', mcp2026: 'not measured', 'bare-http': '—', fastify: '—' };
 const TARGET = 6144;
 const kb = (bytes: number) => `${(bytes / 1024).toFixed(2)} KiB`;
 const perWaiter = (r: KindResult, key: 'usedHeap' | 'rss' | 'heapCommitted' | 'heapPagesResident') => (r.after[key] - r.before[key]) / r.opened;
@@ -375,13 +386,14 @@ function reportShares(report: Report, results: KindResult[]): void {
   }
   if (fastify && bare) difference('fastify − bare-http (Fastify: its Request/Reply, the request’s Pino child, routing)', fastify, bare);
   if (wait && fastify) difference('`/wait` − fastify (Nest + Parley: the application’s share)', wait, fastify);
-  const mcp = of('mcp');
-  if (mcp && wait) {
-    const heapRatio = perWaiter(mcp, 'usedHeap') / perWaiter(wait, 'usedHeap');
+  for (const [kind, what] of [['mcp', 'MCP ask (2025-11-25) ÷ `/wait`'], ['mcp2026', 'MCP ask (2026-07-28) ÷ `/wait`']] as const) {
+    const ask = of(kind);
+    if (!ask || !wait) continue;
+    const heapRatio = perWaiter(ask, 'usedHeap') / perWaiter(wait, 'usedHeap');
     rows.push([
-      'MCP ask ÷ `/wait`',
+      what,
       `${fixed(heapRatio)}× (target ≤ ${MCP_OVER_WAIT_TARGET}×: ${ratioVerdict(heapRatio, MCP_OVER_WAIT_TARGET)})`,
-      `${fixed(perWaiter(mcp, 'rss') / perWaiter(wait, 'rss'))}×`,
+      `${fixed(perWaiter(ask, 'rss') / perWaiter(wait, 'rss'))}×`,
     ]);
   }
   if (rows.length === 0) return;

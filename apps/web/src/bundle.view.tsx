@@ -1,11 +1,11 @@
-import { useEffect, useRef, useState } from 'preact/hooks';
+import { useContext, useEffect, useRef, useState } from 'preact/hooks';
 import { AnswerSummary } from './answer-summary.view.js';
 import { AnswerText } from './answer-text.view.js';
-import { fetchBundle } from './inbox.api.js';
+import { BundleSourceContext } from './bundle-source.js';
 import type { InboxAction } from './inbox.state.js';
 import { type Action, assertNever, assignedLine, type Bundle, prettyArguments, type ResolvedBy, type Settlement, type TaskSummary } from './inbox.types.js';
 import { ResolvedByLine, useResolvedBy } from './resolved-by.view.js';
-import { respond, type RespondBody, type RespondOutcome, SKIP } from './respond.api.js';
+import { type RespondBody, type RespondOutcome, SKIP } from './respond.api.js';
 import { SignedOutError } from './http.js';
 import { VisibleControls } from './visible-controls.view.js';
 
@@ -37,6 +37,7 @@ const NO_LONGER_ACTIVE: Record<Extract<Settlement, { kind: 'closed' }>['reason']
 };
 
 function useBundle(pendingId: string, listed: Bundle | undefined, onSignedOut: () => void): Loaded {
+  const { fetchBundle } = useContext(BundleSourceContext);
   const [loaded, setLoaded] = useState<Loaded>(listed ? { kind: 'ready', bundle: listed } : { kind: 'loading' });
   useEffect(() => {
     if (loaded.kind === 'ready' && loaded.bundle.pendingId === pendingId) return;
@@ -92,14 +93,16 @@ export function BundleView({ pendingId, listed, settlement, tasks, dispatch, onS
   );
 }
 
-interface FormProps {
+export interface FormProps {
   bundle: Bundle;
   settlement: Settlement | undefined;
   dispatch: (action: InboxAction) => void;
   onSignedOut: () => void;
 }
 
-function BundleForm({ bundle, settlement, dispatch, onSignedOut }: FormProps) {
+/** The form of one bundle — the inbox's and the question app's (apps/web/src/mcp-app), answering through the context's source. */
+export function BundleForm({ bundle, settlement, dispatch, onSignedOut }: FormProps) {
+  const { respond } = useContext(BundleSourceContext);
   const [selected, setSelected] = useState<Record<string, string[]>>({});
   const [texts, setTexts] = useState<Record<string, string>>({});
   const [fieldErrors, setFieldErrors] = useState<Record<string, string>>({});

@@ -1,11 +1,12 @@
-import { useEffect, useState } from 'preact/hooks';
-import { fetchBundle } from './inbox.api.js';
+import { useContext, useEffect, useState } from 'preact/hooks';
+import { BundleSourceContext } from './bundle-source.js';
 import type { ResolvedBy } from './inbox.types.js';
 
 const SURFACES: Record<string, string> = {
   web: 'the inbox',
   rest: 'the REST API',
   mcp: 'MCP',
+  mcp_app: 'their AI client',
   graphql: 'GraphQL',
   command: 'a connector command',
 };
@@ -25,6 +26,7 @@ function who(resolvedBy: ResolvedBy): string {
 
 /** Who won a bundle: as the feed or the page already knows it, else read once (it is final by then). */
 export function useResolvedBy(pendingId: string, known: ResolvedBy | null | undefined): ResolvedBy | null {
+  const { fetchBundle } = useContext(BundleSourceContext);
   const [resolvedBy, setResolvedBy] = useState<ResolvedBy | null>(known ?? null);
   useEffect(() => {
     if (known) {

@@ -44,10 +44,10 @@ const TOOL_PAGE_POLICY: Directives = {
  * is never sent. No CSP defaults: helmet's would add upgrade-insecure-requests, which breaks the page
  * over plain http. Strict-Transport-Security is sent too: browsers ignore it over plain http (RFC 6797 §8.1).
  */
-function helmetHeaders(directives: Directives): SecurityHeaders {
+function helmetHeaders(directives: Directives, crossOriginResourcePolicy: 'same-origin' | 'cross-origin' = 'same-origin'): SecurityHeaders {
   const request = new IncomingMessage(new Socket());
   const response = new ServerResponse(request);
-  helmet({ contentSecurityPolicy: { useDefaults: false, directives } })(request, response, (error) => {
+  helmet({ contentSecurityPolicy: { useDefaults: false, directives }, crossOriginResourcePolicy: { policy: crossOriginResourcePolicy } })(request, response, (error) => {
     if (error) throw new Error('helmet refused the security header options', { cause: error });
   });
   return Object.entries(response.getHeaders()).map(([name, value]) => [name, String(value)] as const);
@@ -56,9 +56,19 @@ function helmetHeaders(directives: Directives): SecurityHeaders {
 const DEFAULT_HEADERS = helmetHeaders(CONTENT_SECURITY_POLICY);
 const TOOL_PAGE_HEADERS = helmetHeaders(TOOL_PAGE_POLICY);
 
+/**
+ * The question's MCP App script and stylesheet (dist/web/question-app, docs/api/mcp.md) are loaded by a
+ * page an AI client frames on its own origin: they may be read cross-origin. Everything else stays
+ * same-origin.
+ */
+const MCP_APP_ASSETS = /^\/question-app\//;
+const MCP_APP_ASSET_HEADERS = helmetHeaders(CONTENT_SECURITY_POLICY, 'cross-origin');
+
 /** The security headers of a response to this request (its route's pattern picks the CSP). */
 export function securityHeadersOf(request: FastifyRequest): SecurityHeaders {
-  return TOOL_PAGES.test(request.routeOptions.url ?? '') ? TOOL_PAGE_HEADERS : DEFAULT_HEADERS;
+  const route = request.routeOptions.url ?? '';
+  if (MCP_APP_ASSETS.test(route)) return MCP_APP_ASSET_HEADERS;
+  return TOOL_PAGES.test(route) ? TOOL_PAGE_HEADERS : DEFAULT_HEADERS;
 }
 
 /**

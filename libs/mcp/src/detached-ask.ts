@@ -1,4 +1,4 @@
-import type { ProgressToken, RequestId } from '@modelcontextprotocol/sdk/types.js';
+import type { ProgressToken, RequestId } from '@modelcontextprotocol/server';
 import type { AgentAskListener, ClarificationResponse } from '#clarification';
 import { askResult, askToolResult } from './ask-result.js';
 import { type ToolFailureContext, toolErrorFrom } from './mcp-errors.js';

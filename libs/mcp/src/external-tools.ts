@@ -1,10 +1,12 @@
 import { z } from 'zod';
 import type { Caller } from '#authorization';
 import { LIST_PAGE } from '#common';
-import { type PendingListService, type ResolveBundleService, serializeResolution } from '#clarification';
+import { type ClarificationService, type PendingListService, type ResolveBundleService, serializeResolution } from '#clarification';
 import { type TaskService, taskView } from '#tasks';
 import { toolResult } from './mcp-errors.js';
 import { defineTool, type McpTool } from './mcp-tool.js';
+import { questionAppTools, SHOWS_QUESTION_APP } from './app/question-app.tools.js';
+import { answerInput, answerOutput } from './answer.schemas.js';
 
 export const LIST_PENDING_TOOL = 'list_pending_questions_kandev';
 export const ANSWER_TOOL = 'answer_question_kandev';
@@ -14,6 +16,7 @@ export interface ExternalServices {
   pending: PendingListService;
   resolver: ResolveBundleService;
   tasks: TaskService;
+  clarifications: ClarificationService;
 }
 
 const listPendingInput = z.strictObject({
@@ -21,24 +24,6 @@ const listPendingInput = z.strictObject({
   created_since: z.string().optional().describe('RFC3339; only bundles created at or after it'),
   cursor: z.string().optional().describe('next_cursor of the previous page'),
   limit: z.number().optional().describe('Bundles per page: default 50, at most 200'),
-});
-
-/**
- * question_id is optional here on purpose (rule N9: only pending_id is required): a missing one
- * reaches ResolveBundle, which reports it as VALIDATION_ERROR naming the field, like REST does.
- */
-const answerEntry = z.strictObject({
-  question_id: z.string().optional().describe('A question_id from list_pending_questions_kandev'),
-  selected_options: z.array(z.string()).optional().describe('option_id values of that question'),
-  custom_text: z.string().optional().describe('Free text, at most 2000 characters'),
-});
-
-const answerInput = z.strictObject({
-  pending_id: z.string().describe('The bundle to resolve'),
-  answers: z.array(answerEntry).optional().describe('One entry per question of the bundle'),
-  rejected: z.boolean().optional().describe('true to decline the whole bundle'),
-  reason: z.string().optional().describe('Why, when rejected (at most 2000 characters)'),
-  reject_reason: z.string().optional().describe('Alias of reason (the REST body name)'),
 });
 
 const listTasksInput = z.strictObject({
@@ -88,21 +73,6 @@ const listPendingOutput = z.object({
   next_cursor: z.string().describe('Empty when there is no more'),
 });
 
-const answerOutput = z.object({
-  claimed: z.boolean().describe('false: another answer won; response is what it said'),
-  status: z.enum(['answered', 'rejected', 'pending']).describe('pending: your vote on a routed question was recorded; it is not resolved yet'),
-  response: z.object({
-    answers: z.array(z.object({ question_id: z.string(), selected_options: z.array(z.string()), custom_text: z.string() })),
-    rejected: z.boolean(),
-    reject_reason: z.string(),
-  }),
-  vote: z
-    .object({ replayed: z.boolean(), votes: z.number(), required_answers: z.number() })
-    .optional()
-    .describe('Only for a recorded vote that did not resolve the question'),
-  receipt: z.string().nullable().describe("The resolution's signed receipt (compact JWS) — the same for the winner and every loser; null for a vote that did not resolve it"),
-});
-
 const listTasksOutput = z.object({
   tasks: z.array(
     z.object({
@@ -132,6 +102,7 @@ export function externalTools(caller: Caller, services: ExternalServices): McpTo
       input: listPendingInput,
       output: listPendingOutput,
       annotations: { readOnlyHint: true, openWorldHint: false },
+      meta: SHOWS_QUESTION_APP,
       run: async (args) => toolResult(await services.pending.list(caller, args)),
     }),
     defineTool({
@@ -166,5 +137,6 @@ export function externalTools(caller: Caller, services: ExternalServices): McpTo
         return toolResult({ tasks: page.tasks.map(taskView), next_cursor: page.next_cursor });
       },
     }),
+    ...questionAppTools(caller, services),
   ];
 }

@@ -1,9 +1,8 @@
-import type { OutgoingHttpHeaders, ServerResponse } from 'node:http';
+import type { IncomingHttpHeaders, OutgoingHttpHeaders, ServerResponse } from 'node:http';
 import type { Span } from '@opentelemetry/api';
-import type { Transport, TransportSendOptions } from '@modelcontextprotocol/sdk/shared/transport.js';
+import { CallToolResultSchema } from '@modelcontextprotocol/core';
 import {
   type CallToolResult,
-  CallToolResultSchema,
   isJSONRPCRequest,
   type JSONRPCErrorResponse,
   type JSONRPCMessage,
@@ -11,10 +10,12 @@ import {
   type MessageExtraInfo,
   type RequestId,
   type ServerNotification,
-} from '@modelcontextprotocol/sdk/types.js';
+  type Transport,
+  type TransportSendOptions,
+} from '@modelcontextprotocol/server';
 import type { SecurityHeaders } from '#common';
 import { endMcpSpan, handleInMcpSpan } from './mcp-spans.js';
-import type { McpExchange } from './mcp-tool.js';
+import { answeredThroughExchange, type McpExchange } from './mcp-tool.js';
 
 /**
  * How a response travels: `sse` keeps a stream open for as long as a tool runs (so progress can
@@ -40,7 +41,7 @@ const isResponse = (message: JSONRPCMessage): message is JSONRPCResultResponse |
 export class FastifyMcpTransport implements Transport, McpExchange {
   onclose?: () => void;
   onerror?: (error: Error) => void;
-  onmessage?: (message: JSONRPCMessage, extra?: MessageExtraInfo) => void;
+  onmessage?: <T extends JSONRPCMessage>(message: T, extra?: MessageExtraInfo) => void;
 
   /** The response to each request of the body, by id in the body's order; undefined while it runs. */
   private readonly responses = new Map<RequestId, JSONRPCMessage | undefined>();
@@ -65,7 +66,8 @@ export class FastifyMcpTransport implements Transport, McpExchange {
   async start(): Promise<void> {}
 
   /** Hands the messages to the server; without any request among them the POST is answered 202 at once. */
-  serve(messages: readonly JSONRPCMessage[], extra: MessageExtraInfo): void {
+  serve(messages: readonly JSONRPCMessage[], headers: IncomingHttpHeaders): void {
+    const extra: MessageExtraInfo = {};
     for (const message of messages) if ('method' in message && 'id' in message) this.responses.set(message.id, undefined);
     this.unanswered = this.responses.size;
     if (this.unanswered === 0) {
@@ -78,7 +80,7 @@ export class FastifyMcpTransport implements Transport, McpExchange {
       this.keepAlive = setInterval(() => this.raw.write(': keepalive\n\n'), SSE_KEEP_ALIVE_MS).unref();
     }
     for (const message of messages) {
-      if (isJSONRPCRequest(message)) handleInMcpSpan(message, extra, () => (this.spans ??= new Map<RequestId, Span>()), () => this.onmessage?.(message, extra));
+      if (isJSONRPCRequest(message)) handleInMcpSpan(message, headers, () => (this.spans ??= new Map<RequestId, Span>()), () => this.onmessage?.(message, extra));
       else this.onmessage?.(message, extra);
     }
   }
@@ -111,10 +113,12 @@ export class FastifyMcpTransport implements Transport, McpExchange {
    * Once every unanswered request is detached the server's hooks are dropped, so the per-request
    * server and the call's promise chain are garbage while it blocks (docs/benchmarks.md, "Waiters").
    */
-  detach(requestId: RequestId, call: { abort(): void }): void {
-    if (this.closed || !this.responses.has(requestId) || this.responses.get(requestId) !== undefined) return;
-    this.detached.set(requestId, call);
-    this.releaseServer();
+  detach(requestId: RequestId, call: { abort(): void }): Promise<CallToolResult> {
+    if (!this.closed && this.responses.has(requestId) && this.responses.get(requestId) === undefined) {
+      this.detached.set(requestId, call);
+      this.releaseServer();
+    }
+    return answeredThroughExchange();
   }
 
   /** A notification about a detached call, as the server's `sendNotification` sends it. */

@@ -1,5 +1,5 @@
 import type { Logger } from '@nestjs/common';
-import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import type { CallToolResult } from '@modelcontextprotocol/server';
 import { DATABASE_UNAVAILABLE_MESSAGE, DomainError, ErrorCode, isDatabaseUnavailable } from '#common';
 
 /** A tool argument that does not match the tool's published input schema. */
@@ -23,7 +23,7 @@ export function mcpCodeOf(error: unknown): ErrorCode | undefined {
 }
 
 export function toolResult(value: object): CallToolResult {
-  return { content: [{ type: 'text', text: JSON.stringify(value) }], structuredContent: value as Record<string, unknown> };
+  return { content: [{ type: 'text', text: JSON.stringify(value) }], structuredContent: value };
 }
 
 export function toolError(code: ErrorCode, message: string): CallToolResult {

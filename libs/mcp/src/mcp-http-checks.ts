@@ -1,6 +1,5 @@
-import { MAX_BATCH_SIZE } from '@modelcontextprotocol/sdk/server/requestBody.js';
-import { isJsonContentType } from '@modelcontextprotocol/sdk/shared/mediaType.js';
-import { isInitializeRequest, type JSONRPCMessage, JSONRPCMessageSchema, SUPPORTED_PROTOCOL_VERSIONS } from '@modelcontextprotocol/sdk/types.js';
+import { JSONRPCMessageSchema } from '@modelcontextprotocol/core';
+import { isInitializeRequest, isJsonContentType, type JSONRPCMessage, SUPPORTED_PROTOCOL_VERSIONS } from '@modelcontextprotocol/server';
 import type { FastifyRequest } from 'fastify';
 
 /** Why a whole MCP HTTP request is refused, as a JSON-RPC error with no id. */
@@ -10,6 +9,9 @@ export interface McpRefusal {
   message: string;
 }
 
+/** The SDK's bound on one JSON-RPC batch (its request-body reader's; the constant is not exported). */
+const MAX_BATCH_SIZE = 100;
+
 const refusal = (status: number, code: number, message: string): { refusal: McpRefusal } => ({ refusal: { status, code, message } });
 
 const isInitialize = (message: JSONRPCMessage): boolean => 'method' in message && message.method === 'initialize' && isInitializeRequest(message);
@@ -17,7 +19,8 @@ const isInitialize = (message: JSONRPCMessage): boolean => 'method' in message &
 /**
  * The JSON-RPC messages of an MCP POST, or the refusal the SDK's Streamable HTTP transport gives a
  * stateless server for it — same checks, order, statuses and messages (webStandardStreamableHttp.js,
- * handlePostRequest). The body was already parsed (and bounded) by Fastify, so the SDK's own
+ * handlePostRequest). This is the 2025-11-25 leg (see mcp-era.ts): the 2026-07-28 leg is the SDK's own
+ * handler, with its own checks. The body was already parsed (and bounded) by Fastify, so the SDK's own
  * read/size/JSON-syntax answers are the app's here.
  */
 export function readMcpPost(request: FastifyRequest): { messages: JSONRPCMessage[] } | { refusal: McpRefusal } {

@@ -1,4 +1,4 @@
-import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import type { Server } from '@modelcontextprotocol/server';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { securityHeadersOf } from '#common';
 import { FastifyMcpTransport, type McpResponseMode } from './fastify-mcp.transport.js';
@@ -37,7 +37,7 @@ export async function serveMcpRequest(
   });
   inFlight?.requests.cancelNamedIn(inFlight.caller, read.messages);
   await serverFor(transport).connect(transport);
-  transport.serve(read.messages, { requestInfo: { headers: request.headers } });
+  transport.serve(read.messages, request.headers);
 }
 
 /** A JSON-RPC error answering the whole HTTP request (no message of it was processed). */

@@ -1,4 +1,4 @@
-import type { JSONRPCMessage, RequestId } from '@modelcontextprotocol/sdk/types.js';
+import type { JSONRPCMessage, RequestId } from '@modelcontextprotocol/server';
 import type { FastifyMcpTransport } from './fastify-mcp.transport.js';
 
 const isRequestId = (value: unknown): value is RequestId => typeof value === 'string' || typeof value === 'number';

@@ -1,10 +1,11 @@
 import { context, type Span, SpanKind, SpanStatusCode, trace } from '@opentelemetry/api';
-import type { JSONRPCMessage, JSONRPCRequest, MessageExtraInfo, RequestId } from '@modelcontextprotocol/sdk/types.js';
+import type { IncomingHttpHeaders } from 'node:http';
+import type { JSONRPCMessage, JSONRPCRequest, RequestId } from '@modelcontextprotocol/server';
 
 const tracer = trace.getTracer('parley');
 
-function headerOf(extra: MessageExtraInfo, name: string): string | undefined {
-  const value = extra.requestInfo?.headers[name];
+function headerOf(headers: IncomingHttpHeaders, name: string): string | undefined {
+  const value = headers[name];
   return typeof value === 'string' && value !== '' ? value : undefined;
 }
 
@@ -13,11 +14,11 @@ function headerOf(extra: MessageExtraInfo, name: string): string | undefined {
  * `{mcp.method.name} {tool}`, with `mcp.method.name`, `jsonrpc.request.id`, `gen_ai.tool.name` (a
  * tools/call), and `mcp.session.id` / `mcp.protocol.version` when the client sent them.
  */
-function startMcpSpan(message: JSONRPCRequest, extra: MessageExtraInfo): Span {
+function startMcpSpan(message: JSONRPCRequest, headers: IncomingHttpHeaders): Span {
   const name = message.method === 'tools/call' ? message.params?.name : undefined;
   const tool = typeof name === 'string' ? name : undefined;
-  const sessionId = headerOf(extra, 'mcp-session-id');
-  const protocolVersion = headerOf(extra, 'mcp-protocol-version');
+  const sessionId = headerOf(headers, 'mcp-session-id');
+  const protocolVersion = headerOf(headers, 'mcp-protocol-version');
   return tracer.startSpan(tool === undefined ? message.method : `${message.method} ${tool}`, {
     kind: SpanKind.SERVER,
     attributes: {
@@ -37,8 +38,8 @@ function startMcpSpan(message: JSONRPCRequest, extra: MessageExtraInfo): Span {
  * ask, a claim — are its children), kept in `open()` until its response is sent. Without tracing the
  * span records nothing and nothing is kept: the request costs what it did.
  */
-export function handleInMcpSpan(message: JSONRPCRequest, extra: MessageExtraInfo, open: () => Map<RequestId, Span>, handle: () => void): void {
-  const span = startMcpSpan(message, extra);
+export function handleInMcpSpan(message: JSONRPCRequest, headers: IncomingHttpHeaders, open: () => Map<RequestId, Span>, handle: () => void): void {
+  const span = startMcpSpan(message, headers);
   if (!span.isRecording()) {
     handle();
     return;

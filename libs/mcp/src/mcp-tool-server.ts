@@ -1,9 +1,8 @@
 // The low-level Server is deliberate (docs/api/mcp.md): McpServer validates arguments itself
 // and answers a mismatch with its own `-32602 Input validation error` text, which the tools'
 // contract forbids; here the same zod schema is published and enforced by our own handlers.
-import { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv';
-import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, McpError, type Tool } from '@modelcontextprotocol/sdk/types.js';
+import { ProtocolError, ProtocolErrorCode, type ReadResourceResult, type Resource, ResourceNotFoundError, Server, type Tool } from '@modelcontextprotocol/server';
+import { AjvJsonSchemaValidator } from '@modelcontextprotocol/server/validators/ajv';
 import { z } from 'zod';
 import { parseArguments } from './mcp-arguments.js';
 import { toolErrorFrom } from './mcp-errors.js';
@@ -46,6 +45,7 @@ function describeTool(tool: McpTool): Tool {
     inputSchema: jsonSchema(tool.input, 'input'),
     outputSchema: jsonSchema(tool.output, 'output'),
     annotations: tool.annotations,
+    ...(tool.meta === undefined ? {} : { _meta: tool.meta }),
   };
 }
 
@@ -55,15 +55,33 @@ function describeTool(tool: McpTool): Tool {
  */
 const SCHEMA_VALIDATOR = new AjvJsonSchemaValidator();
 
-/** An MCP server offering `tools`: arguments are validated here, every failure is a coded tool error. */
-export function createToolServer(name: string, tools: readonly McpTool[], context: McpRequestContext): Server {
-  const server = new Server({ name, version: '1.0.0' }, { capabilities: { tools: {} }, jsonSchemaValidator: SCHEMA_VALIDATOR });
+/** A resource the server offers: its listing and what reading it gives. */
+export interface McpResource {
+  listed: Resource;
+  read: ReadResourceResult;
+}
+
+/**
+ * An MCP server offering `tools` (and `resources`, when given): arguments are validated here, every
+ * failure is a coded tool error.
+ */
+export function createToolServer(name: string, tools: readonly McpTool[], context: McpRequestContext, resources?: readonly McpResource[]): Server {
+  const capabilities = resources === undefined ? { tools: {} } : { tools: {}, resources: {} };
+  const server = new Server({ name, version: '1.0.0' }, { capabilities, jsonSchemaValidator: SCHEMA_VALIDATOR });
+  if (resources !== undefined) {
+    server.setRequestHandler('resources/list', () => ({ resources: resources.map((resource) => resource.listed) }));
+    server.setRequestHandler('resources/read', (request) => {
+      const resource = resources.find((candidate) => candidate.listed.uri === request.params.uri);
+      if (resource === undefined) throw new ResourceNotFoundError(request.params.uri);
+      return resource.read;
+    });
+  }
   const byName = new Map(tools.map((tool) => [tool.name, tool]));
-  server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: tools.map(describeTool) }));
-  server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
+  server.setRequestHandler('tools/list', () => ({ tools: tools.map(describeTool) }));
+  server.setRequestHandler('tools/call', async (request, extra) => {
     const tool = byName.get(request.params.name);
     // An unknown tool is a protocol error (MCP spec, "Error Handling"), not a tool result.
-    if (!tool) throw new McpError(ErrorCode.InvalidParams, `Unknown tool: ${request.params.name}`);
+    if (!tool) throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Unknown tool: ${request.params.name}`);
     try {
       return await tool.run(parseArguments(tool.input, request.params.arguments), extra);
     } catch (error) {

@@ -1,9 +1,8 @@
 import type { Logger } from '@nestjs/common';
-import type { RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/protocol.js';
-import type { CallToolResult, RequestId, ServerNotification, ServerRequest, ToolAnnotations } from '@modelcontextprotocol/sdk/types.js';
+import type { CallToolResult, RequestId, ServerContext, ServerNotification, ToolAnnotations } from '@modelcontextprotocol/server';
 import type { z } from 'zod';
 
-export type ToolExtra = RequestHandlerExtra<ServerRequest, ServerNotification>;
+export type ToolExtra = ServerContext;
 
 /** What every tool call of one HTTP request shares: who is calling, and how to log about it. */
 export interface McpRequestContext {
@@ -13,12 +12,14 @@ export interface McpRequestContext {
 
 /**
  * The HTTP exchange a tool call came on, for a call that blocks for long (the session agent's ask):
- * once `detach`ed, the call is answered with `notify` and `respond` as the SDK's server would answer
- * it, and the server — with the call's promise chain — is let go while it waits (docs/benchmarks.md,
- * "Waiters"). `call.abort()` runs if the exchange closes first.
+ * once `detach`ed, the call is answered with `notify` and `respond`, and `call.abort()` runs if the
+ * exchange closes first. `detach` returns what the tool's handler returns: on the 2025-11-25 leg
+ * (FastifyMcpTransport) a promise nothing settles — the server, with the call's promise chain, is let
+ * go while it waits (docs/benchmarks.md, "Waiters"); on the 2026-07-28 leg (HandlerExchange) the
+ * result `respond` gives, as the SDK's per-request transport answers only what a handler returns.
  */
 export interface McpExchange {
-  detach(requestId: RequestId, call: { abort(): void }): void;
+  detach(requestId: RequestId, call: { abort(): void }): Promise<CallToolResult>;
   notify(requestId: RequestId, notification: ServerNotification): void;
   respond(requestId: RequestId, result: CallToolResult): void;
 }
@@ -42,6 +43,8 @@ export interface McpTool<Input = unknown> {
   input: z.ZodType<Input>;
   output: z.ZodType;
   annotations: ToolAnnotations;
+  /** Published in the tool's `_meta` (an MCP App's `ui` declaration). */
+  meta?: Record<string, unknown>;
   run(args: Input, extra: ToolExtra): Promise<CallToolResult>;
 }
 

@@ -11,6 +11,8 @@ import { InFlightMcpRequests } from './mcp-in-flight.js';
 import type { McpExchange } from './mcp-tool.js';
 import { createToolServer } from './mcp-tool-server.js';
 import { sessionTools } from './session-tools.js';
+import { HandlerExchange } from './modern/handler-exchange.js';
+import { ModernMcpEndpoint } from './modern/modern-mcp.endpoint.js';
 
 /** `/mcp/session`: the in-session MCP surface, authenticated by the session's agent token in every auth mode. */
 @Public()
@@ -20,6 +22,8 @@ export class SessionMcpController {
   /** Lets an agent's `notifications/cancelled` abort its own blocked ask (see InFlightMcpRequests). */
   private readonly inFlight = new InFlightMcpRequests();
   private readonly logger = new Logger('MCP');
+  /** The blocking ask streams its progress: every answer is an SSE stream. */
+  private readonly modern = new ModernMcpEndpoint('sse');
 
   constructor(
     private readonly identity: IdentityService,
@@ -34,7 +38,12 @@ export class SessionMcpController {
     if (!agent) throw AuthorizationError.unauthenticated('a session agent token is required');
     if (!(await this.admission.admit(request.body, callerKey(agentCaller(agent), request.ip), reply))) return;
     const context = { requestId: String(request.id), logger: this.logger };
-    const serverFor = (exchange: McpExchange) => createToolServer('parley-session', sessionTools(agent, this.asks, exchange, context), context);
+    if (ModernMcpEndpoint.claims(request)) {
+      const modernServer = () => createToolServer('parley-session', sessionTools(agent, this.asks, (extra) => new HandlerExchange(extra), context), context);
+      await this.modern.serve(request, reply, modernServer);
+      return;
+    }
+    const serverFor = (exchange: McpExchange) => createToolServer('parley-session', sessionTools(agent, this.asks, () => exchange, context), context);
     await serveMcpRequest(serverFor, request, reply, 'sse', { requests: this.inFlight, caller: agent.sessionId });
   }
 

@@ -3,7 +3,7 @@ import type { SessionAgent } from '#authorization';
 import { type AgentAskService, MAX_EXPIRES_IN_SECONDS, MIN_EXPIRES_IN_SECONDS, normalizeQuestions } from '#clarification';
 import { askResultSchema } from './ask-result.js';
 import { DetachedAskCall } from './detached-ask.js';
-import { answeredThroughExchange, defineTool, type McpExchange, type McpRequestContext, type McpTool } from './mcp-tool.js';
+import { defineTool, type McpExchange, type McpRequestContext, type McpTool, type ToolExtra } from './mcp-tool.js';
 import { INPUT_LIMITS } from '#common';
 
 // Strict: a key the creation rules do not know is refused (as REST refuses it), never silently dropped.
@@ -70,7 +70,7 @@ export const ASK_TOOL = 'ask_user_question_kandev';
  * blocks detached from the SDK's server (see McpExchange): once its bundle is created and its wait
  * parked, the call is answered by a DetachedAskCall on `exchange`.
  */
-export function sessionTools(agent: SessionAgent, asks: AgentAskService, exchange: McpExchange, request: McpRequestContext): McpTool[] {
+export function sessionTools(agent: SessionAgent, asks: AgentAskService, exchangeOf: (extra: ToolExtra) => McpExchange, request: McpRequestContext): McpTool[] {
   return [
     defineTool({
       name: ASK_TOOL,
@@ -85,10 +85,11 @@ export function sessionTools(agent: SessionAgent, asks: AgentAskService, exchang
       run: async ({ questions, context, expires_in_seconds: expiresInSeconds, routing, action }, extra) => {
         // The ask normalizes them first too (same errors): a blocked call keeps only what its result needs.
         const asked = normalizeQuestions(questions).map((question) => ({ id: question.id, multi_select: question.multi_select === true }));
-        const call = new DetachedAskCall(exchange, extra.requestId, extra.signal, extra._meta?.progressToken, asked, { ...request, tool: ASK_TOOL });
-        const parked = await asks.ask(agent, questions, context, { signal: extra.signal, expiresInSeconds, routing, action }, call);
-        exchange.detach(extra.requestId, parked);
-        return answeredThroughExchange();
+        const { id, signal, _meta: meta } = extra.mcpReq;
+        const exchange = exchangeOf(extra);
+        const call = new DetachedAskCall(exchange, id, signal, meta?.progressToken, asked, { ...request, tool: ASK_TOOL });
+        const parked = await asks.ask(agent, questions, context, { signal, expiresInSeconds, routing, action }, call);
+        return exchange.detach(id, parked);
       },
     }),
   ];

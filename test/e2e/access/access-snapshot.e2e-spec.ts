@@ -82,9 +82,10 @@ describe('access snapshot: every entry point and what it requires', () => {
     const served = fastifyRoutes(t);
     expect(served.length).toBeGreaterThan(controllerRoutes.size);
     const beyondControllers = served.filter((route) => !controllerRoutes.has(route));
-    // GraphQL fields are listed above; the web bundle is static files, public by design, GET only;
-    // so is Swagger UI with the OpenAPI document, which describes the routes above.
-    const webBundle = (route: string) => /^GET \/(index\.html|assets\/[\w.-]+)?$/.test(route);
+    // GraphQL fields are listed above; the web bundle is static files, public by design, GET only (the
+    // question's MCP App loads its script and style from question-app/); so is Swagger UI with the OpenAPI
+    // document, which describes the routes above.
+    const webBundle = (route: string) => /^GET \/(index\.html|assets\/[\w.-]+|question-app\/question\.(js|css))?$/.test(route);
     const apiDocs = (route: string) => /^GET \/docs(\/.*)?$/.test(route);
     expect(beyondControllers.filter((route) => !webBundle(route) && !apiDocs(route)).sort()).toEqual(['GET /graphql', 'POST /graphql']);
   });
@@ -174,7 +175,7 @@ const GRAPHQL_FIELDS = [
   'Subscription.questionEvents — caller',
 ];
 const MCP_TOOLS = {
-  '/mcp': ['answer_question_kandev', 'list_pending_questions_kandev', 'list_tasks_kandev'],
+  '/mcp': ['answer_question_in_app', 'answer_question_kandev', 'list_pending_questions_kandev', 'list_tasks_kandev', 'show_question'],
   '/mcp/session': ['ask_user_question_kandev'],
 };
 /** `none` on /mcp: MCP spends per tool call, inside the endpoint (one unit per call in the request). */

@@ -558,6 +558,9 @@ const ROWS: Row[] = [
   row('Subscription.questionEvents', '                         401    ok    ok    ok     hidden ok   ok     401   401   401   hidden  401     401', subscriptionCall),
 
   // --- MCP -----------------------------------------------------------------------------------
+  // The question app's own submit: the same resolver, caller and rules as answer_question_kandev.
+  row('mcp:answer_question_in_app', '                          401    ok    403   403    404   ok    403    401   401   401   404     401     401', (c, fx) =>
+    tool(c, 'answer_question_in_app', { pending_id: fx.pendingId, answers: [{ question_id: 'db', selected_options: ['postgres'] }] }), fresh),
   row('mcp:answer_question_kandev', '                          401    ok    403   403    404   ok    403    401   401   401   404     401     401', (c, fx) =>
     tool(c, 'answer_question_kandev', { pending_id: fx.pendingId, answers: [{ question_id: 'db', selected_options: ['postgres'] }] }), fresh),
   // The in-session ask asks in the agent token's own session; it blocks until the admin answers it.
@@ -571,6 +574,8 @@ const ROWS: Row[] = [
     tool(c, 'list_pending_questions_kandev', { limit: 200 }, fx.pendingId)),
   row('mcp:list_tasks_kandev', '                               401    ok    ok    ok     hidden ok   ok     401   401   401   hidden  401     401', (c, fx) =>
     tool(c, 'list_tasks_kandev', { limit: 200 }, fx.taskId)),
+  row('mcp:show_question', '                                   401    ok    ok    ok     404   ok    ok     401   401   401   404     401     401', (c, fx) =>
+    tool(c, 'show_question', { pending_id: fx.pendingId })),
 
   // --- Connector commands (POST /api/v1/commands) --------------------------------------------
   // A live answer_decision on the caller's own new bundle, with a request id another user spent first.

@@ -15,6 +15,7 @@ import { eventually } from '../../support/eventually.js';
 import { createRunningSession, createUser, TWO_QUESTIONS } from '../../support/fixtures.js';
 import { gql } from '../../support/graphql.js';
 import { connectMcp, sendBatch } from '../../support/mcp.js';
+import { connectMcpV2 } from '../../support/mcp-v2.js';
 
 const LIST = 'list_pending_questions_kandev';
 const ADMIN = `Bearer ${TEST_ADMIN_TOKEN}`;
@@ -115,6 +116,25 @@ describe('rate limits per identity (lists 3, answers 2, asks 2 per 60 s)', () =>
       expect(error).toBeInstanceOf(StreamableHTTPError);
       expect((error as StreamableHTTPError).code).toBe(429);
       expect((error as Error).message).toMatch(/"code":-32029,"message":"rate limit exceeded: at most 3 lists per 60 s/);
+      expect(list).toHaveBeenCalledTimes(3);
+    } finally {
+      list.mockRestore();
+      await mcp.close();
+    }
+  });
+
+  it('MCP at 2026-07-28 (the v2 SDK client, stateless): the same budget, one unit per tool call; over it the tool never runs', async () => {
+    const erin = await createUser(t, 'erin-2026');
+    const mcp = await connectMcpV2(t.baseUrl, '2026-07-28', { bearer: erin.token });
+    const list = jest.spyOn(t.app.get(PendingListService), 'list');
+    try {
+      for (let call = 0; call < 3; call += 1) expect((await mcp.call(LIST, {})).isError).toBe(false);
+      const error = await mcp.call(LIST, {}).then(
+        () => undefined,
+        (failure: unknown) => failure,
+      );
+      expect((error as { status?: number }).status).toBe(429);
+      expect((error as Error).message).toMatch(/rate limit exceeded: at most 3 lists per 60 s/);
       expect(list).toHaveBeenCalledTimes(3);
     } finally {
       list.mockRestore();

@@ -81,9 +81,9 @@ describe('answer_question_kandev, list_tasks_kandev and the /mcp surface (auth d
   });
 
   describe('S1–S3 / N9: surface placement and argument schema', () => {
-    it('S1/S3: /mcp lists exactly the three external tools and never ask_user_question_kandev', async () => {
+    it('S1/S3: /mcp lists exactly the external tools (the three, and the question app\'s two) and never ask_user_question_kandev', async () => {
       const tools = await mcp.client.listTools();
-      expect(names(tools)).toEqual([ANSWER, LIST_TASKS, LIST].sort());
+      expect(names(tools)).toEqual([ANSWER, LIST_TASKS, LIST, 'show_question', 'answer_question_in_app'].sort());
       expect(names(tools)).not.toContain(ASK);
       expect(await refused(mcp, ASK, { questions: TWO_QUESTIONS })).toBe(true);
     });

@@ -1,8 +1,11 @@
 /**
- * The official MCP conformance suite (@modelcontextprotocol/conformance) against /mcp of the real
- * built server: every active server scenario either passes outright or is listed, with its reason,
- * in test/e2e/mcp/mcp-conformance.baseline.yml (the suite's own --expected-failures file), and the CLI's
- * exit status agrees.
+ * The official MCP conformance suite (@modelcontextprotocol/conformance, its 0.2 line) against /mcp
+ * and /mcp/session of the real built server, for both protocol versions Parley serves: 2025-11-25
+ * (`--spec-version`, the active scenarios of that revision) and 2026-07-28 (`--requirements`, exactly
+ * the scenarios that revision requires, with its extension and pending ones). Every scenario either
+ * passes outright or is listed, with its reason, in the version's
+ * test/e2e/mcp/mcp-conformance.<version>.baseline.yml (the suite's own --expected-failures file), and
+ * the CLI's exit status agrees.
  *
  * The suite needs Node ≥ 22 (it calls fs.globSync): it runs under the Node the tests run under, the
  * one package.json pins (the `node` devDependency, which npm scripts put first on the PATH).
@@ -16,21 +19,57 @@ import { execFile } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { readdir, readFile } from 'node:fs/promises';
+import { readdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import request from 'supertest';
-import { parse } from 'yaml';
+import { parse, stringify } from 'yaml';
 import { createTestDatabase } from '../../support/database.js';
 import { type ServerProcess, startServerProcess, stopServer, tempDir } from '../../support/server-process.js';
 
 const ROOT = process.cwd();
 const CONFORMANCE = path.join(ROOT, 'node_modules/@modelcontextprotocol/conformance/dist/index.js');
-const BASELINE = path.join(ROOT, 'test/e2e/mcp/mcp-conformance.baseline.yml');
 const RUN_TIMEOUT_MS = 120_000;
 
-/** The scenarios that apply to Parley: each must pass every check. */
-const PASSING = ['server-initialize', 'ping', 'tools-list', 'dns-rebinding-protection'];
-const EXPECTED_FAILURES = (parse(readFileSync(BASELINE, 'utf8')) as { server: string[] }).server;
+type SpecVersion = '2025-11-25' | '2026-07-28';
+const baselineOf = (version: SpecVersion) => path.join(ROOT, `test/e2e/mcp/mcp-conformance.${version}.baseline.yml`);
+
+/** How each version's scenarios are selected, and the ones that apply to Parley: each must pass every check. */
+const VERSIONS: Record<SpecVersion, { selection: string[]; passing: string[] }> = {
+  '2025-11-25': { selection: ['--spec-version', '2025-11-25'], passing: ['server-initialize', 'server-session-lifecycle', 'ping', 'tools-list', 'dns-rebinding-protection'] },
+  '2026-07-28': {
+    selection: ['--requirements', '2026-07-28'],
+    passing: [
+      'tools-list',
+      'server-sse-multiple-streams',
+      'dns-rebinding-protection',
+      'http-header-validation',
+      'input-required-result-unsupported-methods',
+      'input-required-result-validate-input',
+      // Runs no check against a server without the Tasks extension.
+      'tasks-status-notifications',
+    ],
+  },
+};
+interface Baseline {
+  server: string[];
+  /** Scenarios that apply on /mcp only, where the question app's resource is served. */
+  mcp_endpoint_passes: string[];
+}
+const baselineData = (version: SpecVersion) => parse(readFileSync(baselineOf(version), 'utf8')) as Baseline;
+
+/** The version's expected failures on the endpoint: /mcp passes the scenarios its one resource makes apply. */
+function expectedFailures(version: SpecVersion, external: boolean): string[] {
+  const { server: failing, mcp_endpoint_passes: passes } = baselineData(version);
+  return external ? failing.filter((scenario) => !passes.includes(scenario)) : failing;
+}
+
+/** The baseline file the suite gets for the endpoint (written for /mcp, as its expected failures differ). */
+async function baselineFileFor(version: SpecVersion, external: boolean): Promise<string> {
+  if (!external) return baselineOf(version);
+  const file = path.join(await tempDir('parley-conformance-baseline-'), 'baseline.yml');
+  await writeFile(file, stringify({ server: expectedFailures(version, true) }));
+  return file;
+}
 
 interface Check {
   id: string;
@@ -48,9 +87,10 @@ interface SuiteRun {
   checks: Map<string, Check[]>;
 }
 
-async function runSuite(url: string): Promise<SuiteRun> {
+async function runSuite(url: string, version: SpecVersion, external: boolean): Promise<SuiteRun> {
   const outputDir = await tempDir('parley-conformance-');
-  const args = [CONFORMANCE, 'server', '--url', url, '--expected-failures', BASELINE, '--output-dir', outputDir];
+  const baseline = await baselineFileFor(version, external);
+  const args = [CONFORMANCE, 'server', '--url', url, ...VERSIONS[version].selection, '--expected-failures', baseline, '--output-dir', outputDir];
   const env = { ...process.env, NODE_OPTIONS: '' };
   const { exitCode, stdout, stderr } = await new Promise<{ exitCode: number; stdout: string; stderr: string }>((resolve) => {
     execFile(process.execPath, args, { cwd: ROOT, env, timeout: RUN_TIMEOUT_MS, maxBuffer: 16 * 1024 * 1024 }, (error, stdout, stderr) => {
@@ -118,16 +158,21 @@ afterAll(async () => {
   if (server) await stopServer(server);
 });
 
-describe.each([
-  ['/mcp', () => Promise.resolve({ url: `${server.baseUrl}/mcp`, close: () => Promise.resolve() })],
-  ['/mcp/session (with the session agent\'s token)', async () => bearerProxy(new URL(`${server.baseUrl}/mcp/session`), await sessionToken(server.baseUrl))],
-])('MCP conformance suite on %s', (_surface, endpoint) => {
+const ENDPOINTS = [
+  ['/mcp', true, () => Promise.resolve({ url: `${server.baseUrl}/mcp`, close: () => Promise.resolve() })],
+  ['/mcp/session (with the session agent\'s token)', false, async () => bearerProxy(new URL(`${server.baseUrl}/mcp/session`), await sessionToken(server.baseUrl))],
+] as const;
+const RUNS = ENDPOINTS.flatMap(([surface, external, endpoint]) => (['2025-11-25', '2026-07-28'] as const).map((version) => [surface, version, external, endpoint] as const));
+
+describe.each(RUNS)('MCP conformance suite on %s at %s', (_surface, version, external, endpoint) => {
   let run: SuiteRun;
+  const PASSING = [...VERSIONS[version].passing, ...(external ? baselineData(version).mcp_endpoint_passes : [])];
+  const EXPECTED_FAILURES = expectedFailures(version, external);
 
   beforeAll(async () => {
     const target = await endpoint();
     try {
-      run = await runSuite(target.url);
+      run = await runSuite(target.url, version, external);
     } finally {
       await target.close();
     }

@@ -51,7 +51,7 @@ describe('MCP Inspector --strict', () => {
   it('/mcp: the external tools list with no portability error or warning', async () => {
     const run = await inspectStrict(`${t.baseUrl}/mcp`);
     expect({ exitCode: run.exitCode, stderr: run.stderr.trim() }).toEqual({ exitCode: 0, stderr: '' });
-    expect(toolNames(run)).toEqual(['answer_question_kandev', 'list_pending_questions_kandev', 'list_tasks_kandev']);
+    expect(toolNames(run)).toEqual(['answer_question_in_app', 'answer_question_kandev', 'list_pending_questions_kandev', 'list_tasks_kandev', 'show_question']);
   });
 
   it('/mcp/session: the session agent tools list with no portability error or warning', async () => {

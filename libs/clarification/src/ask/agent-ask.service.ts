@@ -40,7 +40,7 @@ export class AgentAskService implements AgentAskEndings {
    * the parked wait (to end it early); once parked, nothing of this call stays referenced.
    */
   async ask(agent: SessionAgent, questions: unknown, context: unknown, options: AgentAskOptions, listener: AgentAskListener): Promise<ParkedWait> {
-    const { request } = await this.clarifications.ask({
+    const { request, resolved } = await this.clarifications.ask({
       sessionId: agent.sessionId,
       askedBy: { kind: 'agent', id: agent.sessionId },
       questions,
@@ -50,6 +50,12 @@ export class AgentAskService implements AgentAskEndings {
       routing: options.routing,
       action: options.action,
     });
+    if (resolved !== undefined) {
+      // Told on the next turn of the event loop: the caller takes the returned handle (and is ready
+      // for the answer, as a detached MCP call is) before the answer comes.
+      setImmediate(() => listener.answered(resolved));
+      return { abort: () => undefined };
+    }
     const ask = new ParkedAgentAsk(agent.sessionId, request.pending_id, listener, this, this.config.askProgressIntervalMs);
     // Aborted while the bundle was created: the wait ends at once (the agent detached, the bundle pending).
     if (options.signal.aborted) ask.ended(WaitFailure.Aborted);

@@ -1,5 +1,5 @@
 import type { Caller } from '#authorization';
-import type { ClarificationRequest } from '../bundle/clarification.types.js';
+import type { ClarificationRequest, ClarificationResponse } from '../bundle/clarification.types.js';
 
 export interface AskInput {
   sessionId: string;
@@ -22,4 +22,6 @@ export interface AskResult {
   request: ClarificationRequest;
   /** False when an identical still-pending bundle of the session was returned instead. */
   created: boolean;
+  /** The one answer of the agent's retried ask, when its bundle was resolved meanwhile (ClarificationService.ask). */
+  resolved?: ClarificationResponse;
 }

@@ -24,6 +24,21 @@ export interface BundleReport extends BundleState, RoutingReport {
   expires_at: string | null;
 }
 
+/** A bundle report as GET /clarification/:id answers it — and show_question, the MCP App's read. */
+export function bundleReportView(state: BundleReport) {
+  return {
+    ...state.request,
+    status: state.status,
+    response: state.response,
+    resolved_by: state.resolved_by,
+    // Once resolved only (a bundle without a resolution reads exactly as before).
+    ...(state.receipt === null ? {} : { receipt: state.receipt }),
+    expires_at: state.expires_at,
+    // A routed bundle only (one asked without routing reads exactly as before).
+    ...(state.routing === undefined ? {} : { eligible: state.eligible, routing: state.routing, votes: state.votes }),
+  };
+}
+
 function openStatus(rows: readonly BundleRow[], active: boolean): BundleStatus {
   if (active) return 'pending';
   if (rows.some((row) => row.metadata.status === ClarificationStatus.Expired)) return 'expired';

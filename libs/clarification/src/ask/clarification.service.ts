@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
+import { isDeepStrictEqual } from 'node:util';
 import { Inject, Injectable, type OnModuleInit } from '@nestjs/common';
-import { DataSource } from 'typeorm';
+import { DataSource, type EntityManager } from 'typeorm';
 import { AuthorizationError, type Caller, CallerRevocations, callerReach, MembershipService, SessionActorService } from '#authorization';
 import { EventBus } from '#common';
 import { APP_CONFIG, type AppConfig } from '#config';
@@ -15,7 +16,7 @@ import { finalReceipt, recordedResponse, requestFromRows } from '../bundle/bundl
 import { BundleSignals, type PendingChange } from '../wait/bundle-signal.service.js';
 import { ClarificationLifecycleService } from '../lifecycle/clarification-lifecycle.service.js';
 import { ClarificationError, ClarificationErrorCode } from '../bundle/clarification.errors.js';
-import { ClarificationStatus } from '../bundle/clarification.types.js';
+import { type ClarificationRequest, type ClarificationResponse, ClarificationStatus } from '../bundle/clarification.types.js';
 import { deadlinePassed, expiresAtOf, normalizeDeadline } from '../lifecycle/deadline.rules.js';
 import { normalizeContext, normalizeQuestions, sameQuestions } from './question.validation.js';
 import { finalResolvedBy, receiptIdentityOf } from '../bundle/resolved-by.rules.js';
@@ -90,6 +91,8 @@ export class ClarificationService implements OnModuleInit, LongPollEndings {
         .map(requestFromRows)
         .find((existing) => sameQuestions(existing.questions, questions) && (existing.action_digest ?? null) === (action?.action_digest ?? null));
       if (identical) return { request: identical, created: false, messageIds: [] };
+      const retried = input.agentWaitsHere ? await this.resolvedRetry(session.id, questions, context, action?.action_digest, manager) : undefined;
+      if (retried) return { ...retried, created: false, messageIds: [] };
 
       const turnId =
         (await this.bundles.currentTurnId(session.id, manager)) ??
@@ -142,7 +145,34 @@ export class ClarificationService implements OnModuleInit, LongPollEndings {
         message_ids: result.messageIds,
       });
     }
-    return { request: result.request, created: result.created };
+    return { request: result.request, created: result.created, ...('resolved' in result ? { resolved: result.resolved } : {}) };
+  }
+
+  /**
+   * An agent's ask retried after its waiting call broke off (its connection or its replica died) and
+   * the bundle was resolved meanwhile: the same questions, context and action as the session's most
+   * recent bundle, asked by its agent, and no turn began since but the one reserved to resume the agent
+   * with this very answer. The retry gets that one answer; a second bundle would ask the people again
+   * what they already answered.
+   */
+  private async resolvedRetry(
+    sessionId: string,
+    questions: ReturnType<typeof normalizeQuestions>,
+    context: string,
+    actionDigest: string | undefined,
+    manager: EntityManager,
+  ): Promise<{ request: ClarificationRequest; resolved: ClarificationResponse } | undefined> {
+    const rows = await this.bundles.findLatestBundleOfSession(sessionId, manager);
+    const [first] = rows;
+    if (first === undefined || first.metadata.asked_by?.kind !== 'agent') return undefined;
+    const request = requestFromRows(rows);
+    // The very same questions (ids, titles and kinds too): asking "Go?" again as another question is a new bundle.
+    const same = isDeepStrictEqual(request.questions, questions) && request.context === context && (request.action_digest ?? undefined) === actionDigest;
+    if (!same) return undefined;
+    const turnId = await this.bundles.currentTurnId(sessionId, manager);
+    if (turnId !== first.turn_id && (turnId === undefined || (await this.bundles.resumeOfTurn(turnId, manager)) !== request.pending_id)) return undefined;
+    const state = stateOf(rows, false);
+    return state.status === 'answered' || state.status === 'rejected' ? { request, resolved: recordedResponse(rows) } : undefined;
   }
 
   /** The ask's routing, validated (400 naming the field) and its users looked up (one the asker may not route to is a 400 naming it). */

@@ -139,6 +139,27 @@ export class BundleRepository {
     return groupByPendingId(rows);
   }
 
+  /** The rows of the session's most recent bundle (D2 order); none when it never asked. */
+  async findLatestBundleOfSession(sessionId: string, executor: SqlExecutor = this.dataSource): Promise<BundleRow[]> {
+    return queryRows<BundleRow>(
+      executor,
+      `SELECT ${BUNDLE_COLUMNS} FROM task_session_messages m
+         JOIN task_sessions s ON s.id = m.task_session_id
+        WHERE m.type = '${CLARIFICATION_REQUEST}' AND m.metadata->>'pending_id' = (
+                SELECT latest.metadata->>'pending_id' FROM task_session_messages latest
+                 WHERE latest.task_session_id = $1 AND latest.type = '${CLARIFICATION_REQUEST}'
+                 ORDER BY latest.created_at DESC, latest.id DESC LIMIT 1)
+        ORDER BY ${D2_ORDER}`,
+      [sessionId],
+    );
+  }
+
+  /** The bundle a turn was reserved to resume the agent with (its `resume_of`), if any. */
+  async resumeOfTurn(turnId: string, executor: SqlExecutor = this.dataSource): Promise<string | undefined> {
+    const row = await queryRow<{ resume_of: string | null }>(executor, `SELECT metadata->>'resume_of' AS resume_of FROM task_session_turns WHERE id = $1`, [turnId]);
+    return row?.resume_of ?? undefined;
+  }
+
   async isBundleActive(pendingId: string, executor: SqlExecutor = this.dataSource): Promise<boolean> {
     const row = await queryRow<{ active: boolean }>(executor, `SELECT ${bundleIsActive('$1')} AS active`, [pendingId]);
     return row?.active === true;

@@ -5,6 +5,7 @@ import { AcceptsSessionAgent, type Caller, CurrentCaller } from '#authorization'
 import { RateLimited, RateLimitKind } from '#rate-limit';
 import { CreateClarificationDto, ListPendingQueryDto, RespondDto } from './clarification.dto.js';
 import { ClarificationService } from '../ask/clarification.service.js';
+import { bundleReportView } from '../ask/bundle-state.mapper.js';
 import { PendingListService } from '../pending-list/pending-list.service.js';
 import { serializeResolution } from '../resolve/resolution.envelope.js';
 import { ResolveBundleService } from '../resolve/resolve-bundle.service.js';
@@ -57,18 +58,7 @@ export class ClarificationController {
   @ApiErrors(404)
   @AcceptsSessionAgent()
   async get(@CurrentCaller() caller: Caller, @Param('id') pendingId: string) {
-    const state = await this.clarifications.getBundle(caller, pendingId);
-    return {
-      ...state.request,
-      status: state.status,
-      response: state.response,
-      resolved_by: state.resolved_by,
-      // Once resolved only (a bundle without a resolution reads exactly as before).
-      ...(state.receipt === null ? {} : { receipt: state.receipt }),
-      expires_at: state.expires_at,
-      // A routed bundle only (one asked without routing reads exactly as before).
-      ...(state.routing === undefined ? {} : { eligible: state.eligible, routing: state.routing, votes: state.votes }),
-    };
+    return bundleReportView(await this.clarifications.getBundle(caller, pendingId));
   }
 
   @Get(':id/wait')

@@ -973,7 +973,7 @@ export interface components {
             user_id: string | null;
             name: string | null;
             /** @enum {string} */
-            surface: "web" | "rest" | "mcp" | "graphql" | "command";
+            surface: "web" | "rest" | "mcp" | "mcp_app" | "graphql" | "command";
             /** Format: date-time */
             at: string;
         };
