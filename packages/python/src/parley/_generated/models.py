@@ -642,6 +642,7 @@ class Surface1(Enum):
     web = "web"
     rest = "rest"
     mcp = "mcp"
+    mcp_app = "mcp_app"
     graphql = "graphql"
     command = "command"
 
