@@ -11,6 +11,7 @@ import { SharedRateLimits1765700000000 } from './1765700000000-shared-rate-limit
 import { Receipts1765800000000 } from './1765800000000-receipts.js';
 import { InsiderTrust1765900000000 } from './1765900000000-insider-trust.js';
 import { CommandReceiptsPerCaller1765910000000 } from './1765910000000-command-receipts-per-caller.js';
+import { Chat1766100000000 } from './1766100000000-chat.js';
 
 /** Every migration, in order. Listed explicitly so the ESM build needs no glob loading. */
 export const MIGRATIONS = [
@@ -27,4 +28,5 @@ export const MIGRATIONS = [
   Receipts1765800000000,
   InsiderTrust1765900000000,
   CommandReceiptsPerCaller1765910000000,
+  Chat1766100000000,
 ];

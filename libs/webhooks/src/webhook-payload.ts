@@ -66,6 +66,8 @@ const SURFACE_NAMES: Record<string, string> = {
   mcp: 'MCP',
   graphql: 'GraphQL',
   command: 'a connector command',
+  slack: 'Slack',
+  telegram: 'Telegram',
 };
 
 function winnerName(winner: Winner | undefined): string {
