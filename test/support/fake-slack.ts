@@ -56,7 +56,7 @@ export async function startFakeSlack(botToken: string): Promise<FakeSlack> {
         const message: SlackMessage = {
           channel: String(args.channel),
           ts: `${clock}.000100`,
-          text: String(args.text ?? ''),
+          text: typeof args.text === 'string' ? args.text : '',
           blocks: (args.blocks as SlackMessage['blocks']) ?? [],
           versions: [],
         };
@@ -67,7 +67,7 @@ export async function startFakeSlack(botToken: string): Promise<FakeSlack> {
       case 'chat.update': {
         const message = messages.find((candidate) => candidate.channel === args.channel && candidate.ts === args.ts);
         if (!message) return { ok: false, error: 'message_not_found' };
-        message.text = String(args.text ?? message.text);
+        if (typeof args.text === 'string') message.text = args.text;
         if (args.blocks !== undefined) message.blocks = args.blocks as SlackMessage['blocks'];
         message.versions.push({ text: message.text, blocks: message.blocks });
         return { ok: true, channel: message.channel, ts: message.ts };
@@ -88,7 +88,7 @@ export async function startFakeSlack(botToken: string): Promise<FakeSlack> {
     req.on('end', () => {
       const method = (req.url ?? '').replace(/^\/api\//, '');
       const token = req.headers.authorization?.replace(/^Bearer /, '');
-      let args: Record<string, unknown> = {};
+      let args: Record<string, unknown>;
       try {
         args = JSON.parse(Buffer.concat(chunks).toString('utf8') || '{}') as Record<string, unknown>;
       } catch {

@@ -111,7 +111,8 @@ describe('Slack: answering from a card', () => {
     expect(state.status).toBe('answered');
     expect(state.resolved_by).toMatchObject({ kind: 'user', user_id: alice.id, surface: 'slack' });
     expect(state.response.answers).toEqual([{ question_id: 'db', selected_options: ['pg'], custom_text: '' }]);
-    const claims = JSON.parse(Buffer.from((state.receipt as string).split('.')[1] as string, 'base64url').toString('utf8'));
+    const [, claimsPart = ''] = String(state.receipt).split('.');
+    const claims = JSON.parse(Buffer.from(claimsPart, 'base64url').toString('utf8'));
     expect(claims.surface).toBe('slack');
     expect(await auditOf(pendingId)).toEqual([{ surface: 'slack', outcome: 'won' }]);
     await eventually(() => (closed(card) ? true : undefined), 5000, 'the card edited');
@@ -180,7 +181,11 @@ describe('Slack: answering from a card', () => {
     await eventually(() => (closed(card) ? true : undefined), 5000, 'the card edited');
     expect(card.text).toContain('Answered by slack-member-1 via the REST API: SQLite');
 
-    const stale = buttonClick({ ...card, blocks: card.versions[0]?.blocks as SlackMessage['blocks'] }, slack.buttonsOf({ ...card, blocks: card.versions[0]?.blocks as SlackMessage['blocks'] })[0] as never, 'U0ALICE');
+    // The card as it was before the edit: someone whose Slack had not refreshed yet clicks it.
+    const before: SlackMessage = { ...card, blocks: card.versions[0]?.blocks as SlackMessage['blocks'] };
+    const [staleButton] = slack.buttonsOf(before);
+    if (!staleButton) throw new Error('the first version had no buttons');
+    const stale = buttonClick(before, staleButton, 'U0ALICE');
     await send(interactionBody(stale)).expect(200);
     const note = await eventually(() => ephemeralsTo('U0ALICE').find((call) => String(call.args.text).includes('Someone else already answered')), 5000, 'the loser note');
     expect(String(note.args.text)).toContain('sqlite');

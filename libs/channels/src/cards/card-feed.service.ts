@@ -9,6 +9,8 @@ import { type ChatPlatform, DIRECT_PREFIX } from './chat-platform.js';
 
 const BATCH = 100;
 
+export type FeedStep = 'more' | 'unsettled' | 'done';
+
 /**
  * Follows the question-event feed for one platform and turns it into card work: an ASKED bundle gets
  * a card per destination — each assignee's linked account (a direct message), else its workspace's
@@ -27,19 +29,22 @@ export class CardFeedService {
     private readonly links: ChatLinkRepository,
   ) {}
 
-  /** Reads one batch; true when there may be more. */
-  step(platform: ChatPlatform): Promise<boolean> {
+  /**
+   * Reads one batch: `more` when a full batch was read, `unsettled` when events are committed behind a
+   * transaction still in progress (read again shortly), else `done` (or another process holds the feed).
+   */
+  step(platform: ChatPlatform): Promise<FeedStep> {
     return inTransaction(this.dataSource, async (manager) => {
       const position = await this.cards.lockFeed(manager, platform.name, () => this.events.settledHead());
-      if (position === undefined) return false;
-      const { events } = await this.events.listSettledAfter(position, undefined, BATCH, manager);
+      if (position === undefined) return 'done';
+      const { events, unsettled } = await this.events.listSettledAfter(position, undefined, BATCH, manager);
       const last = events[events.length - 1];
-      if (!last) return false;
-      const asked = events.filter((event) => event.type === QuestionEventType.ASKED);
+      if (!last) return unsettled ? 'unsettled' : 'done';
+      const asked = events.filter((event) => event.type === String(QuestionEventType.ASKED));
       await this.cards.queue(manager, platform.name, await this.destinations(platform, asked));
-      await this.cards.changed(manager, [...new Set(events.filter((event) => event.type !== QuestionEventType.ASKED).map((event) => event.pending_id))]);
+      await this.cards.changed(manager, [...new Set(events.filter((event) => event.type !== String(QuestionEventType.ASKED)).map((event) => event.pending_id))]);
       await this.cards.advanceFeed(manager, platform.name, last.id);
-      return events.length === BATCH;
+      return events.length === BATCH ? 'more' : unsettled ? 'unsettled' : 'done';
     });
   }
 

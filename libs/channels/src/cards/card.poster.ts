@@ -4,13 +4,14 @@ import { BUNDLE_CHANNEL, ClarificationError, ClarificationService } from '#clari
 import { APP_CONFIG, type AppConfig } from '#config';
 import { DatabaseListener, ProcessLease } from '#persistence';
 import { cardOf } from './card-content.js';
-import { CardFeedService } from './card-feed.service.js';
+import { CardFeedService, type FeedStep } from './card-feed.service.js';
 import { CHAT_CARD_CHANNEL, ChatCardRepository, type ChatCardRow } from './chat-card.repository.js';
 import { CHAT_PLATFORMS, type ChatPlatform } from './chat-platform.js';
 
 /** A claimed card stays this process's this long: a process that dies mid-post leaves it to another after it. */
 const LEASE_MS = 30_000;
 const POLL_EVERY_MS = 1_000;
+const UNSETTLED_RETRY_MS = 15;
 const CONCURRENCY = 4;
 const MAX_ATTEMPTS = 10;
 const RETRY_BASE_MS = 1_000;
@@ -82,7 +83,12 @@ export class CardPoster implements OnApplicationBootstrap, BeforeApplicationShut
   }
 
   private async work(): Promise<void> {
-    for (const platform of this.platforms) while (!this.stopped && (await this.feed.step(platform)));
+    for (const platform of this.platforms) {
+      let step: FeedStep = 'more';
+      while (!this.stopped && step === 'more') step = await this.feed.step(platform);
+      // Sooner than the fallback poll: the events behind an open transaction settle in a moment.
+      if (step === 'unsettled') setTimeout(() => this.wake(), UNSETTLED_RETRY_MS).unref();
+    }
     const byName = new Map(this.platforms.map((platform) => [platform.name, platform]));
     while (!this.stopped) {
       const claimed = await this.cards.claimDue([...byName.keys()], this.lease.id, CONCURRENCY, LEASE_MS);

@@ -64,7 +64,7 @@ export function answersOfSubmission(questionIds: readonly string[], values: Reco
     const text = values[`text:${questionId}`]?.text?.value;
     return {
       question_id: questionId,
-      selected_options: selected.map((option) => String(option.value ?? '')),
+      selected_options: selected.map((option) => (typeof option.value === 'string' ? option.value : '')),
       custom_text: typeof text === 'string' ? text : '',
     };
   });
