@@ -10,7 +10,9 @@ import type { MigrationInterface, QueryRunner } from 'typeorm';
  *   and replicas, claimed under a lease like webhook deliveries), with the version the card should show
  *   and the one it shows;
  * - `chat_interactions`: the platform's interaction or update id, so a retried click resolves nothing twice
- *   and gets the first outcome.
+ *   and gets the first outcome;
+ * - `chat_pollers`: the lease of the one process that long-polls Telegram's getUpdates, and the offset
+ *   of the next update to read.
  * The audit trail's surfaces gain `slack` and `telegram`.
  */
 export class Chat1766100000000 implements MigrationInterface {
@@ -67,6 +69,13 @@ export class Chat1766100000000 implements MigrationInterface {
         PRIMARY KEY (platform, interaction_id)
       )`);
     await queryRunner.query(`CREATE INDEX chat_interactions_created ON chat_interactions (created_at)`);
+    await queryRunner.query(`
+      CREATE TABLE chat_pollers (
+        platform text PRIMARY KEY CHECK (platform IN ('telegram')),
+        owner text,
+        expires_at timestamptz,
+        next_offset bigint NOT NULL DEFAULT 0
+      )`);
     await queryRunner.query(`ALTER TABLE clarification_audit DROP CONSTRAINT clarification_audit_surface_check`);
     await queryRunner.query(`ALTER TABLE clarification_audit ADD CONSTRAINT clarification_audit_surface_check
       CHECK (surface IN ('rest', 'web', 'mcp', 'graphql', 'command', 'escalation', 'slack', 'telegram'))`);
@@ -77,6 +86,7 @@ export class Chat1766100000000 implements MigrationInterface {
     await queryRunner.query(`ALTER TABLE clarification_audit DROP CONSTRAINT clarification_audit_surface_check`);
     await queryRunner.query(`ALTER TABLE clarification_audit ADD CONSTRAINT clarification_audit_surface_check
       CHECK (surface IN ('rest', 'web', 'mcp', 'graphql', 'command', 'escalation'))`);
+    await queryRunner.query(`DROP TABLE chat_pollers`);
     await queryRunner.query(`DROP TABLE chat_interactions`);
     await queryRunner.query(`DROP TABLE chat_cards`);
     await queryRunner.query(`DROP TABLE chat_feed`);

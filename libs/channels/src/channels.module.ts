@@ -14,6 +14,12 @@ import { SlackApi } from './slack/slack-api.client.js';
 import { SlackInteractionService } from './slack/slack-interaction.service.js';
 import { SlackController } from './slack/slack.controller.js';
 import { SlackPlatform } from './slack/slack.platform.js';
+import { TelegramApi } from './telegram/telegram-api.client.js';
+import { TelegramPollerRepository } from './telegram/telegram-poller.repository.js';
+import { TelegramUpdateService } from './telegram/telegram-update.service.js';
+import { TelegramController } from './telegram/telegram.controller.js';
+import { TelegramPlatform } from './telegram/telegram.platform.js';
+import { TelegramPoller } from './telegram/telegram.poller.js';
 
 /**
  * Chat as an answering surface (docs/channels.md): the platforms' request URLs, the card poster and
@@ -22,7 +28,7 @@ import { SlackPlatform } from './slack/slack.platform.js';
  */
 @Module({
   imports: [ClarificationModule, ChatManagementModule],
-  controllers: [SlackController, ChatLinksController, ChatDestinationsController],
+  controllers: [SlackController, TelegramController, ChatLinksController, ChatDestinationsController],
   providers: [
     ChatAnswerService,
     ChatInteractionRepository,
@@ -32,10 +38,18 @@ import { SlackPlatform } from './slack/slack.platform.js';
     SlackApi,
     SlackInteractionService,
     SlackPlatform,
+    TelegramApi,
+    TelegramPlatform,
+    TelegramPoller,
+    TelegramPollerRepository,
+    TelegramUpdateService,
     {
       provide: CHAT_PLATFORMS,
-      inject: [APP_CONFIG, SlackPlatform],
-      useFactory: (config: AppConfig, slack: SlackPlatform): ChatPlatform[] => (config.chat.slack ? [slack] : []),
+      inject: [APP_CONFIG, SlackPlatform, TelegramPlatform],
+      useFactory: (config: AppConfig, slack: SlackPlatform, telegram: TelegramPlatform): ChatPlatform[] => [
+        ...(config.chat.slack ? [slack] : []),
+        ...(config.chat.telegram ? [telegram] : []),
+      ],
     },
   ],
   exports: [ChatManagementModule],

@@ -502,6 +502,8 @@ const ROWS: Row[] = [
     rest(c, 'POST', '/api/v1/commands', answerRequest(fx.sessionId, fx.decisionRef as string, { dryRun: true, selection: { option_refs: ['1'] } }))),
   row('POST /api/v1/connectors/slack/events', '               401    401   401   401    401   401   401    401   401   401   401     401     401', (c) =>
     rest(c, 'POST', '/api/v1/connectors/slack/events', { type: 'url_verification', challenge: 'matrix' })),
+  row('POST /api/v1/connectors/telegram/webhook', '           401    401   401   401    401   401   401    401   401   401   401     401     401', (c) =>
+    rest(c, 'POST', '/api/v1/connectors/telegram/webhook', { update_id: 1 })),
   row('POST /api/v1/receipts/redeem', '                        401    403   ok    403    403   403   403    ok    403   401   403     401     401', (c, fx) =>
     rest(c, 'POST', '/api/v1/receipts/redeem', { receipt: fx.receipt, action: ACTION }), answered),
   row('POST /api/v1/receipts/verify', '                        ok     ok    ok    ok     ok    ok    ok     ok    ok    ok    ok      ok      ok', (c, fx) =>
@@ -646,8 +648,11 @@ describe('the access matrix: every entry point, every kind of caller', () => {
         browserSessionMaxAgeMs: BROWSER_SESSION_MS,
         graphql: { ...base.graphql, graphiql: true },
         rateLimits: unlimited as typeof base.rateLimits,
-        // Slack configured, so its request URL answers as it does in production: only Slack's signature is a credential there.
-        chat: { slack: { botToken: 'xoxb-matrix', signingSecret: 'matrix-signing-secret', apiUrl: 'http://127.0.0.1:9/api/' } },
+        // Chat configured, so the connectors answer as in production: only the platform's signature or secret is a credential there.
+        chat: {
+          slack: { botToken: 'xoxb-matrix', signingSecret: 'matrix-signing-secret', apiUrl: 'http://127.0.0.1:9/api/' },
+          telegram: { botToken: '1:matrix', apiUrl: 'http://127.0.0.1:9/', webhookSecret: 'matrix-telegram-secret' },
+        },
       },
     });
     // The owner, four members (member, eligible, viewer, removed) and a stranger; S is the owner's running session.

@@ -42,7 +42,7 @@ export class CardFeedService {
       if (!last) return unsettled ? 'unsettled' : 'done';
       const asked = events.filter((event) => event.type === String(QuestionEventType.ASKED));
       await this.cards.queue(manager, platform.name, await this.destinations(platform, asked));
-      await this.cards.changed(manager, [...new Set(events.filter((event) => event.type !== String(QuestionEventType.ASKED)).map((event) => event.pending_id))]);
+      await this.cards.changed([...new Set(events.filter((event) => event.type !== String(QuestionEventType.ASKED)).map((event) => event.pending_id))], manager);
       await this.cards.advanceFeed(manager, platform.name, last.id);
       return events.length === BATCH ? 'more' : unsettled ? 'unsettled' : 'done';
     });

@@ -64,7 +64,15 @@ export class CardPoster implements OnApplicationBootstrap, BeforeApplicationShut
     await this.cards.release([...this.held], this.lease.id).catch(() => undefined);
   }
 
-  /** Look for work now (a chat answer changed a bundle; an event or a queued card was announced). */
+  /** A chat answer changed the bundle (a vote has no event of its own): its cards are shown again, now. */
+  bundleChanged(pendingId: string): void {
+    void this.cards
+      .changed([pendingId])
+      .then(() => this.wake())
+      .catch((error: unknown) => this.logger.warn({ msg: 'cards not marked changed', pending_id: pendingId, err: String(error) }));
+  }
+
+  /** Look for work now (an event or a queued card was announced). */
   wake(): void {
     if (this.stopped || this.platforms.length === 0) return;
     if (this.running) {

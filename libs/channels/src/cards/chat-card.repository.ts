@@ -58,7 +58,7 @@ export class ChatCardRepository {
   }
 
   /** The bundles changed: their cards want showing again. */
-  async changed(executor: EntityManager | DataSource, pendingIds: readonly string[]): Promise<void> {
+  async changed(pendingIds: readonly string[], executor: EntityManager | DataSource = this.dataSource): Promise<void> {
     if (pendingIds.length === 0) return;
     await executor.query(
       `WITH bumped AS (

@@ -2,12 +2,10 @@ import { Inject, Injectable, Logger } from '@nestjs/common';
 import { ADMIN_CALLER } from '#authorization';
 import { ClarificationService } from '#clarification';
 import { APP_CONFIG, type AppConfig, type SlackSettings } from '#config';
-import { DataSource } from 'typeorm';
 import { ChatAnswerService } from '../answer/chat-answer.service.js';
-import type { ChatAnswer, ChatAnswerOutcome } from '../answer/chat-answer.types.js';
+import type { ChatAnswer } from '../answer/chat-answer.types.js';
 import { cardOf } from '../cards/card-content.js';
 import { CardPoster } from '../cards/card.poster.js';
-import { ChatCardRepository } from '../cards/chat-card.repository.js';
 import { ChatError } from '../chat.errors.js';
 import { chatNoteOf } from '../answer/chat-note.js';
 import { type ButtonValue, SLACK_ANSWER_ACTION, SLACK_MODAL_CALLBACK, SLACK_OPEN_ACTION } from './slack-blocks.js';
@@ -46,9 +44,7 @@ export class SlackInteractionService {
     private readonly answers: ChatAnswerService,
     private readonly api: SlackApi,
     private readonly clarifications: ClarificationService,
-    private readonly cards: ChatCardRepository,
     private readonly poster: CardPoster,
-    private readonly dataSource: DataSource,
   ) {}
 
   async handle(request: SlackRequest): Promise<SlackReply> {
@@ -124,7 +120,7 @@ export class SlackInteractionService {
       answers: [{ question_id: String(value.q), selected_options: [String(value.o)], custom_text: '' }],
     };
     const outcome = await this.answers.answer('slack', answer);
-    this.afterAnswer(answer.pendingId, outcome);
+    if (outcome.kind === 'won' || outcome.kind === 'voted') this.poster.bundleChanged(answer.pendingId);
     const note = chatNoteOf(outcome);
     if (note !== undefined && channel !== undefined) this.ephemeral(channel, interaction.user.id, note);
   }
@@ -151,22 +147,13 @@ export class SlackInteractionService {
       answers: answersOfSubmission(questionIds, view.state.values),
     };
     const outcome = await this.answers.answer('slack', answer);
-    this.afterAnswer(answer.pendingId, outcome);
+    if (outcome.kind === 'won' || outcome.kind === 'voted') this.poster.bundleChanged(answer.pendingId);
     const note = chatNoteOf(outcome);
     if (note === undefined) return { response_action: 'clear' };
     return {
       response_action: 'update',
       view: { type: 'modal', title: { type: 'plain_text', text: 'Parley' }, blocks: [{ type: 'section', text: { type: 'mrkdwn', text: note } }] },
     };
-  }
-
-  /** An answer that counted changes its bundle: every card of it is shown again (a vote has no event of its own). */
-  private afterAnswer(pendingId: string, outcome: ChatAnswerOutcome): void {
-    if (outcome.kind !== 'won' && outcome.kind !== 'voted') return;
-    void this.cards
-      .changed(this.dataSource.manager, [pendingId])
-      .then(() => this.poster.wake())
-      .catch((error: unknown) => this.logger.warn({ msg: 'cards not marked changed', pending_id: pendingId, err: String(error) }));
   }
 
   /** Told to the one person, after Slack has its acknowledgement. */

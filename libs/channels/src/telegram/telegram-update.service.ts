@@ -1,0 +1,71 @@
+import { Injectable } from '@nestjs/common';
+import { ADMIN_CALLER } from '#authorization';
+import { ClarificationService } from '#clarification';
+import { ChatAnswerService } from '../answer/chat-answer.service.js';
+import { chatNoteOf } from '../answer/chat-note.js';
+import { CardPoster } from '../cards/card.poster.js';
+import { TelegramApi } from './telegram-api.client.js';
+import { parseCallbackData } from './telegram-message.js';
+import type { TelegramUpdate } from './telegram-update.js';
+
+const LINK_HELP =
+  'To answer from Telegram, your Telegram account must be linked to your Parley user: ask an administrator to run ' +
+  '`parley users:link --user <YOUR_PARLEY_USER_ID> --telegram <YOUR_TELEGRAM_USER_ID>`. Your Telegram user id is ';
+
+/** Telegram's limit on a callback query's alert text. */
+const MAX_ALERT = 200;
+
+/**
+ * One Telegram update, however it arrived (the poller or the webhook): a button press answers through
+ * ChatAnswerService — the update id is the idempotency key, so a duplicate update resolves nothing
+ * again and gets the first outcome — and is answered with answerCallbackQuery (an alert for what the
+ * person alone should read); `/link` is answered with how to link.
+ */
+@Injectable()
+export class TelegramUpdateService {
+  constructor(
+    private readonly answers: ChatAnswerService,
+    private readonly api: TelegramApi,
+    private readonly clarifications: ClarificationService,
+    private readonly poster: CardPoster,
+  ) {}
+
+  async handle(update: TelegramUpdate): Promise<void> {
+    if (update.callback_query) return this.buttonPress(update.update_id, update.callback_query);
+    const message = update.message;
+    if (message?.text?.trim().startsWith('/link') && message.from) {
+      await this.api.call('sendMessage', { chat_id: message.chat.id, text: `${LINK_HELP}${message.from.id}.` });
+    }
+  }
+
+  private async buttonPress(updateId: number, query: NonNullable<TelegramUpdate['callback_query']>): Promise<void> {
+    const parsed = parseCallbackData(query.data ?? '');
+    if (!parsed) {
+      await this.api.call('answerCallbackQuery', { callback_query_id: query.id });
+      return;
+    }
+    const option = await this.optionAt(parsed.pendingId, parsed.optionIndex);
+    const outcome = await this.answers.answer('telegram', {
+      interactionId: `update:${updateId}`,
+      accountId: String(query.from.id),
+      pendingId: parsed.pendingId,
+      answers: option ? [{ question_id: option.questionId, selected_options: [option.optionId], custom_text: '' }] : [],
+    });
+    if (outcome.kind === 'won' || outcome.kind === 'voted') this.poster.bundleChanged(parsed.pendingId);
+    const note = chatNoteOf(outcome);
+    await this.api.call('answerCallbackQuery', {
+      callback_query_id: query.id,
+      text: (note ?? 'Answer recorded.').slice(0, MAX_ALERT),
+      show_alert: note !== undefined,
+    });
+  }
+
+  /** The option a button stands for (its position in the bundle's one question); undefined once there is none. */
+  private async optionAt(pendingId: string, index: number): Promise<{ questionId: string; optionId: string } | undefined> {
+    const report = await this.clarifications.getBundle(ADMIN_CALLER, pendingId).catch(() => undefined);
+    const question = report?.request.questions[0];
+    const option = question?.options[index];
+    return question && option ? { questionId: question.id, optionId: option.option_id } : undefined;
+  }
+
+}
