@@ -532,6 +532,8 @@ const ROWS: Row[] = [
     graphql(c, 'mutation($w: String!, $u: String!) { addWorkspaceMember(workspaceId: $w, userId: $u) { changed } }', { w: fx.workspaceId, u: w.member.id })),
   row('Mutation.answerQuestion', '                             401    ok    403   403    404   ok    403    401   401   401   404     401     401', (c, fx) =>
     graphql(c, GQL_ANSWER, { p: fx.pendingId }), fresh),
+  row('Mutation.setChatDestination', '                      401    ok    ok    404    404   404   404    401   401   401   404     401     401', (c, fx) =>
+    graphql(c, 'mutation($w: String!) { setChatDestination(workspaceId: $w, platform: "slack", destination: "C0MATRIX") { destination } }', { w: fx.workspaceId })),
   row('Mutation.createWebhook', '                              401    ok    ok    404    404   404   404    401   401   401   404     401     401', (c, fx) =>
     graphql(c, 'mutation($w: String!, $url: String!, $e: [String!]!) { createWebhook(workspaceId: $w, url: $url, events: $e) { webhook { id } } }', {
       w: fx.workspaceId,
@@ -546,6 +548,8 @@ const ROWS: Row[] = [
     graphql(c, 'mutation($w: String!, $u: String!) { removeWorkspaceMember(workspaceId: $w, userId: $u) { changed } }', { w: fx.workspaceId, u: w.stranger.id })),
   row('Mutation.updateWebhook', '                              401    ok    ok    404    404   404   404    401   401   401   404     401     401', (c, fx) =>
     graphql(c, 'mutation($id: String!) { updateWebhook(id: $id, enabled: true) { id } }', { id: fx.webhookId })),
+  row('Query.chatDestinations', '                            401    ok    ok    404    404   404   404    401   401   401   404     401     401', (c, fx) =>
+    graphql(c, 'query($w: String!) { chatDestinations(workspaceId: $w) { platform } }', { w: fx.workspaceId })),
   row('Query.pendingQuestions', '                              401    ok    ok    ok     hidden ok   ok     401   401   401   hidden  401     401', (c, fx) =>
     graphql(c, '{ pendingQuestions(first: 200) { nodes { pendingId } } }', {}, fx.pendingId)),
   row('Query.question', '                                      401    ok    ok    ok     404   ok    ok     401   401   401   404     401     401', (c, fx) =>
