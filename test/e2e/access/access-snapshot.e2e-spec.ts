@@ -99,6 +99,7 @@ const REST_ROUTES = [
   'DELETE /api/v1/admin/workspaces/:id/members/:userId — admin',
   'DELETE /api/v1/auth/session — public',
   'DELETE /api/v1/webhooks/:id — caller',
+  'DELETE /api/v1/workspaces/:id/chat-destinations/:platform — caller',
   'DELETE /mcp — caller',
   // /mcp/session opts out of the guard and authenticates the session agent token itself (spec S2).
   'DELETE /mcp/session — public',
@@ -117,6 +118,7 @@ const REST_ROUTES = [
   'GET /api/v1/webhooks/:id — caller',
   'GET /api/v1/webhooks/:id/deliveries — caller',
   'GET /api/v1/workspaces — caller',
+  'GET /api/v1/workspaces/:id/chat-destinations — caller',
   'GET /api/v1/workspaces/:id/webhooks — caller',
   'GET /graphiql — public',
   'GET /graphiql/assets/:name — public',
@@ -130,6 +132,7 @@ const REST_ROUTES = [
   'PATCH /api/v1/webhooks/:id — caller',
   'POST /api/v1/admin/tokens/:id/revoke — admin',
   'POST /api/v1/admin/users — admin',
+  'POST /api/v1/admin/users/:id/chat-links — admin',
   'POST /api/v1/admin/users/:id/tokens — admin',
   'POST /api/v1/admin/workspaces/:id/members — admin',
   // Signing in exchanges a token for a session cookie.
@@ -138,6 +141,8 @@ const REST_ROUTES = [
   'POST /api/v1/clarification/:id/respond — caller',
   'POST /api/v1/clarification/request — caller|agent',
   'POST /api/v1/commands — caller',
+  'POST /api/v1/connectors/slack/events — public',
+  'POST /api/v1/connectors/telegram/webhook — public',
   // Only the identity that asked may spend a receipt (the service checks who; the agent's token may).
   'POST /api/v1/receipts/redeem — caller|agent',
   // Anyone holding a receipt may check it.
@@ -151,6 +156,7 @@ const REST_ROUTES = [
   'POST /api/v1/workspaces/:id/webhooks — caller',
   'POST /mcp — caller',
   'POST /mcp/session — public',
+  'PUT /api/v1/workspaces/:id/chat-destinations/:platform — caller',
 ];
 const GRAPHQL_FIELDS = [
   'Mutation.addWorkspaceMember — caller',
@@ -159,7 +165,9 @@ const GRAPHQL_FIELDS = [
   'Mutation.deleteWebhook — caller',
   'Mutation.rejectQuestion — caller',
   'Mutation.removeWorkspaceMember — caller',
+  'Mutation.setChatDestination — caller',
   'Mutation.updateWebhook — caller',
+  'Query.chatDestinations — caller',
   'Query.pendingQuestions — caller',
   'Query.question — caller',
   'Query.questionAudit — caller',
@@ -182,6 +190,7 @@ const REST_BUDGETS = [
   "DELETE /api/v1/admin/workspaces/:id/members/:userId — none",
   "DELETE /api/v1/auth/session — none",
   "DELETE /api/v1/webhooks/:id — lists",
+  "DELETE /api/v1/workspaces/:id/chat-destinations/:platform — lists",
   "DELETE /mcp — none",
   "DELETE /mcp/session — none",
   "GET /.well-known/jwks.json — none",
@@ -199,6 +208,7 @@ const REST_BUDGETS = [
   "GET /api/v1/webhooks/:id — lists",
   "GET /api/v1/webhooks/:id/deliveries — lists",
   "GET /api/v1/workspaces — lists",
+  "GET /api/v1/workspaces/:id/chat-destinations — lists",
   "GET /api/v1/workspaces/:id/webhooks — lists",
   "GET /graphiql — none",
   "GET /graphiql/assets/:name — none",
@@ -212,6 +222,7 @@ const REST_BUDGETS = [
   "PATCH /api/v1/webhooks/:id — lists",
   "POST /api/v1/admin/tokens/:id/revoke — none",
   "POST /api/v1/admin/users — none",
+  "POST /api/v1/admin/users/:id/chat-links — none",
   "POST /api/v1/admin/users/:id/tokens — none",
   "POST /api/v1/admin/workspaces/:id/members — none",
   "POST /api/v1/auth/session — none",
@@ -219,6 +230,8 @@ const REST_BUDGETS = [
   "POST /api/v1/clarification/:id/respond — answers",
   "POST /api/v1/clarification/request — asks",
   "POST /api/v1/commands — answers",
+  "POST /api/v1/connectors/slack/events — none",
+  "POST /api/v1/connectors/telegram/webhook — none",
   "POST /api/v1/receipts/redeem — verifications",
   "POST /api/v1/receipts/verify — verifications",
   "POST /api/v1/sessions/:id/turns — none",
@@ -230,4 +243,5 @@ const REST_BUDGETS = [
   "POST /api/v1/workspaces/:id/webhooks — lists",
   "POST /mcp — none",
   "POST /mcp/session — none",
+  "PUT /api/v1/workspaces/:id/chat-destinations/:platform — lists",
 ];
