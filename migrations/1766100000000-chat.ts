@@ -11,6 +11,8 @@ import type { MigrationInterface, QueryRunner } from 'typeorm';
  *   and the one it shows;
  * - `chat_interactions`: the platform's interaction or update id, so a retried click resolves nothing twice
  *   and gets the first outcome;
+ * - `chat_link_requests`: a link asked for in chat (`/parley link`, `/link`), by the SHA-256 of its one-time
+ *   code, until a signed-in person confirms it in the browser (or it expires);
  * - `chat_pollers`: the lease of the one process that long-polls Telegram's getUpdates, and the offset
  *   of the next update to read.
  * The audit trail's surfaces gain `slack` and `telegram`.
@@ -70,6 +72,14 @@ export class Chat1766100000000 implements MigrationInterface {
       )`);
     await queryRunner.query(`CREATE INDEX chat_interactions_created ON chat_interactions (created_at)`);
     await queryRunner.query(`
+      CREATE TABLE chat_link_requests (
+        code_sha256 text PRIMARY KEY,
+        platform text NOT NULL CHECK (platform IN ('slack', 'telegram')),
+        platform_user_id text NOT NULL,
+        expires_at timestamptz NOT NULL,
+        created_at timestamptz NOT NULL DEFAULT clock_timestamp()
+      )`);
+    await queryRunner.query(`
       CREATE TABLE chat_pollers (
         platform text PRIMARY KEY CHECK (platform IN ('telegram')),
         owner text,
@@ -87,6 +97,7 @@ export class Chat1766100000000 implements MigrationInterface {
     await queryRunner.query(`ALTER TABLE clarification_audit ADD CONSTRAINT clarification_audit_surface_check
       CHECK (surface IN ('rest', 'web', 'mcp', 'graphql', 'command', 'escalation'))`);
     await queryRunner.query(`DROP TABLE chat_pollers`);
+    await queryRunner.query(`DROP TABLE chat_link_requests`);
     await queryRunner.query(`DROP TABLE chat_interactions`);
     await queryRunner.query(`DROP TABLE chat_cards`);
     await queryRunner.query(`DROP TABLE chat_feed`);

@@ -9,6 +9,7 @@ import { ChatCardRepository } from './cards/chat-card.repository.js';
 import { CHAT_PLATFORMS, type ChatPlatform } from './cards/chat-platform.js';
 import { ChatManagementModule } from './chat-management.module.js';
 import { ChatDestinationsController } from './destinations/chat-destinations.controller.js';
+import { ChatLinkConfirmController } from './links/chat-link-confirm.controller.js';
 import { ChatLinksController } from './links/chat-links.controller.js';
 import { SlackApi } from './slack/slack-api.client.js';
 import { SlackInteractionService } from './slack/slack-interaction.service.js';
@@ -28,7 +29,7 @@ import { TelegramPoller } from './telegram/telegram.poller.js';
  */
 @Module({
   imports: [ClarificationModule, ChatManagementModule],
-  controllers: [SlackController, TelegramController, ChatLinksController, ChatDestinationsController],
+  controllers: [SlackController, TelegramController, ChatLinksController, ChatLinkConfirmController, ChatDestinationsController],
   providers: [
     ChatAnswerService,
     ChatInteractionRepository,

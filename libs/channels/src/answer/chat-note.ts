@@ -2,7 +2,7 @@ import { assertNever } from '#common';
 import type { ChatAnswerOutcome } from './chat-answer.types.js';
 
 const LINK_NOTE =
-  'Your chat account is not linked to a Parley user, so nothing was changed. Ask an administrator to link it (`parley users:link`), then answer again.';
+  'Your chat account is not linked to a Parley user, so nothing was changed. Link it (`/parley link` in Slack, `/link` in a private chat with the Telegram bot), then answer again.';
 
 /** What the person who answered is told privately (nothing when their answer won: the card says it). */
 export function chatNoteOf(outcome: ChatAnswerOutcome): string | undefined {

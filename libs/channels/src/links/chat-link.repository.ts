@@ -27,6 +27,32 @@ export class ChatLinkRepository {
     );
   }
 
+  /** Records a link asked for in chat, under the hash of its one-time code. */
+  async request(codeSha256: string, platform: ChatPlatformName, accountId: string, ttlMs: number): Promise<void> {
+    await this.dataSource.query(
+      `INSERT INTO chat_link_requests (code_sha256, platform, platform_user_id, expires_at)
+       VALUES ($1, $2, $3, clock_timestamp() + make_interval(secs => $4::double precision / 1000))`,
+      [codeSha256, platform, accountId, ttlMs],
+    );
+  }
+
+  /**
+   * Spends a link request (once, before it expires) and links its account to the user, in one
+   * statement; undefined when the code is unknown, spent or expired. Expired requests go with it.
+   */
+  confirm(codeSha256: string, userId: string): Promise<ChatLinkRow | undefined> {
+    return queryRow<ChatLinkRow>(
+      this.dataSource,
+      `WITH stale AS (DELETE FROM chat_link_requests WHERE expires_at < clock_timestamp() RETURNING code_sha256),
+       spent AS (DELETE FROM chat_link_requests WHERE code_sha256 = $1 AND expires_at >= clock_timestamp() RETURNING platform, platform_user_id)
+       INSERT INTO chat_links (platform, platform_user_id, user_id)
+       SELECT spent.platform, spent.platform_user_id, u.id FROM spent JOIN users u ON u.id = $2
+       ON CONFLICT (platform, platform_user_id) DO UPDATE SET user_id = EXCLUDED.user_id, created_at = clock_timestamp()
+       RETURNING platform, platform_user_id, user_id, created_at`,
+      [codeSha256, userId],
+    );
+  }
+
   async userOf(platform: ChatPlatformName, accountId: string): Promise<string | undefined> {
     const row = await queryRow<{ user_id: string }>(
       this.dataSource,

@@ -12,3 +12,10 @@ export class CreateChatLinkDto {
   @Length(1, 64)
   account_id!: string;
 }
+
+export class ConfirmChatLinkDto {
+  @ApiProperty({ description: 'The code of the link asked for in chat (from its URL)', maxLength: 64 })
+  @IsString()
+  @Length(16, 64)
+  code!: string;
+}

@@ -7,6 +7,7 @@ import type { ChatAnswer } from '../answer/chat-answer.types.js';
 import { cardOf } from '../cards/card-content.js';
 import { CardPoster } from '../cards/card.poster.js';
 import { ChatError } from '../chat.errors.js';
+import { ChatLinkService } from '../links/chat-link.service.js';
 import { chatNoteOf } from '../answer/chat-note.js';
 import { type ButtonValue, SLACK_ANSWER_ACTION, SLACK_MODAL_CALLBACK, SLACK_OPEN_ACTION } from './slack-blocks.js';
 import { answersOfSubmission, bundleModal } from './slack-modal.js';
@@ -24,13 +25,11 @@ export interface SlackRequest {
 /** What the request URL answers Slack: a JSON body, or an empty 200. */
 export type SlackReply = Record<string, unknown> | undefined;
 
-const LINK_HELP =
-  'To answer from Slack, your Slack account must be linked to your Parley user: ask an administrator to run ' +
-  '`parley users:link --user <YOUR_PARLEY_USER_ID> --slack <YOUR_SLACK_USER_ID>`.';
+const HELP = 'Type `/parley link` to link your Slack account to your Parley user, so that your clicks answer as you.';
 
 /**
  * Slack's one request URL: URL verification, interactivity (`block_actions`: a button; `view_submission`:
- * the modal) and the `/parley` slash command — each verified against the signing secret first (a bad
+ * the modal) and the `/parley link` slash command — each verified against the signing secret first (a bad
  * or stale signature changes nothing). Answers go through ChatAnswerService (the one resolver); what
  * the person alone should read goes back as an ephemeral message; the cards of a bundle an answer
  * changed are shown again at once.
@@ -45,6 +44,7 @@ export class SlackInteractionService {
     private readonly api: SlackApi,
     private readonly clarifications: ClarificationService,
     private readonly poster: CardPoster,
+    private readonly links: ChatLinkService,
   ) {}
 
   async handle(request: SlackRequest): Promise<SlackReply> {
@@ -57,7 +57,7 @@ export class SlackInteractionService {
     const form = new URLSearchParams(text);
     const payload = form.get('payload');
     if (payload !== null) return this.interaction(payload);
-    if (form.get('command') !== null) return { response_type: 'ephemeral', text: LINK_HELP };
+    if (form.get('command') !== null) return this.command(form.get('text') ?? '', form.get('user_id') ?? '');
     throw ChatError.invalid('body must carry payload (an interaction) or command (a slash command)');
   }
 
@@ -65,6 +65,16 @@ export class SlackInteractionService {
     const settings = this.config.chat.slack;
     if (!settings) throw ChatError.notFound('Slack connector');
     return settings;
+  }
+
+  /** `/parley link`: a one-time link the person opens in the browser inbox, signed in, to confirm. */
+  private async command(text: string, userId: string): Promise<SlackReply> {
+    if (text.trim().toLowerCase() !== 'link' || userId === '') return { response_type: 'ephemeral', text: HELP };
+    const url = await this.links.requestLink('slack', userId);
+    return {
+      response_type: 'ephemeral',
+      text: `Open <${url}|this link> in your browser, signed in to Parley, to link this Slack account (${userId}) to you. It works once, for 15 minutes.`,
+    };
   }
 
   /** The Events API: only its URL verification is used (answers arrive as interactions). */

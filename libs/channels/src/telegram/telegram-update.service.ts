@@ -4,13 +4,12 @@ import { ClarificationService } from '#clarification';
 import { ChatAnswerService } from '../answer/chat-answer.service.js';
 import { chatNoteOf } from '../answer/chat-note.js';
 import { CardPoster } from '../cards/card.poster.js';
+import { ChatLinkService } from '../links/chat-link.service.js';
 import { TelegramApi } from './telegram-api.client.js';
 import { parseCallbackData } from './telegram-message.js';
 import type { TelegramUpdate } from './telegram-update.js';
 
-const LINK_HELP =
-  'To answer from Telegram, your Telegram account must be linked to your Parley user: ask an administrator to run ' +
-  '`parley users:link --user <YOUR_PARLEY_USER_ID> --telegram <YOUR_TELEGRAM_USER_ID>`. Your Telegram user id is ';
+const PRIVATE_ONLY = 'Send /link to me in a private chat: the link it gives is yours alone.';
 
 /** Telegram's limit on a callback query's alert text. */
 const MAX_ALERT = 200;
@@ -19,7 +18,7 @@ const MAX_ALERT = 200;
  * One Telegram update, however it arrived (the poller or the webhook): a button press answers through
  * ChatAnswerService — the update id is the idempotency key, so a duplicate update resolves nothing
  * again and gets the first outcome — and is answered with answerCallbackQuery (an alert for what the
- * person alone should read); `/link` is answered with how to link.
+ * person alone should read); `/link` in a private chat is answered with a one-time link to confirm in the browser.
  */
 @Injectable()
 export class TelegramUpdateService {
@@ -28,14 +27,22 @@ export class TelegramUpdateService {
     private readonly api: TelegramApi,
     private readonly clarifications: ClarificationService,
     private readonly poster: CardPoster,
+    private readonly links: ChatLinkService,
   ) {}
 
   async handle(update: TelegramUpdate): Promise<void> {
     if (update.callback_query) return this.buttonPress(update.update_id, update.callback_query);
     const message = update.message;
-    if (message?.text?.trim().startsWith('/link') && message.from) {
-      await this.api.call('sendMessage', { chat_id: message.chat.id, text: `${LINK_HELP}${message.from.id}.` });
+    if (!message?.text?.trim().startsWith('/link') || !message.from) return;
+    if (message.chat.id !== message.from.id) {
+      await this.api.call('sendMessage', { chat_id: message.chat.id, text: PRIVATE_ONLY });
+      return;
     }
+    const url = await this.links.requestLink('telegram', String(message.from.id));
+    await this.api.call('sendMessage', {
+      chat_id: message.chat.id,
+      text: `Open ${url} in your browser, signed in to Parley, to link this Telegram account (${message.from.id}) to you. It works once, for 15 minutes.`,
+    });
   }
 
   private async buttonPress(updateId: number, query: NonNullable<TelegramUpdate['callback_query']>): Promise<void> {
