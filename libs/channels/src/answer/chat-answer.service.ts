@@ -84,8 +84,7 @@ export class ChatAnswerService {
     const budget = await this.limits.consume(RateLimitKind.Answers, callerKey(caller, ''));
     if (!budget.allowed) return refused('rate_limited', `Too many answers: try again in ${budget.resetSeconds} s.`);
     try {
-      const input = answer.rejected ? { rejected: true, answers: [] } : { answers: answer.answers };
-      return outcomeOf(await this.resolver.resolve(caller, answer.pendingId, input, platform));
+      return outcomeOf(await this.resolver.resolve(caller, answer.pendingId, { answers: answer.answers }, platform));
     } catch (error) {
       if (error instanceof ClarificationError) return refusalOf(error);
       this.logger.error({ msg: 'chat answer failed', platform, pending_id: answer.pendingId, err: String(error) });

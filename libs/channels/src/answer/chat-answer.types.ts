@@ -21,5 +21,4 @@ export interface ChatAnswer {
   accountId: string;
   pendingId: string;
   answers: Answer[];
-  rejected?: boolean;
 }

@@ -3,6 +3,7 @@ import { ADMIN_CALLER } from '#authorization';
 import { BUNDLE_CHANNEL, ClarificationError, ClarificationService } from '#clarification';
 import { APP_CONFIG, type AppConfig } from '#config';
 import { DatabaseListener, ProcessLease } from '#persistence';
+import { ChatInteractionRepository, INTERACTION_RETENTION_MS } from '../answer/chat-interaction.repository.js';
 import { cardOf } from './card-content.js';
 import { CardFeedService, type FeedStep } from './card-feed.service.js';
 import { CHAT_CARD_CHANNEL, ChatCardRepository, type ChatCardRow } from './chat-card.repository.js';
@@ -16,6 +17,7 @@ const CONCURRENCY = 4;
 const MAX_ATTEMPTS = 10;
 const RETRY_BASE_MS = 1_000;
 const RETRY_MAX_MS = 5 * 60_000;
+const PRUNE_EVERY_MS = 3_600_000;
 
 /**
  * Posts and edits the cards, on every replica where a platform is configured (and does nothing at
@@ -35,12 +37,13 @@ export class CardPoster implements OnApplicationBootstrap, BeforeApplicationShut
   private running: Promise<void> | undefined;
   private again = false;
   private stopped = false;
-  private timer: NodeJS.Timeout | undefined;
+  private timers: NodeJS.Timeout[] = [];
 
   constructor(
     @Inject(CHAT_PLATFORMS) private readonly platforms: ChatPlatform[],
     private readonly feed: CardFeedService,
     private readonly cards: ChatCardRepository,
+    private readonly interactions: ChatInteractionRepository,
     private readonly clarifications: ClarificationService,
     private readonly listener: DatabaseListener,
     private readonly lease: ProcessLease,
@@ -52,14 +55,15 @@ export class CardPoster implements OnApplicationBootstrap, BeforeApplicationShut
     this.listener.listen(BUNDLE_CHANNEL, () => this.wake());
     this.listener.listen(CHAT_CARD_CHANNEL, () => this.wake());
     this.listener.onReconnect(() => this.wake());
-    this.timer = setInterval(() => this.wake(), POLL_EVERY_MS);
-    this.timer.unref();
+    this.timers = [setInterval(() => this.wake(), POLL_EVERY_MS), setInterval(() => void this.prune(), PRUNE_EVERY_MS)];
+    this.timers.forEach((timer) => timer.unref());
     this.wake();
+    void this.prune();
   }
 
   async beforeApplicationShutdown(): Promise<void> {
     this.stopped = true;
-    clearInterval(this.timer);
+    this.timers.forEach((timer) => clearInterval(timer));
     await this.running;
     await this.cards.release([...this.held], this.lease.id).catch(() => undefined);
   }
@@ -127,6 +131,13 @@ export class CardPoster implements OnApplicationBootstrap, BeforeApplicationShut
       await this.cards.failed(card.id, this.lease.id, String(error), retryInMs, MAX_ATTEMPTS);
       if (retryInMs < POLL_EVERY_MS) setTimeout(() => this.wake(), retryInMs).unref();
     }
+  }
+
+  /** Interaction ids older than any platform's retries are forgotten. */
+  private async prune(): Promise<void> {
+    await this.interactions.prune(new Date(Date.now() - INTERACTION_RETENTION_MS)).catch((error: unknown) => {
+      this.logger.warn({ msg: 'chat interactions not pruned', err: String(error) });
+    });
   }
 
   private baseUrl(): string {
