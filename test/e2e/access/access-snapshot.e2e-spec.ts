@@ -141,6 +141,7 @@ const REST_ROUTES = [
   'POST /api/v1/clarification/:id/respond — caller',
   'POST /api/v1/clarification/request — caller|agent',
   'POST /api/v1/commands — caller',
+  'POST /api/v1/chat-links/confirm — caller',
   'POST /api/v1/connectors/slack/events — public',
   'POST /api/v1/connectors/telegram/webhook — public',
   // Only the identity that asked may spend a receipt (the service checks who; the agent's token may).
@@ -230,6 +231,7 @@ const REST_BUDGETS = [
   "POST /api/v1/clarification/:id/respond — answers",
   "POST /api/v1/clarification/request — asks",
   "POST /api/v1/commands — answers",
+  "POST /api/v1/chat-links/confirm — creations",
   "POST /api/v1/connectors/slack/events — none",
   "POST /api/v1/connectors/telegram/webhook — none",
   "POST /api/v1/receipts/redeem — verifications",

@@ -500,6 +500,8 @@ const ROWS: Row[] = [
   // A dry run of answer_decision on the shared bundle (it checks, and answers nothing); command:answer_decision below is the live one.
   row('POST /api/v1/commands', '                               401    ok    403   403    404   ok    403    401   401   401   404     401     401', (c, fx) =>
     rest(c, 'POST', '/api/v1/commands', answerRequest(fx.sessionId, fx.decisionRef as string, { dryRun: true, selection: { option_refs: ['1'] } }))),
+  row('POST /api/v1/chat-links/confirm', '                    401    400   404   404    404   404   404    401   401   401   404     401     401', (c) =>
+    rest(c, 'POST', '/api/v1/chat-links/confirm', { code: 'no-such-link-request-code' })),
   row('POST /api/v1/connectors/slack/events', '               401    401   401   401    401   401   401    401   401   401   401     401     401', (c) =>
     rest(c, 'POST', '/api/v1/connectors/slack/events', { type: 'url_verification', challenge: 'matrix' })),
   row('POST /api/v1/connectors/telegram/webhook', '           401    401   401   401    401   401   401    401   401   401   401     401     401', (c) =>
