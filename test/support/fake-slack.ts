@@ -11,9 +11,11 @@ export interface SlackCall {
 }
 
 interface Button {
+  type: string;
   action_id: string;
   value: string;
   text: { text: string };
+  block_id?: string;
 }
 
 /** A message Parley posted, as Slack holds it: its channel and ts, and its current text and blocks. */
@@ -146,5 +148,24 @@ export function buttonClick(message: SlackMessage, button: Button, user: string,
     container: { type: 'message', channel_id: message.channel, message_ts: message.ts },
     message: { ts: message.ts, text: message.text },
     actions: [{ type: 'button', action_id: button.action_id, value: button.value, action_ts: `${Date.now() / 1000}` }],
+  };
+}
+
+/**
+ * The `block_actions` payload Slack sends when `user` clicks Submit on a multi-select card after
+ * ticking `ticked`: the Submit button's action, with the message's checkboxes in `state.values` as
+ * that person left them.
+ */
+export function ticksSubmitted(message: SlackMessage, user: string, ticked: string[], triggerId = `${randomUUID()}.trigger`): Record<string, unknown> {
+  const block = message.blocks.find((candidate) => candidate.type === 'actions' && candidate.elements?.some((element) => element.type === 'checkboxes')) as
+    | { block_id: string; elements: Array<Button & { options?: Array<{ value: string; text: { text: string } }> }> }
+    | undefined;
+  const checkboxes = block?.elements.find((element) => element.type === 'checkboxes');
+  const submit = block?.elements.find((element) => element.type === 'button');
+  if (!block || !checkboxes || !submit) throw new Error('the message has no checkboxes and Submit');
+  const options = (checkboxes.options ?? []).filter((option) => ticked.includes(option.value));
+  return {
+    ...buttonClick(message, submit, user, triggerId),
+    state: { values: { [block.block_id]: { [checkboxes.action_id]: { type: 'checkboxes', selected_options: options } } } },
   };
 }

@@ -2,7 +2,7 @@ import request from 'supertest';
 import { startApp, TEST_ADMIN_TOKEN, type TestApp } from '../../support/app.js';
 import { QUIET_LEASE } from '../../support/claim.js';
 import { eventually } from '../../support/eventually.js';
-import { buttonClick, type FakeSlack, interactionBody, signedSlackRequest, type SlackMessage, startFakeSlack } from '../../support/fake-slack.js';
+import { buttonClick, type FakeSlack, interactionBody, signedSlackRequest, type SlackMessage, startFakeSlack, ticksSubmitted } from '../../support/fake-slack.js';
 import { type Person, team, type Team } from '../../support/routing.js';
 
 /**
@@ -234,6 +234,26 @@ describe('Slack: answering from a card', () => {
       { question_id: 'regions', selected_options: ['eu', 'us'], custom_text: '' },
     ]);
     await eventually(() => (closed(card) ? true : undefined), 5000, 'the card edited');
+  });
+
+  it('answers a multi-select question with toggles and a Submit on the card', async () => {
+    const pendingId = await ask([
+      { id: 'regions', title: 'Regions', prompt: 'Where?', multi_select: true, options: [{ option_id: 'eu', label: 'EU' }, { option_id: 'us', label: 'US' }, { option_id: 'ap', label: 'APAC' }] },
+    ]);
+    const card = await cardOf(pendingId);
+    expect(slack.buttonsOf(card).map((element) => element.type)).toEqual(['checkboxes', 'button']);
+    // A tick alone answers nothing: Slack keeps it, Parley hears of it only with Submit.
+    const [checkboxes] = slack.buttonsOf(card);
+    if (!checkboxes) throw new Error('no checkboxes');
+    await send(interactionBody(buttonClick(card, { ...checkboxes, value: '' }, 'U0ALICE'))).expect(200);
+    expect((await bundle(pendingId)).status).toBe('pending');
+
+    await send(interactionBody(ticksSubmitted(card, 'U0ALICE', ['eu', 'ap']))).expect(200);
+    const state = await bundle(pendingId);
+    expect(state.resolved_by).toMatchObject({ user_id: alice.id, surface: 'slack' });
+    expect(state.response.answers).toEqual([{ question_id: 'regions', selected_options: ['eu', 'ap'], custom_text: '' }]);
+    await eventually(() => (closed(card) ? true : undefined), 5000, 'the card edited');
+    expect(card.text).toContain('EU, APAC');
   });
 
   it('counts a Slack click as one vote of a quorum of two; a matching REST answer completes it', async () => {

@@ -34,6 +34,15 @@ export interface PostedCard {
 /** What a card is when a platform has the room for buttons: one question, single-select, a handful of options. */
 export const MAX_BUTTONS = 5;
 
+/** Slack's limit on a checkboxes element: a multi-select question with more options goes to the modal. */
+export const MAX_TOGGLES = 10;
+
+/** One multi-select question with a handful of options: toggles and a Submit where the platform keeps each person's toggles. */
+export function answersWithToggles(view: CardView): boolean {
+  const [only, ...more] = view.questions;
+  return only !== undefined && more.length === 0 && only.multiSelect && only.options.length > 0 && only.options.length <= MAX_TOGGLES;
+}
+
 export function answersWithButtons(view: CardView): boolean {
   const [only, ...more] = view.questions;
   return only !== undefined && more.length === 0 && !only.multiSelect && only.options.length > 0 && only.options.length <= MAX_BUTTONS;

@@ -1,8 +1,11 @@
-import { answersWithButtons, type CardView } from '../cards/card.types.js';
+import { answersWithButtons, answersWithToggles, type CardView } from '../cards/card.types.js';
 
 /** The action ids Parley's buttons carry (their `value` is JSON naming the bundle, question and option). */
 export const SLACK_ANSWER_ACTION = 'parley_answer';
 export const SLACK_OPEN_ACTION = 'parley_open';
+/** A multi-select question's checkboxes (Slack keeps each person's ticks) and the button that submits them. */
+export const SLACK_TOGGLE_ACTION = 'parley_toggle';
+export const SLACK_SUBMIT_ACTION = 'parley_submit';
 /** The callback id of the modal that answers a whole bundle. */
 export const SLACK_MODAL_CALLBACK = 'parley_bundle';
 
@@ -11,6 +14,15 @@ export interface ButtonValue {
   q: string;
   o: string;
 }
+
+/** The Submit button's value: the bundle and its question (the ticks come with the payload's state). */
+export interface SubmitValue {
+  p: string;
+  q: string;
+}
+
+/** The block of a multi-select question's toggles, by question. */
+export const toggleBlockId = (questionId: string): string => `toggle:${questionId}`.slice(0, 255);
 
 /** Slack's mrkdwn control characters (https://api.slack.com/reference/surfaces/formatting#escaping). */
 export function slackEscape(text: string): string {
@@ -55,6 +67,28 @@ function actions(view: CardView): Block[] {
       },
     ];
   }
+  if (answersWithToggles(view) && question) {
+    return [
+      {
+        type: 'actions',
+        block_id: toggleBlockId(question.id),
+        elements: [
+          {
+            type: 'checkboxes',
+            action_id: SLACK_TOGGLE_ACTION,
+            options: question.options.map((option) => ({ text: { type: 'plain_text', text: clip(option.label, 75) }, value: option.id })),
+          },
+          {
+            type: 'button',
+            action_id: SLACK_SUBMIT_ACTION,
+            style: 'primary',
+            text: { type: 'plain_text', text: 'Submit' },
+            value: JSON.stringify({ p: view.pendingId, q: question.id } satisfies SubmitValue),
+          },
+        ],
+      },
+    ];
+  }
   return [
     {
       type: 'actions',
@@ -69,7 +103,8 @@ export function cardBlocks(view: CardView): Block[] {
   const questions = view.questions.map((question) => {
     const options = question.options.map((option) => `• ${slackEscape(option.label)}`).join('\n');
     const title = question.title ? `*${slackEscape(question.title)}*\n` : '';
-    return section(`${title}${slackEscape(question.prompt)}${options && !answersWithButtons(view) ? `\n${options}` : ''}`);
+    const listed = options && !answersWithButtons(view) && !answersWithToggles(view);
+    return section(`${title}${slackEscape(question.prompt)}${listed ? `\n${options}` : ''}`);
   });
   const head = view.outcome ? section(`*${slackEscape(view.outcome)}*`) : section(':raising_hand: An agent is waiting for an answer');
   const context = view.context ? [section(`_${slackEscape(view.context)}_`)] : [];

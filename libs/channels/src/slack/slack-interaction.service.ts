@@ -9,7 +9,16 @@ import { CardPoster } from '../cards/card.poster.js';
 import { ChatError } from '../chat.errors.js';
 import { ChatLinkService } from '../links/chat-link.service.js';
 import { chatNoteOf } from '../answer/chat-note.js';
-import { type ButtonValue, SLACK_ANSWER_ACTION, SLACK_MODAL_CALLBACK, SLACK_OPEN_ACTION } from './slack-blocks.js';
+import {
+  type ButtonValue,
+  SLACK_ANSWER_ACTION,
+  SLACK_MODAL_CALLBACK,
+  SLACK_OPEN_ACTION,
+  SLACK_SUBMIT_ACTION,
+  SLACK_TOGGLE_ACTION,
+  type SubmitValue,
+  toggleBlockId,
+} from './slack-blocks.js';
 import { answersOfSubmission, bundleModal } from './slack-modal.js';
 import { parseInteraction, type SlackBlockActions, type SlackViewSubmission } from './slack-payload.js';
 import { SlackApi } from './slack-api.client.js';
@@ -26,6 +35,29 @@ export interface SlackRequest {
 export type SlackReply = Record<string, unknown> | undefined;
 
 const HELP = 'Type `/parley link` to link your Slack account to your Parley user, so that your clicks answer as you.';
+
+function parsedValue<T>(value: string): T {
+  try {
+    return JSON.parse(value) as T;
+  } catch {
+    throw ChatError.invalid('actions[0].value is not a Parley button');
+  }
+}
+
+/**
+ * What a click chose: an option's button, or the Submit of a multi-select card with the ticks the
+ * payload's state carries; undefined for a tick itself (nothing is answered until Submit).
+ */
+function choiceOf(actionId: string, value: string, interaction: SlackBlockActions): { pendingId: string; questionId: string; options: string[] } | undefined {
+  if (actionId.startsWith(`${SLACK_ANSWER_ACTION}:`)) {
+    const button = parsedValue<ButtonValue>(value);
+    return { pendingId: String(button.p), questionId: String(button.q), options: [String(button.o)] };
+  }
+  if (actionId !== SLACK_SUBMIT_ACTION) return undefined;
+  const submit = parsedValue<SubmitValue>(value);
+  const ticked = interaction.state?.values[toggleBlockId(String(submit.q))]?.[SLACK_TOGGLE_ACTION]?.selected_options ?? [];
+  return { pendingId: String(submit.p), questionId: String(submit.q), options: ticked.map((option) => (typeof option.value === 'string' ? option.value : '')) };
+}
 
 /**
  * Slack's one request URL: URL verification, interactivity (`block_actions`: a button; `view_submission`:
@@ -116,18 +148,13 @@ export class SlackInteractionService {
       await this.openModal(interaction, action.value, channel);
       return;
     }
-    if (!action.action_id.startsWith(`${SLACK_ANSWER_ACTION}:`) || !action.value) return;
-    let value: ButtonValue;
-    try {
-      value = JSON.parse(action.value) as ButtonValue;
-    } catch {
-      throw ChatError.invalid('actions[0].value is not a Parley button');
-    }
+    const chosen = action.value ? choiceOf(action.action_id, action.value, interaction) : undefined;
+    if (!chosen) return;
     const answer: ChatAnswer = {
       interactionId: `action:${interaction.trigger_id}`,
       accountId: interaction.user.id,
-      pendingId: String(value.p),
-      answers: [{ question_id: String(value.q), selected_options: [String(value.o)], custom_text: '' }],
+      pendingId: chosen.pendingId,
+      answers: [{ question_id: chosen.questionId, selected_options: chosen.options, custom_text: '' }],
     };
     const outcome = await this.answers.answer('slack', answer);
     if (outcome.kind === 'won' || outcome.kind === 'voted') this.poster.bundleChanged(answer.pendingId);

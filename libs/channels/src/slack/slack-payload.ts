@@ -6,6 +6,8 @@ export interface SlackBlockActions {
   channel?: { id: string };
   container?: { channel_id?: string };
   actions: { action_id: string; value?: string; action_ts?: string }[];
+  /** The message's inputs as this person left them (a multi-select card's ticks). */
+  state?: { values: Record<string, Record<string, { selected_options?: { value?: unknown }[] | null }>> };
 }
 
 export interface SlackViewSubmission {
