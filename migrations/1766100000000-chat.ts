@@ -13,6 +13,8 @@ import type { MigrationInterface, QueryRunner } from 'typeorm';
  *   and gets the first outcome;
  * - `chat_link_requests`: a link asked for in chat (`/parley link`, `/link`), by the SHA-256 of its one-time
  *   code, until a signed-in person confirms it in the browser (or it expires);
+ * - `chat_toggles`: what each Telegram account has ticked on a multi-select card (a keyboard is the
+ *   same for everyone, so each person's ticks are kept here until they press Submit);
  * - `chat_pollers`: the lease of the one process that long-polls Telegram's getUpdates, and the offset
  *   of the next update to read.
  * The audit trail's surfaces gain `slack` and `telegram`.
@@ -80,6 +82,15 @@ export class Chat1766100000000 implements MigrationInterface {
         created_at timestamptz NOT NULL DEFAULT clock_timestamp()
       )`);
     await queryRunner.query(`
+      CREATE TABLE chat_toggles (
+        platform text NOT NULL CHECK (platform IN ('telegram')),
+        pending_id text NOT NULL,
+        platform_user_id text NOT NULL,
+        selected text[] NOT NULL DEFAULT '{}',
+        updated_at timestamptz NOT NULL DEFAULT clock_timestamp(),
+        PRIMARY KEY (platform, pending_id, platform_user_id)
+      )`);
+    await queryRunner.query(`
       CREATE TABLE chat_pollers (
         platform text PRIMARY KEY CHECK (platform IN ('telegram')),
         owner text,
@@ -97,6 +108,7 @@ export class Chat1766100000000 implements MigrationInterface {
     await queryRunner.query(`ALTER TABLE clarification_audit ADD CONSTRAINT clarification_audit_surface_check
       CHECK (surface IN ('rest', 'web', 'mcp', 'graphql', 'command', 'escalation'))`);
     await queryRunner.query(`DROP TABLE chat_pollers`);
+    await queryRunner.query(`DROP TABLE chat_toggles`);
     await queryRunner.query(`DROP TABLE chat_link_requests`);
     await queryRunner.query(`DROP TABLE chat_interactions`);
     await queryRunner.query(`DROP TABLE chat_cards`);

@@ -17,6 +17,7 @@ import { SlackController } from './slack/slack.controller.js';
 import { SlackPlatform } from './slack/slack.platform.js';
 import { TelegramApi } from './telegram/telegram-api.client.js';
 import { TelegramPollerRepository } from './telegram/telegram-poller.repository.js';
+import { TelegramToggleRepository } from './telegram/telegram-toggle.repository.js';
 import { TelegramUpdateService } from './telegram/telegram-update.service.js';
 import { TelegramController } from './telegram/telegram.controller.js';
 import { TelegramPlatform } from './telegram/telegram.platform.js';
@@ -43,6 +44,7 @@ import { TelegramPoller } from './telegram/telegram.poller.js';
     TelegramPlatform,
     TelegramPoller,
     TelegramPollerRepository,
+    TelegramToggleRepository,
     TelegramUpdateService,
     {
       provide: CHAT_PLATFORMS,

@@ -100,6 +100,25 @@ describe('Telegram, polling, two replicas on one database', () => {
     expect(await auditOf(first, pendingId)).toEqual([{ surface: 'telegram', outcome: 'won' }]);
   });
 
+  it('a multi-select question: each person’s ticks (toggles) are kept until their Submit', async () => {
+    const pendingId = await ask(first, crew, [
+      { id: 'regions', prompt: 'Where?', multi_select: true, options: [{ option_id: 'eu', label: 'EU' }, { option_id: 'us', label: 'US' }, { option_id: 'ap', label: 'APAC' }] },
+    ]);
+    const card = await cardOf(pendingId);
+    expect(telegram.buttonsOf(card).map((button) => button.text)).toEqual(['☐ EU', '☐ US', '☐ APAC', 'Submit']);
+    const ticks = [0, 2, 0, 1].map((index) => telegram.press(card, index, ALICE_TG));
+    const last = await eventually(() => callbackAnswers(ticks[3])[0], 10_000, 'the last tick answered');
+    expect(last.args).toMatchObject({ show_alert: false, text: 'Ticked: APAC, US. Press Submit when done.' });
+    expect((await bundle(first, crew, pendingId)).status).toBe('pending');
+
+    const submit = telegram.press(card, 3, ALICE_TG);
+    await eventually(() => callbackAnswers(submit)[0], 10_000, 'the submit answered');
+    const state = await bundle(first, crew, pendingId);
+    expect(state.resolved_by).toMatchObject({ user_id: alice.id, surface: 'telegram' });
+    expect([...(state.response.answers[0].selected_options as string[])].sort()).toEqual(['ap', 'us']);
+    await eventually(() => closed(card), 5000, 'the card edited');
+  });
+
   it('tells an unlinked presser to link (an alert), and changes nothing', async () => {
     const pendingId = await ask(first, crew);
     const card = await cardOf(pendingId);

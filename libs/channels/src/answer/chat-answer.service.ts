@@ -60,8 +60,13 @@ export class ChatAnswerService {
     private readonly resolver: ResolveBundleService,
   ) {}
 
-  async answer(platform: ChatPlatformName, answer: ChatAnswer): Promise<ChatAnswerOutcome> {
-    const reservation = await this.interactions.reserve(platform, answer.interactionId);
+  answer(platform: ChatPlatformName, answer: ChatAnswer): Promise<ChatAnswerOutcome> {
+    return this.once(platform, answer.interactionId, () => this.resolve(platform, answer));
+  }
+
+  /** Does `work` for the platform's interaction id once: a repeat of the id gets the first outcome. */
+  async once(platform: ChatPlatformName, interactionId: string, work: () => Promise<ChatAnswerOutcome>): Promise<ChatAnswerOutcome> {
+    const reservation = await this.interactions.reserve(platform, interactionId);
     switch (reservation.kind) {
       case 'replay':
         return reservation.outcome;
@@ -72,8 +77,8 @@ export class ChatAnswerService {
       default:
         return assertNever(reservation);
     }
-    const outcome = await this.resolve(platform, answer);
-    await this.interactions.record(platform, answer.interactionId, outcome);
+    const outcome = await work();
+    await this.interactions.record(platform, interactionId, outcome);
     return outcome;
   }
 

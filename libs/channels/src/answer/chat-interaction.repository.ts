@@ -41,7 +41,9 @@ export class ChatInteractionRepository {
     ]);
   }
 
+  /** Forgets interaction ids — and the ticks of multi-select cards (`chat_toggles`) — older than the cutoff. */
   async prune(olderThan: Date): Promise<void> {
     await this.dataSource.query(`DELETE FROM chat_interactions WHERE created_at < $1`, [olderThan]);
+    await this.dataSource.query(`DELETE FROM chat_toggles WHERE updated_at < $1`, [olderThan]);
   }
 }

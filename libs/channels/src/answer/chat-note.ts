@@ -19,6 +19,8 @@ export function chatNoteOf(outcome: ChatAnswerOutcome): string | undefined {
     }
     case 'refused':
       return outcome.message;
+    case 'toggled':
+      return outcome.selected.length > 0 ? `Ticked: ${outcome.selected.join(', ')}. Press Submit when done.` : 'Nothing ticked.';
     default:
       return assertNever(outcome);
   }

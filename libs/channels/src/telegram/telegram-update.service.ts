@@ -1,12 +1,15 @@
 import { Injectable } from '@nestjs/common';
 import { ADMIN_CALLER } from '#authorization';
 import { ClarificationService } from '#clarification';
+import { assertNever } from '#common';
 import { ChatAnswerService } from '../answer/chat-answer.service.js';
+import type { ChatAnswerOutcome } from '../answer/chat-answer.types.js';
 import { chatNoteOf } from '../answer/chat-note.js';
 import { CardPoster } from '../cards/card.poster.js';
 import { ChatLinkService } from '../links/chat-link.service.js';
 import { TelegramApi } from './telegram-api.client.js';
-import { parseCallbackData } from './telegram-message.js';
+import { type ButtonPress, parseCallbackData } from './telegram-message.js';
+import { TelegramToggleRepository } from './telegram-toggle.repository.js';
 import type { TelegramUpdate } from './telegram-update.js';
 
 const PRIVATE_ONLY = 'Send /link to me in a private chat: the link it gives is yours alone.';
@@ -28,6 +31,7 @@ export class TelegramUpdateService {
     private readonly clarifications: ClarificationService,
     private readonly poster: CardPoster,
     private readonly links: ChatLinkService,
+    private readonly toggles: TelegramToggleRepository,
   ) {}
 
   async handle(update: TelegramUpdate): Promise<void> {
@@ -46,33 +50,55 @@ export class TelegramUpdateService {
   }
 
   private async buttonPress(updateId: number, query: NonNullable<TelegramUpdate['callback_query']>): Promise<void> {
-    const parsed = parseCallbackData(query.data ?? '');
-    if (!parsed) {
+    const press = parseCallbackData(query.data ?? '');
+    if (!press) {
       await this.api.call('answerCallbackQuery', { callback_query_id: query.id });
       return;
     }
-    const option = await this.optionAt(parsed.pendingId, parsed.optionIndex);
-    const outcome = await this.answers.answer('telegram', {
-      interactionId: `update:${updateId}`,
-      accountId: String(query.from.id),
-      pendingId: parsed.pendingId,
-      answers: option ? [{ question_id: option.questionId, selected_options: [option.optionId], custom_text: '' }] : [],
-    });
-    if (outcome.kind === 'won' || outcome.kind === 'voted') this.poster.bundleChanged(parsed.pendingId);
+    const outcome = await this.outcomeOf(press, `update:${updateId}`, String(query.from.id));
+    if (outcome.kind === 'won' || outcome.kind === 'voted') this.poster.bundleChanged(press.pendingId);
     const note = chatNoteOf(outcome);
     await this.api.call('answerCallbackQuery', {
       callback_query_id: query.id,
       text: (note ?? 'Answer recorded.').slice(0, MAX_ALERT),
-      show_alert: note !== undefined,
+      // A tick is a passing notice; anything else the person must read.
+      show_alert: note !== undefined && outcome.kind !== 'toggled',
     });
   }
 
-  /** The option a button stands for (its position in the bundle's one question); undefined once there is none. */
-  private async optionAt(pendingId: string, index: number): Promise<{ questionId: string; optionId: string } | undefined> {
-    const report = await this.clarifications.getBundle(ADMIN_CALLER, pendingId).catch(() => undefined);
-    const question = report?.request.questions[0];
-    const option = question?.options[index];
-    return question && option ? { questionId: question.id, optionId: option.option_id } : undefined;
+  private async outcomeOf(press: ButtonPress, interactionId: string, accountId: string): Promise<ChatAnswerOutcome> {
+    const { pendingId } = press;
+    switch (press.kind) {
+      case 'answer': {
+        const option = (await this.questionOf(pendingId))?.options[press.optionIndex];
+        const answers = option ? [{ question_id: option.questionId, selected_options: [option.id], custom_text: '' }] : [];
+        return this.answers.answer('telegram', { interactionId, accountId, pendingId, answers });
+      }
+      case 'toggle':
+        return this.answers.once('telegram', interactionId, async () => {
+          const question = await this.questionOf(pendingId);
+          const option = question?.options[press.optionIndex];
+          if (!question || !option) return { kind: 'refused', reason: 'closed', message: 'This question is no longer open: nothing was changed.' };
+          const ticked = await this.toggles.toggle(pendingId, accountId, option.id);
+          return { kind: 'toggled', selected: ticked.map((id) => question.options.find((candidate) => candidate.id === id)?.label ?? id) };
+        });
+      case 'submit': {
+        const question = await this.questionOf(pendingId);
+        const selected = await this.toggles.selected(pendingId, accountId);
+        const answers = question ? [{ question_id: question.id, selected_options: selected, custom_text: '' }] : [];
+        const outcome = await this.answers.answer('telegram', { interactionId, accountId, pendingId, answers });
+        if (outcome.kind === 'won' || outcome.kind === 'voted' || outcome.kind === 'lost') await this.toggles.clear(pendingId, accountId);
+        return outcome;
+      }
+      default:
+        return assertNever(press);
+    }
   }
 
+  /** The bundle's one question, as its buttons number its options; undefined once there is none. */
+  private async questionOf(pendingId: string): Promise<{ id: string; options: { id: string; label: string; questionId: string }[] } | undefined> {
+    const report = await this.clarifications.getBundle(ADMIN_CALLER, pendingId).catch(() => undefined);
+    const question = report?.request.questions[0];
+    return question && { id: question.id, options: question.options.map((option) => ({ id: option.option_id, label: option.label, questionId: question.id })) };
+  }
 }
