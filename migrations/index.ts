@@ -12,6 +12,7 @@ import { Receipts1765800000000 } from './1765800000000-receipts.js';
 import { InsiderTrust1765900000000 } from './1765900000000-insider-trust.js';
 import { CommandReceiptsPerCaller1765910000000 } from './1765910000000-command-receipts-per-caller.js';
 import { McpAppSurface1765920000000 } from './1765920000000-mcp-app-surface.js';
+import { Chat1766100000000 } from './1766100000000-chat.js';
 
 /** Every migration, in order. Listed explicitly so the ESM build needs no glob loading. */
 export const MIGRATIONS = [
@@ -29,4 +30,5 @@ export const MIGRATIONS = [
   InsiderTrust1765900000000,
   CommandReceiptsPerCaller1765910000000,
   McpAppSurface1765920000000,
+  Chat1766100000000,
 ];

@@ -1,6 +1,7 @@
 import { DynamicModule, Module } from '@nestjs/common';
 import type { Logger } from 'pino';
 import { AuthorizationModule } from '#authorization';
+import { ChannelsModule } from '#channels';
 import { ClarificationModule } from '#clarification';
 import { EventBusModule } from '#common';
 import { type AppConfig, ConfigModule } from '#config';
@@ -35,6 +36,7 @@ export class AppModule {
         ClarificationModule,
         DecisionsModule,
         WebhooksModule,
+        ChannelsModule,
         McpModule,
         ParleyGraphqlModule,
         OperationsModule,

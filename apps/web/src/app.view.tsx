@@ -1,14 +1,17 @@
 import { useCallback, useEffect, useState } from 'preact/hooks';
 import { BundleView } from './bundle.view.js';
+import { ChatLinkView } from './chat-link.view.js';
 import { InboxView } from './inbox.view.js';
 import type { FeedState } from './question-feed.js';
 import { currentSession, type SessionInfo, type SignedIn, signOut } from './session.api.js';
 import { SignInView } from './sign-in.view.js';
 import { useInbox } from './use-inbox.js';
 
-type Route = { kind: 'inbox' } | { kind: 'bundle'; pendingId: string };
+type Route = { kind: 'inbox' } | { kind: 'bundle'; pendingId: string } | { kind: 'link'; code: string };
 
 function routeOf(hash: string): Route {
+  const link = /^#\/link\/([A-Za-z0-9_-]+)$/.exec(hash);
+  if (link) return { kind: 'link', code: link[1] };
   const match = /^#\/q\/(.+)$/.exec(hash);
   return match ? { kind: 'bundle', pendingId: decodeURIComponent(match[1]) } : { kind: 'inbox' };
 }
@@ -82,7 +85,9 @@ function SignedInApp({ session, onSignedOut }: { session: SignedIn; onSignedOut:
         )}
       </header>
       <main class="page">
-        {route.kind === 'inbox' ? (
+        {route.kind === 'link' ? (
+          <ChatLinkView code={route.code} onSignedOut={onSignedOut} />
+        ) : route.kind === 'inbox' ? (
           <InboxView state={inbox.state} directory={inbox.directory} setWorkspace={inbox.setWorkspace} loadMore={inbox.loadMore} />
         ) : (
           <BundleView

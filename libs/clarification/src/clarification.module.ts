@@ -92,6 +92,7 @@ import { WaiterStore } from './wait/waiter.store.js';
     EscalationSweeper,
     DeliverySweeper,
     PendingListService,
+    QuestionEventRepository,
     QuestionEventService,
     ResolveBundleService,
     WaiterStore,

@@ -6,6 +6,7 @@ export { ClarificationModule } from './clarification.module.js';
 export { AgentAskService } from './ask/agent-ask.service.js';
 export { ClarificationService } from './ask/clarification.service.js';
 export { bundleReportView } from './ask/bundle-state.mapper.js';
+export type { BundleReport } from './ask/bundle-state.mapper.js';
 export type { AgentAskListener } from './ask/parked-agent-ask.js';
 export { normalizeQuestions } from './ask/question.validation.js';
 export { AuditService } from './audit/audit.service.js';
@@ -14,7 +15,8 @@ export { ClarificationError, ClarificationErrorCode } from './bundle/clarificati
 export type { Answer, BundleRow, ClarificationResponse } from './bundle/clarification.types.js';
 export { parseResolvedBy, type ResolvedBy } from './bundle/resolved-by.rules.js';
 export { Settlement, settlementOf } from './bundle/settlement.rules.js';
-export type { QuestionEventRow } from './events/question-event.repository.js';
+export { type QuestionEventRow, QuestionEventRepository } from './events/question-event.repository.js';
+export { BUNDLE_CHANNEL } from './wait/bundle-signal.channel.js';
 export { QuestionEventService, QuestionEventType } from './events/question-event.service.js';
 export { MAX_EXPIRES_IN_SECONDS, MIN_EXPIRES_IN_SECONDS } from './lifecycle/deadline.rules.js';
 export {

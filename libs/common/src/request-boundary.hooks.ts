@@ -22,13 +22,28 @@ export function isJsonMediaType(contentType: string): boolean {
 }
 
 /**
- * Only JSON bodies are accepted, on every route (CSRF: a cross-site form or text/plain post is a
+ * Where chat platforms call in (docs/channels.md). Each request there is authenticated by the
+ * platform's signature or secret over its exact bytes, so the connector reads its raw body itself, and
+ * Slack's form-encoded interactivity posts are accepted there (a cross-site form cannot sign).
+ */
+export const CONNECTOR_ROUTE_PREFIX = '/api/v1/connectors/';
+
+export function isConnectorRoute(url: string): boolean {
+  return url.startsWith(CONNECTOR_ROUTE_PREFIX);
+}
+
+export function isFormMediaType(contentType: string): boolean {
+  return contentType.split(';')[0]?.trim().toLowerCase() === 'application/x-www-form-urlencoded';
+}
+
+/**
+ * Only JSON bodies are accepted, on every route but the connectors' (above) (CSRF: a cross-site form or text/plain post is a
  * "simple" request a browser sends without asking; JSON is not). Refused: a body without a JSON
  * Content-Type, and a state-changing request declaring another Content-Type even when empty.
  */
 export const jsonOnlyHook: OnRequestHook = (request, _reply, done) => {
   const contentType = request.headers['content-type'];
-  const declaresOther = contentType !== undefined && !isJsonMediaType(contentType);
+  const declaresOther = contentType !== undefined && !isJsonMediaType(contentType) && !(isConnectorRoute(request.url) && isFormMediaType(contentType));
   const refused = carriesBody(request) ? contentType === undefined || declaresOther : declaresOther && STATE_CHANGING_METHODS.has(request.method);
   if (!refused) return done();
   const got = contentType === undefined ? 'no Content-Type' : `Content-Type ${JSON.stringify(contentType.slice(0, 100))}`;

@@ -94,6 +94,32 @@ export interface AppConfig {
   outbound: OutboundSettings;
   /** How long a resolution's signed receipt stays valid (its `exp` is `iat` plus this). */
   receiptTtlSeconds: number;
+  /** Chat answering surfaces (docs/channels.md): each present only when its token is set. */
+  chat: ChatSettings;
+}
+
+/** Slack and Telegram as answering surfaces; nothing of chat runs while both are absent. */
+export interface ChatSettings {
+  slack?: SlackSettings;
+  telegram?: TelegramSettings;
+}
+
+export interface SlackSettings {
+  botToken: string;
+  signingSecret: string;
+  /** The Web API base, ending in `/api/`: method names are appended. */
+  apiUrl: string;
+  /** Where a bundle goes when neither its assignees nor its workspace say otherwise. */
+  defaultChannel?: string;
+}
+
+export interface TelegramSettings {
+  botToken: string;
+  /** The Bot API base: `bot<token>/<method>` is appended. */
+  apiUrl: string;
+  defaultChat?: string;
+  /** Set: updates arrive at the webhook route, checked against this; unset: one replica long-polls getUpdates. */
+  webhookSecret?: string;
 }
 
 /** Outbound webhooks (docs/api/webhooks.md). */
@@ -370,6 +396,42 @@ function readLease(env: Env): { leaseTtlMs: number; leaseHeartbeatMs: number } {
 }
 const PER_WINDOW_MAX = 1_000_000;
 
+/** An API base with the trailing slash that appending a method name needs. */
+function readApiBase(env: Env, name: string, fallback: string): string {
+  const raw = readHttpUrl(env, name) ?? fallback;
+  return raw.endsWith('/') ? raw : `${raw}/`;
+}
+
+function readChat(env: Env): ChatSettings {
+  const chat: ChatSettings = {};
+  const slackToken = readString(env, 'SLACK_BOT_TOKEN');
+  const signingSecret = readString(env, 'SLACK_SIGNING_SECRET');
+  if ((slackToken === undefined) !== (signingSecret === undefined)) {
+    throw new ConfigError(slackToken === undefined ? 'SLACK_BOT_TOKEN' : 'SLACK_SIGNING_SECRET', 'Slack needs both SLACK_BOT_TOKEN and SLACK_SIGNING_SECRET');
+  }
+  if (slackToken !== undefined && signingSecret !== undefined) {
+    const defaultChannel = readString(env, 'SLACK_DEFAULT_CHANNEL');
+    chat.slack = {
+      botToken: slackToken,
+      signingSecret,
+      apiUrl: readApiBase(env, 'SLACK_API_URL', 'https://slack.com/api/'),
+      ...(defaultChannel === undefined ? {} : { defaultChannel }),
+    };
+  }
+  const telegramToken = readString(env, 'TELEGRAM_BOT_TOKEN');
+  if (telegramToken !== undefined) {
+    const defaultChat = readString(env, 'TELEGRAM_DEFAULT_CHAT');
+    const webhookSecret = readString(env, 'TELEGRAM_WEBHOOK_SECRET');
+    chat.telegram = {
+      botToken: telegramToken,
+      apiUrl: readApiBase(env, 'TELEGRAM_API_URL', 'https://api.telegram.org/'),
+      ...(defaultChat === undefined ? {} : { defaultChat }),
+      ...(webhookSecret === undefined ? {} : { webhookSecret }),
+    };
+  }
+  return chat;
+}
+
 export function loadConfig(env: Env = process.env): AppConfig {
   const authMode = readChoice<AuthMode>(env, 'AUTH_MODE', ['disabled', 'enabled'], 'disabled');
   const config: AppConfig = {
@@ -428,6 +490,7 @@ export function loadConfig(env: Env = process.env): AppConfig {
     },
     outbound: { allowPrivateTargets: readBoolean(env, 'OUTBOUND_ALLOW_PRIVATE_TARGETS', false) },
     receiptTtlSeconds: readInteger(env, 'RECEIPT_TTL_SECONDS', 3_600, 1, 366 * 24 * 3_600),
+    chat: readChat(env),
     publicUrl: readHttpUrl(env, 'PUBLIC_URL'),
     allowUnauthenticatedNetwork: readBoolean(env, 'ALLOW_UNAUTHENTICATED_NETWORK', false),
     browserSessionIdleTimeoutMs: readInteger(env, 'BROWSER_SESSION_IDLE_TIMEOUT_MS', 12 * HOUR, 1000, 365 * 24 * HOUR),

@@ -15,6 +15,7 @@ export const BUDGET_OF_MUTATION: Readonly<Record<string, RateLimitKind>> = {
   answerQuestion: RateLimitKind.Answers,
   rejectQuestion: RateLimitKind.Answers,
   createWebhook: RateLimitKind.Lists,
+  setChatDestination: RateLimitKind.Lists,
   updateWebhook: RateLimitKind.Lists,
   deleteWebhook: RateLimitKind.Lists,
   addWorkspaceMember: RateLimitKind.Lists,

@@ -6,6 +6,7 @@ import { type DocumentNode, type ExecutionResult, GraphQLError, type GraphQLSche
 import mercurius, { type MercuriusContext } from 'mercurius';
 import type WebSocket from 'ws';
 import { AuthorizationError, type Credential, IdentityService, requestCredential } from '#authorization';
+import { ChatManagementModule } from '#channels';
 import { ClarificationModule } from '#clarification';
 import { BEARER_CHALLENGE, ErrorCode, findUnstorableText, RequestBoundaryError, RequestBoundaryErrorCode } from '#common';
 import { APP_CONFIG, type AppConfig } from '#config';
@@ -166,6 +167,7 @@ function socketSchema(request: FastifyRequest): GraphQLSchema {
 
 @Module({
   imports: [
+    ChatManagementModule,
     ClarificationModule,
     TasksModule,
     WebhookManagementModule,

@@ -3,13 +3,14 @@ import { GraphQLSchemaBuilderModule, GraphQLSchemaFactory } from '@nestjs/graphq
 import { lexicographicSortSchema, printSchema, type GraphQLSchema } from 'graphql';
 import { AnswerResolver } from './answer.resolver.js';
 import { AuditResolver } from './audit.resolver.js';
+import { ChatDestinationsResolver } from './chat-destinations.resolver.js';
 import { MembersResolver } from './members.resolver.js';
 import { PendingQuestionsResolver } from './pending-questions.resolver.js';
 import { QuestionEventsResolver } from './question-events.resolver.js';
 import { TasksResolver } from './tasks.resolver.js';
 import { WebhooksResolver } from './webhooks.resolver.js';
 
-export const RESOLVERS = [AnswerResolver, AuditResolver, MembersResolver, PendingQuestionsResolver, QuestionEventsResolver, TasksResolver, WebhooksResolver];
+export const RESOLVERS = [AnswerResolver, AuditResolver, ChatDestinationsResolver, MembersResolver, PendingQuestionsResolver, QuestionEventsResolver, TasksResolver, WebhooksResolver];
 
 /** The SDL as committed in schema.graphql (sorted, so it is stable). */
 export function printSortedSchema(schema: GraphQLSchema): string {

@@ -16,7 +16,7 @@ export const OUTBOUND_SETTINGS = Symbol('OUTBOUND_SETTINGS');
  * and the operator, never for whoever caused the call.
  */
 export type OutboundReply =
-  | { kind: 'answered'; status: number }
+  | { kind: 'answered'; status: number; body?: string }
   | { kind: 'unreached'; reason: string }
   | { kind: 'unknown'; reason: string };
 
@@ -24,4 +24,6 @@ export interface PostOptions {
   /** Bound on the whole call: resolving the name, connecting, sending and the response's status. */
   timeoutMs: number;
   signal?: AbortSignal;
+  /** Read the response's body, up to this many bytes (more is a failure): for calls whose reply carries data. */
+  readBodyBytes?: number;
 }

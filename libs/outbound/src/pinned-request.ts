@@ -26,15 +26,15 @@ function whenOpen(socket: Socket, https: boolean, open: () => void): void {
 
 /**
  * POSTs `body` to `url`, connecting only to `addresses` (or the URL's IP literal), and settles with
- * the response's status (the body is not read; a redirect is an answer like any other, never
- * followed). A failure before the connection opened is `unreached`; one after it is `unknown`.
+ * the response's status — and its body, up to `readBodyBytes`, when asked for (an API's reply; a
+ * webhook's is never read) — a redirect is an answer like any other, never followed. A failure before the connection opened is `unreached`; one after it is `unknown`.
  */
 export function pinnedPost(
   url: URL,
   addresses: LookupAddress[] | undefined,
   body: string,
   headers: Record<string, string>,
-  options: { timeoutMs: number; signal?: AbortSignal },
+  options: { timeoutMs: number; signal?: AbortSignal; readBodyBytes?: number },
 ): Promise<OutboundReply> {
   return new Promise<OutboundReply>((resolve) => {
     const secure = url.protocol === 'https:';
@@ -55,8 +55,22 @@ export function pinnedPost(
     const timer = setTimeout(() => request.destroy(new Error(`no response within ${options.timeoutMs} ms`)), options.timeoutMs);
     request.once('socket', (socket: Socket) => whenOpen(socket, secure, () => (open = true)));
     request.once('response', (response) => {
-      response.destroy();
-      settle({ kind: 'answered', status: response.statusCode ?? 0 });
+      const status = response.statusCode ?? 0;
+      const limit = options.readBodyBytes;
+      if (limit === undefined) {
+        response.destroy();
+        settle({ kind: 'answered', status });
+        return;
+      }
+      const chunks: Buffer[] = [];
+      let size = 0;
+      response.on('data', (chunk: Buffer) => {
+        size += chunk.length;
+        if (size > limit) response.destroy(new Error(`response body over ${limit} bytes`));
+        else chunks.push(chunk);
+      });
+      response.once('error', (error) => settle({ kind: 'unknown', reason: error.message }));
+      response.once('end', () => settle({ kind: 'answered', status, body: Buffer.concat(chunks).toString('utf8') }));
     });
     request.on('error', (error) => settle({ kind: open ? 'unknown' : 'unreached', reason: error.message }));
     request.end(body);

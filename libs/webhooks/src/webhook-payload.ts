@@ -64,8 +64,11 @@ const SURFACE_NAMES: Record<string, string> = {
   web: 'the inbox',
   rest: 'the REST API',
   mcp: 'MCP',
+  mcp_app: 'the MCP App',
   graphql: 'GraphQL',
   command: 'a connector command',
+  slack: 'Slack',
+  telegram: 'Telegram',
 };
 
 function winnerName(winner: Winner | undefined): string {

@@ -433,6 +433,8 @@ const ROWS: Row[] = [
   row('DELETE /api/v1/admin/workspaces/:id/members/:userId', '401    ok    404   404    404   404   404    401   401   401   404     401     401', (c, fx) =>
     rest(c, 'DELETE', `/api/v1/admin/workspaces/${fx.workspaceId}/members/${w.stranger.id}`)),
   row('DELETE /api/v1/auth/session', '                         ok     ok    ok    ok     ok    ok    ok     ok    ok    ok    ok      ok      ok', (c) => rest(c, 'DELETE', '/api/v1/auth/session')),
+  row('DELETE /api/v1/workspaces/:id/chat-destinations/:platform', '401    ok    ok    404    404   404   404    401   401   401   404     401     401', (c, fx) =>
+    rest(c, 'DELETE', `/api/v1/workspaces/${fx.workspaceId}/chat-destinations/slack`)),
   row('DELETE /api/v1/webhooks/:id', '                         401    ok    ok    404    404   404   404    401   401   401   404     401     401', (c, fx) =>
     rest(c, 'DELETE', `/api/v1/webhooks/${fx.webhookId}`), withWebhook),
   row('DELETE /mcp', '                                         401    405   405   405    405   405   405    401   401   401   405     401     401', (c) => rest(c, 'DELETE', '/mcp')),
@@ -456,6 +458,8 @@ const ROWS: Row[] = [
   row('GET /api/v1/tasks', '                                   401    ok    ok    ok     hidden ok   ok     401   401   401   hidden  401     401', (c, fx) =>
     restList(c, '/api/v1/tasks?limit=200', fx.taskId)),
   row('GET /api/v1/tasks/:id', '                               401    ok    ok    ok     404   ok    ok     401   401   401   404     401     401', (c, fx) => rest(c, 'GET', `/api/v1/tasks/${fx.taskId}`)),
+  row('GET /api/v1/workspaces/:id/chat-destinations', '     401    ok    ok    404    404   404   404    401   401   401   404     401     401', (c, fx) =>
+    rest(c, 'GET', `/api/v1/workspaces/${fx.workspaceId}/chat-destinations`)),
   row('GET /api/v1/webhooks/:id', '                            401    ok    ok    404    404   404   404    401   401   401   404     401     401', (c, fx) => rest(c, 'GET', `/api/v1/webhooks/${fx.webhookId}`)),
   row('GET /api/v1/webhooks/:id/deliveries', '                 401    ok    ok    404    404   404   404    401   401   401   404     401     401', (c, fx) =>
     rest(c, 'GET', `/api/v1/webhooks/${fx.webhookId}/deliveries`)),
@@ -478,6 +482,8 @@ const ROWS: Row[] = [
   row('POST /api/v1/admin/tokens/:id/revoke', '                401    ok    404   404    404   404   404    401   401   401   404     401     401', (c, fx) =>
     rest(c, 'POST', `/api/v1/admin/tokens/${fx.tokenId}/revoke`), withToken),
   row('POST /api/v1/admin/users', '                            401    ok    404   404    404   404   404    401   401   401   404     401     401', (c) => rest(c, 'POST', '/api/v1/admin/users', { name: 'matrix' })),
+  row('POST /api/v1/admin/users/:id/chat-links', '             401    ok    404   404    404   404   404    401   401   401   404     401     401', (c) =>
+    rest(c, 'POST', `/api/v1/admin/users/${w.spare.id}/chat-links`, { platform: 'slack', account_id: 'U0MATRIX' })),
   row('POST /api/v1/admin/users/:id/tokens', '                 401    ok    404   404    404   404   404    401   401   401   404     401     401', (c) =>
     rest(c, 'POST', `/api/v1/admin/users/${w.spare.id}/tokens`, { name: 'matrix' })),
   row('POST /api/v1/admin/workspaces/:id/members', '           401    ok    404   404    404   404   404    401   401   401   404     401     401', (c, fx) =>
@@ -494,6 +500,12 @@ const ROWS: Row[] = [
   // A dry run of answer_decision on the shared bundle (it checks, and answers nothing); command:answer_decision below is the live one.
   row('POST /api/v1/commands', '                               401    ok    403   403    404   ok    403    401   401   401   404     401     401', (c, fx) =>
     rest(c, 'POST', '/api/v1/commands', answerRequest(fx.sessionId, fx.decisionRef as string, { dryRun: true, selection: { option_refs: ['1'] } }))),
+  row('POST /api/v1/chat-links/confirm', '                    401    400   404   404    404   404   404    401   401   401   404     401     401', (c) =>
+    rest(c, 'POST', '/api/v1/chat-links/confirm', { code: 'no-such-link-request-code' })),
+  row('POST /api/v1/connectors/slack/events', '               401    401   401   401    401   401   401    401   401   401   401     401     401', (c) =>
+    rest(c, 'POST', '/api/v1/connectors/slack/events', { type: 'url_verification', challenge: 'matrix' })),
+  row('POST /api/v1/connectors/telegram/webhook', '           401    401   401   401    401   401   401    401   401   401   401     401     401', (c) =>
+    rest(c, 'POST', '/api/v1/connectors/telegram/webhook', { update_id: 1 })),
   row('POST /api/v1/receipts/redeem', '                        401    403   ok    403    403   403   403    ok    403   401   403     401     401', (c, fx) =>
     rest(c, 'POST', '/api/v1/receipts/redeem', { receipt: fx.receipt, action: ACTION }), answered),
   row('POST /api/v1/receipts/verify', '                        ok     ok    ok    ok     ok    ok    ok     ok    ok    ok    ok      ok      ok', (c, fx) =>
@@ -514,12 +526,16 @@ const ROWS: Row[] = [
     rest(c, 'POST', `/api/v1/workspaces/${fx.workspaceId}/webhooks`, WEBHOOK)),
   row('POST /mcp', '                                           401    ok    ok    ok     ok    ok    ok     401   401   401   ok      401     401', (c) => mcp(c, '/mcp', 'tools/list', {})),
   row('POST /mcp/session', '                                   401    401   401   401    401   401   401    ok    ok    401   401     401     401', (c) => mcp(c, '/mcp/session', 'tools/list', {})),
+  row('PUT /api/v1/workspaces/:id/chat-destinations/:platform', '401    ok    ok    404    404   404   404    401   401   401   404     401     401', (c, fx) =>
+    rest(c, 'PUT', `/api/v1/workspaces/${fx.workspaceId}/chat-destinations/slack`, { destination: 'C0MATRIX' })),
 
   // --- GraphQL -------------------------------------------------------------------------------
   row('Mutation.addWorkspaceMember', '                         401    ok    404   404    404   404   404    401   401   401   404     401     401', (c, fx) =>
     graphql(c, 'mutation($w: String!, $u: String!) { addWorkspaceMember(workspaceId: $w, userId: $u) { changed } }', { w: fx.workspaceId, u: w.member.id })),
   row('Mutation.answerQuestion', '                             401    ok    403   403    404   ok    403    401   401   401   404     401     401', (c, fx) =>
     graphql(c, GQL_ANSWER, { p: fx.pendingId }), fresh),
+  row('Mutation.setChatDestination', '                      401    ok    ok    404    404   404   404    401   401   401   404     401     401', (c, fx) =>
+    graphql(c, 'mutation($w: String!) { setChatDestination(workspaceId: $w, platform: "slack", destination: "C0MATRIX") { destination } }', { w: fx.workspaceId })),
   row('Mutation.createWebhook', '                              401    ok    ok    404    404   404   404    401   401   401   404     401     401', (c, fx) =>
     graphql(c, 'mutation($w: String!, $url: String!, $e: [String!]!) { createWebhook(workspaceId: $w, url: $url, events: $e) { webhook { id } } }', {
       w: fx.workspaceId,
@@ -534,6 +550,8 @@ const ROWS: Row[] = [
     graphql(c, 'mutation($w: String!, $u: String!) { removeWorkspaceMember(workspaceId: $w, userId: $u) { changed } }', { w: fx.workspaceId, u: w.stranger.id })),
   row('Mutation.updateWebhook', '                              401    ok    ok    404    404   404   404    401   401   401   404     401     401', (c, fx) =>
     graphql(c, 'mutation($id: String!) { updateWebhook(id: $id, enabled: true) { id } }', { id: fx.webhookId })),
+  row('Query.chatDestinations', '                            401    ok    ok    404    404   404   404    401   401   401   404     401     401', (c, fx) =>
+    graphql(c, 'query($w: String!) { chatDestinations(workspaceId: $w) { platform } }', { w: fx.workspaceId })),
   row('Query.pendingQuestions', '                              401    ok    ok    ok     hidden ok   ok     401   401   401   hidden  401     401', (c, fx) =>
     graphql(c, '{ pendingQuestions(first: 200) { nodes { pendingId } } }', {}, fx.pendingId)),
   row('Query.question', '                                      401    ok    ok    ok     404   ok    ok     401   401   401   404     401     401', (c, fx) =>
@@ -641,6 +659,11 @@ describe('the access matrix: every entry point, every kind of caller', () => {
         browserSessionMaxAgeMs: BROWSER_SESSION_MS,
         graphql: { ...base.graphql, graphiql: true },
         rateLimits: unlimited as typeof base.rateLimits,
+        // Chat configured, so the connectors answer as in production: only the platform's signature or secret is a credential there.
+        chat: {
+          slack: { botToken: 'xoxb-matrix', signingSecret: 'matrix-signing-secret', apiUrl: 'http://127.0.0.1:9/api/' },
+          telegram: { botToken: '1:matrix', apiUrl: 'http://127.0.0.1:9/', webhookSecret: 'matrix-telegram-secret' },
+        },
       },
     });
     // The owner, four members (member, eligible, viewer, removed) and a stranger; S is the owner's running session.

@@ -3,6 +3,7 @@
  * driven once with a valid request and must answer one of the 2xx statuses the document lists for it.
  * A route documented without a driver here fails the test until one is added.
  */
+import { createHash } from 'node:crypto';
 import request from 'supertest';
 import { startApp, TEST_ADMIN_TOKEN, type TestApp } from '../../support/app.js';
 import { decisionRefOf } from '../../support/decisions.js';
@@ -127,6 +128,20 @@ const DRIVERS: Array<[string, Driver]> = [
   ['PATCH /api/v1/webhooks/{id}', (t, made) => request(t.baseUrl).patch(`/api/v1/webhooks/${made.webhookId}`).set('authorization', ADMIN).send({ enabled: true })],
   ['GET /api/v1/webhooks/{id}/deliveries', (t, made) => get(t, `/api/v1/webhooks/${made.webhookId}/deliveries`)],
   ['DELETE /api/v1/webhooks/{id}', (t, made) => request(t.baseUrl).delete(`/api/v1/webhooks/${made.webhookId}`).set('authorization', ADMIN)],
+  ['PUT /api/v1/workspaces/{id}/chat-destinations/{platform}', (t, made) =>
+    request(t.baseUrl).put(`/api/v1/workspaces/${made.workspaceId}/chat-destinations/slack`).set('authorization', ADMIN).send({ destination: 'C0STATUS' })],
+  ['GET /api/v1/workspaces/{id}/chat-destinations', (t, made) => get(t, `/api/v1/workspaces/${made.workspaceId}/chat-destinations`)],
+  ['DELETE /api/v1/workspaces/{id}/chat-destinations/{platform}', (t, made) =>
+    request(t.baseUrl).delete(`/api/v1/workspaces/${made.workspaceId}/chat-destinations/slack`).set('authorization', ADMIN)],
+  ['POST /api/v1/admin/users/{id}/chat-links', (t, made) => post(t, `/api/v1/admin/users/${made.userId}/chat-links`, { platform: 'slack', account_id: 'U0STATUS' })],
+  ['POST /api/v1/chat-links/confirm', async (t, made) => {
+    // A link asked for in chat, as `/parley link` records it (the code's SHA-256, 15 minutes to confirm).
+    const code = 'statuses-link-code-0123456789';
+    await t.db.query(`INSERT INTO chat_link_requests (code_sha256, platform, platform_user_id, expires_at) VALUES ($1, 'telegram', '4242', now() + interval '15 minutes')`, [
+      createHash('sha256').update(code).digest('hex'),
+    ]);
+    return request(t.baseUrl).post('/api/v1/chat-links/confirm').set('authorization', `Bearer ${made.userToken}`).send({ code });
+  }],
   ['POST /api/v1/tasks/{id}/archive', (t, made) => post(t, `/api/v1/tasks/${made.taskId}/archive`)],
 ];
 

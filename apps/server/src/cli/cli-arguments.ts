@@ -17,6 +17,8 @@ const OPTIONS = {
   events: { type: 'string' },
   format: { type: 'string' },
   secret: { type: 'string' },
+  slack: { type: 'string' },
+  telegram: { type: 'string' },
 } as const;
 
 export function parseCliArguments(argv: string[]) {

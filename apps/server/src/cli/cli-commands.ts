@@ -7,6 +7,7 @@ import { type CliCommand, required } from './cli-command.js';
 import { answersFrom } from './cli-answers.js';
 import { listOutput, recordOutput } from './cli-output.js';
 import { callServer, serverTarget } from './cli-server-client.js';
+import { CHAT_COMMANDS } from './chat-commands.js';
 import { WEBHOOK_COMMANDS } from './webhook-commands.js';
 
 function integer(value: string | undefined, flag: string): number | undefined {
@@ -272,4 +273,5 @@ export const COMMANDS: CliCommand[] = [
     },
   },
   ...WEBHOOK_COMMANDS,
+  ...CHAT_COMMANDS,
 ];

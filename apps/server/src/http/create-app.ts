@@ -7,6 +7,7 @@ import {
   createValidationPipe,
   endRefusedUpgradeHook,
   HttpErrorFilter,
+  isConnectorRoute,
   jsonOnlyHook,
   parseJsonBody,
   securityHeadersHook,
@@ -22,16 +23,22 @@ import { AppModule } from '../app.module.js';
 import { corsOptions } from './cors-options.js';
 import { registerWebAssets } from './web-assets.js';
 
-/** The one body parser: JSON, bounded while it is parsed (every other media type is refused with 415). */
+/**
+ * The one body parser: JSON, bounded while it is parsed (every other media type is refused with 415).
+ * The chat connectors get their bodies raw — a signature covers the exact bytes — and only they may
+ * send a form (jsonOnlyHook).
+ */
 function installJsonBodyParser(fastify: FastifyInstance): void {
   fastify.removeAllContentTypeParsers();
-  fastify.addContentTypeParser('application/json', { parseAs: 'buffer' }, (_request, body, done) => {
+  fastify.addContentTypeParser('application/json', { parseAs: 'buffer' }, (request, body, done) => {
+    if (isConnectorRoute(request.url)) return done(null, body);
     try {
       done(null, parseJsonBody(body as Buffer));
     } catch (error) {
       done(error as Error, undefined);
     }
   });
+  fastify.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'buffer' }, (_request, body, done) => done(null, body));
 }
 
 /**

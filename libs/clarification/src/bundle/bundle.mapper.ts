@@ -21,6 +21,8 @@ function questionOf(row: BundleRow): Question {
       label: typeof option?.label === 'string' ? option.label : '',
       description: typeof option?.description === 'string' ? option.description : '',
     })),
+    // Kept only when the asker set it, as the ask stored it (so other questions read unchanged).
+    ...(typeof question?.multi_select === 'boolean' ? { multi_select: question.multi_select } : {}),
   };
 }
 

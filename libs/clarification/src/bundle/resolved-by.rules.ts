@@ -51,7 +51,7 @@ interface RecordedWinner {
 }
 
 const KINDS: readonly string[] = ['synthetic', 'admin', 'user', 'agent'];
-const SURFACES: readonly string[] = ['rest', 'mcp', 'mcp_app', 'graphql', 'command', 'web'];
+const SURFACES: readonly string[] = ['rest', 'mcp', 'mcp_app', 'graphql', 'command', 'web', 'slack', 'telegram'];
 
 /** A `resolved_by` as the claim stored it on a row, or null when it is absent or not one. */
 export function parseResolvedBy(value: unknown): ResolvedBy | null {

@@ -86,7 +86,7 @@ export class ResolvedByDoc {
   @ApiProperty({ enum: ['user', 'admin', 'agent', 'synthetic'] }) kind!: string;
   @ApiProperty({ nullable: true, type: String }) user_id!: string | null;
   @ApiProperty({ nullable: true, type: String }) name!: string | null;
-  @ApiProperty({ enum: ['web', 'rest', 'mcp', 'mcp_app', 'graphql', 'command'] }) surface!: string;
+  @ApiProperty({ enum: ['web', 'rest', 'mcp', 'mcp_app', 'graphql', 'command', 'slack', 'telegram'] }) surface!: string;
   @ApiProperty({ format: 'date-time' }) at!: string;
 }
 

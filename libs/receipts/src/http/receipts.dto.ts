@@ -79,7 +79,7 @@ export class ReceiptClaimsDoc {
   @ApiProperty({ ...SELECTIONS_SCHEMA, description: 'Option ids chosen, per question id ({} for a rejection; free text is never in a receipt)' }) selections!: Record<string, string[]>;
   @ApiProperty({ type: AnsweredByDoc, description: "Who asked: the session's agent, the identity that opened the session, or an admin" }) asked_by!: AnsweredByDoc;
   @ApiProperty({ type: AnsweredByDoc }) answered_by!: AnsweredByDoc;
-  @ApiProperty({ enum: ['rest', 'web', 'graphql', 'mcp', 'command'] }) surface!: string;
+  @ApiProperty({ enum: ['rest', 'web', 'graphql', 'mcp', 'mcp_app', 'command', 'slack', 'telegram'] }) surface!: string;
   @ApiProperty() session_id!: string;
   @ApiProperty() task_id!: string;
   @ApiProperty({ description: "The task's workspace ('' when none)" }) workspace_id!: string;

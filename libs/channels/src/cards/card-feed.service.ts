@@ -1,0 +1,75 @@
+import { Injectable } from '@nestjs/common';
+import { DataSource } from 'typeorm';
+import { ADMIN_CALLER } from '#authorization';
+import { ClarificationError, ClarificationService, type QuestionEventRow, QuestionEventRepository, QuestionEventType } from '#clarification';
+import { inTransaction } from '#persistence';
+import { ChatLinkRepository } from '../links/chat-link.repository.js';
+import { ChatCardRepository } from './chat-card.repository.js';
+import { type ChatPlatform, DIRECT_PREFIX } from './chat-platform.js';
+
+const BATCH = 100;
+
+export type FeedStep = 'more' | 'unsettled' | 'done';
+
+/**
+ * Follows the question-event feed for one platform and turns it into card work: an ASKED bundle gets
+ * a card per destination — each assignee's linked account (a direct message), else its workspace's
+ * destination, else the platform's default, else none — and any later event of a bundle (answered,
+ * rejected, expired, cancelled, superseded, reminded, escalated) makes its cards want showing again.
+ * The feed position is a row locked for the step, so one process at a time reads each platform's feed,
+ * and the cards it queues commit with the position that read them: an event is turned into work once.
+ */
+@Injectable()
+export class CardFeedService {
+  constructor(
+    private readonly dataSource: DataSource,
+    private readonly cards: ChatCardRepository,
+    private readonly events: QuestionEventRepository,
+    private readonly clarifications: ClarificationService,
+    private readonly links: ChatLinkRepository,
+  ) {}
+
+  /**
+   * Reads one batch: `more` when a full batch was read, `unsettled` when events are committed behind a
+   * transaction still in progress (read again shortly), else `done` (or another process holds the feed).
+   */
+  step(platform: ChatPlatform): Promise<FeedStep> {
+    return inTransaction(this.dataSource, async (manager) => {
+      const position = await this.cards.lockFeed(manager, platform.name, () => this.events.settledHead());
+      if (position === undefined) return 'done';
+      const { events, unsettled } = await this.events.listSettledAfter(position, undefined, BATCH, manager);
+      const last = events[events.length - 1];
+      if (!last) return unsettled ? 'unsettled' : 'done';
+      const asked = events.filter((event) => event.type === String(QuestionEventType.ASKED));
+      await this.cards.queue(manager, platform.name, await this.destinations(platform, asked));
+      await this.cards.changed([...new Set(events.filter((event) => event.type !== String(QuestionEventType.ASKED)).map((event) => event.pending_id))], manager);
+      await this.cards.advanceFeed(manager, platform.name, last.id);
+      return events.length === BATCH ? 'more' : unsettled ? 'unsettled' : 'done';
+    });
+  }
+
+  private async destinations(platform: ChatPlatform, asked: QuestionEventRow[]): Promise<{ pendingId: string; destination: string }[]> {
+    if (asked.length === 0) return [];
+    const byWorkspace = await this.cards.workspaceDestinations(platform.name, [...new Set(asked.map((event) => event.workspace_id))]);
+    const planned: { pendingId: string; destination: string }[] = [];
+    for (const event of asked) {
+      const assignees = await this.assigneesOf(event.pending_id);
+      const direct = assignees.length === 0 ? [] : await this.links.accountsOf(platform.name, assignees);
+      const fallback = byWorkspace.get(event.workspace_id) ?? platform.defaultDestination;
+      const destinations = direct.length > 0 ? direct.map((account) => `${DIRECT_PREFIX}${account.platform_user_id}`) : fallback ? [fallback] : [];
+      planned.push(...destinations.map((destination) => ({ pendingId: event.pending_id, destination })));
+    }
+    return planned;
+  }
+
+  /** The user ids a routed bundle is assigned to (none for one anyone who sees it may answer, or one gone). */
+  private async assigneesOf(pendingId: string): Promise<string[]> {
+    try {
+      const report = await this.clarifications.getBundle(ADMIN_CALLER, pendingId);
+      return report.routing?.assigned_to.map((user) => user.user_id) ?? [];
+    } catch (error) {
+      if (error instanceof ClarificationError) return [];
+      throw error;
+    }
+  }
+}
