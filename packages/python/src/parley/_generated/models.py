@@ -123,7 +123,10 @@ class Surface(Enum):
     web = "web"
     graphql = "graphql"
     mcp = "mcp"
+    mcp_app = "mcp_app"
     command = "command"
+    slack = "slack"
+    telegram = "telegram"
 
 
 class ReceiptClaimsDoc(BaseModel):
@@ -645,6 +648,8 @@ class Surface1(Enum):
     mcp_app = "mcp_app"
     graphql = "graphql"
     command = "command"
+    slack = "slack"
+    telegram = "telegram"
 
 
 class ResolvedByDoc(BaseModel):
@@ -1019,4 +1024,39 @@ class UpdateWebhookDto(BaseModel):
     enabled: bool | None = Field(
         None,
         description="false disables the subscription; true re-enables it and queues its held-back deliveries again",
+    )
+
+
+class Platform(Enum):
+    slack = "slack"
+    telegram = "telegram"
+
+
+class CreateChatLinkDto(BaseModel):
+    model_config = ConfigDict(
+        extra="forbid",
+    )
+    platform: Platform
+    account_id: str = Field(
+        ..., description="The Slack user id (U…) or the Telegram user id", max_length=64
+    )
+
+
+class ConfirmChatLinkDto(BaseModel):
+    model_config = ConfigDict(
+        extra="forbid",
+    )
+    code: str = Field(
+        ...,
+        description="The code of the link asked for in chat (from its URL)",
+        max_length=64,
+    )
+
+
+class SetChatDestinationDto(BaseModel):
+    model_config = ConfigDict(
+        extra="forbid",
+    )
+    destination: str = Field(
+        ..., description="A Slack channel id (C…) or a Telegram chat id", max_length=64
     )
