@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 /**
- * `npm test [-- <jest arguments>]`. Without arguments: the unit and structure projects (seconds),
+ * `npm test [-- <jest arguments>]`, `npm run test:quick` (`--quick`: the first two phases only). Without arguments: the unit and structure projects (seconds),
  * then the in-process e2e project in two workers (each file has its own database), then, one file at
  * a time, the e2e files that spawn processes and the fault tests (they spawn and kill server
  * processes and stop databases: nothing else runs beside them). With arguments (a path, `-t name`,
@@ -30,10 +30,10 @@ function run(args) {
 
 const args = process.argv.slice(2);
 const E2E_WORKERS = process.env.TEST_E2E_WORKERS ?? '2';
-const phases =
-  args.length > 0
-    ? [args]
-    : [['--selectProjects', 'unit', 'structure'], ['--selectProjects', 'e2e', `--maxWorkers=${E2E_WORKERS}`], ['--selectProjects', 'processes', 'faults']];
+const inProcess = [['--selectProjects', 'unit', 'structure'], ['--selectProjects', 'e2e', `--maxWorkers=${E2E_WORKERS}`]];
+// `--quick` (npm run test:quick): the phases that need no process of their own, for before each commit.
+const quick = args.length === 1 && args[0] === '--quick';
+const phases = quick ? inProcess : args.length > 0 ? [args] : [...inProcess, ['--selectProjects', 'processes', 'faults']];
 for (const phase of phases) {
   const status = run(phase);
   if (status !== 0) process.exit(status);
