@@ -7,7 +7,20 @@ import { eventually } from './eventually.js';
 import { freePort, isAlive, tempDir } from './server-process.js';
 
 /** The application_name of the test's own connections, so they are never counted as the server's. */
-const OBSERVER = 'parley-fault-observer';
+export const OBSERVER = 'parley-fault-observer';
+
+/** Connections the servers under test hold, by application_name (`parley`, `parley-listener`), read with `query`. */
+export async function serverConnectionsThrough(
+  query: <T extends pg.QueryResultRow>(sql: string, parameters: unknown[]) => Promise<T[]>,
+): Promise<Record<string, number>> {
+  const rows = await query<{ application_name: string; count: number }>(
+    `SELECT application_name, count(*)::int AS count FROM pg_stat_activity
+     WHERE backend_type = 'client backend' AND application_name LIKE 'parley%' AND application_name <> $1
+     GROUP BY application_name`,
+    [OBSERVER],
+  );
+  return Object.fromEntries(rows.map((row) => [row.application_name, row.count]));
+}
 
 /**
  * A PostgreSQL cluster owned by one fault test (never the shared server of global-setup.mjs): it can
@@ -87,13 +100,7 @@ export class FaultDatabase {
 
   /** Connections the servers under test hold, by application_name (`parley`, `parley-listener`). */
   async serverConnections(): Promise<Record<string, number>> {
-    const rows = await this.query<{ application_name: string; count: number }>(
-      `SELECT application_name, count(*)::int AS count FROM pg_stat_activity
-       WHERE backend_type = 'client backend' AND application_name LIKE 'parley%' AND application_name <> $1
-       GROUP BY application_name`,
-      [OBSERVER],
-    );
-    return Object.fromEntries(rows.map((row) => [row.application_name, row.count]));
+    return serverConnectionsThrough((sql, parameters) => this.query(sql, parameters));
   }
 
   async remove(): Promise<void> {

@@ -6,14 +6,13 @@ import path from 'node:path';
 import { setTimeout as delay } from 'node:timers/promises';
 import pg from 'pg';
 import { eventually } from './eventually.js';
+import { OBSERVER, serverConnectionsThrough } from './fault-database.js';
 import { freePort, isAlive, tempDir } from './server-process.js';
 
 /** Debian's packages (`apt-get install patroni haproxy python3-pysyncobj postgresql`; .ci/run does). */
 export const PATRONI = '/usr/bin/patroni';
 const RAFT_CONTROLLER = '/usr/bin/patroni_raft_controller';
 const HAPROXY = '/usr/sbin/haproxy';
-/** The application_name of the test's own connections, so they are never counted as the server's. */
-const OBSERVER = 'parley-fault-observer';
 const SCOPE = 'parley-test';
 const DATABASE = 'parley';
 const MEMBERS = ['node1', 'node2'] as const;
@@ -169,13 +168,7 @@ export class PatroniCluster {
 
   /** Connections the servers under test hold on the leader, by application_name (`parley`, `parley-listener`). */
   async serverConnections(): Promise<Record<string, number>> {
-    const rows = await this.query<{ application_name: string; count: number }>(
-      `SELECT application_name, count(*)::int AS count FROM pg_stat_activity
-       WHERE backend_type = 'client backend' AND application_name LIKE 'parley%' AND application_name <> $1
-       GROUP BY application_name`,
-      [OBSERVER],
-    );
-    return Object.fromEntries(rows.map((row) => [row.application_name, row.count]));
+    return serverConnectionsThrough((sql, parameters) => this.query(sql, parameters));
   }
 
   /** Everything stopped (Patroni stops its PostgreSQL; leftovers killed) and the directory removed. */
