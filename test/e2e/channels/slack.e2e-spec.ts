@@ -2,7 +2,7 @@ import request from 'supertest';
 import { startApp, TEST_ADMIN_TOKEN, type TestApp } from '../../support/app.js';
 import { QUIET_LEASE } from '../../support/claim.js';
 import { eventually } from '../../support/eventually.js';
-import { buttonClick, type FakeSlack, interactionBody, signedSlackRequest, type SlackMessage, startFakeSlack, ticksSubmitted } from '../../support/fake-slack.js';
+import { buttonClick, type FakeSlack, interactionBody, signedSlackRequest, type SlackMessage, startFakeSlack, ticksSubmitted } from '../../../apps/chat-fakes/src/fake-slack.js';
 import { type Person, team, type Team } from '../../support/routing.js';
 
 /**
