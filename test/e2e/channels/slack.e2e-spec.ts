@@ -3,7 +3,9 @@ import { startApp, TEST_ADMIN_TOKEN, type TestApp } from '../../support/app.js';
 import { QUIET_LEASE } from '../../support/claim.js';
 import { eventually } from '../../support/eventually.js';
 import { buttonClick, type FakeSlack, interactionBody, signedSlackRequest, type SlackMessage, startFakeSlack, ticksSubmitted } from '../../../apps/chat-fakes/src/fake-slack.js';
+import { connectMcp } from '../../support/mcp.js';
 import { type Person, team, type Team } from '../../support/routing.js';
+import { submit } from '../../support/surfaces.js';
 
 /**
  * Slack as an answering surface, driven the way Slack drives a bot: Parley posts a card to the fake
@@ -273,6 +275,29 @@ describe('Slack: answering from a card', () => {
       .expect(200);
     expect((await bundle(pendingId)).status).toBe('answered');
     for (const message of slack.messagesFor(pendingId)) await eventually(() => (closed(message) ? true : undefined), 5000, 'every card edited');
+  });
+
+  it('redraws quorum progress after a vote on REST or MCP, not only a chat vote; a GraphQL vote completes it and every card says so', async () => {
+    const pendingId = await ask(ONE_QUESTION, { answerers: { user_ids: [alice.id, bob.id, crew.owner.id] }, required_answers: 3 });
+    const cards = await eventually(() => (slack.messagesFor(pendingId).length === 2 ? slack.messagesFor(pendingId) : undefined), 5000, 'both DM cards');
+    const showing = (progress: string) =>
+      eventually(() => (cards.every((card) => JSON.stringify(card.blocks).includes(progress)) ? true : undefined), 5000, `every card showing ${progress}`);
+    await showing('0 of 3');
+    const vote = [{ question_id: 'db', selected_options: ['pg'], custom_text: '' }];
+    const mcp = await connectMcp(t.baseUrl, { bearer: crew.owner.token });
+    try {
+      const byRest = await submit('rest', { baseUrl: t.baseUrl, token: alice.token, mcp }, pendingId, { kind: 'answer', answers: vote });
+      expect(byRest).toMatchObject({ kind: 'resolved', envelope: { claimed: false, status: 'pending' } });
+      await showing('1 of 3');
+      const byMcp = await submit('mcp', { baseUrl: t.baseUrl, mcp }, pendingId, { kind: 'answer', answers: vote });
+      expect(byMcp).toMatchObject({ kind: 'resolved', envelope: { claimed: false, status: 'pending' } });
+      await showing('2 of 3');
+      const byGraphql = await submit('graphql', { baseUrl: t.baseUrl, token: bob.token, mcp }, pendingId, { kind: 'answer', answers: vote });
+      expect(byGraphql).toMatchObject({ kind: 'resolved', envelope: { claimed: true, status: 'answered' } });
+    } finally {
+      await mcp.close();
+    }
+    for (const card of cards) await eventually(() => (closed(card) ? true : undefined), 5000, 'every card edited');
   });
 
   it('links accounts on REST for admins only, naming the bad field', async () => {
