@@ -1,4 +1,5 @@
 import request from 'supertest';
+import { EscalationSweeper } from '#clarification/testing';
 import { startApp, TEST_ADMIN_TOKEN, type TestApp } from '../../support/app.js';
 import { QUIET_LEASE } from '../../support/claim.js';
 import { eventually } from '../../support/eventually.js';
@@ -298,6 +299,25 @@ describe('Slack: answering from a card', () => {
       await mcp.close();
     }
     for (const card of cards) await eventually(() => (closed(card) ? true : undefined), 5000, 'every card edited');
+  });
+
+  it('an escalation that reassigns a routed bundle sends each new assignee a direct message, and none twice; a click answers', async () => {
+    // Reassigned to alice (who has her card) and bob: bob gets a direct message, alice keeps her one card.
+    const pendingId = await ask(ONE_QUESTION, { answerers: { user_ids: [alice.id] }, escalation: [{ after_seconds: 120, reassign_to: { user_ids: [alice.id, bob.id] } }] });
+    const toAlice = await eventually(() => slack.messagesFor(pendingId).find((message) => message.channel === 'DU0ALICE'), 5000, "alice's card");
+    expect(slack.messagesFor(pendingId).map((message) => message.channel)).toEqual(['DU0ALICE']);
+
+    // The step is made due now (never waited for), and the sweep every replica runs takes it.
+    await t.db.query(`UPDATE clarification_escalations SET due_at = clock_timestamp() WHERE pending_id = $1`, [pendingId]);
+    await t.app.get(EscalationSweeper).sweep();
+    const toBob = await eventually(() => slack.messagesFor(pendingId).find((message) => message.channel === 'DU0BOB'), 5000, "bob's direct message");
+    expect(slack.buttonsOf(toBob).length).toBeGreaterThan(0);
+    await eventually(() => (toAlice.versions.length > 1 ? true : undefined), 5000, "alice's card edited for the escalation");
+
+    await send(interactionBody(click(toBob, 'sqlite', 'U0BOB'))).expect(200);
+    expect((await bundle(pendingId)).resolved_by).toMatchObject({ user_id: bob.id, surface: 'slack' });
+    for (const message of [toAlice, toBob]) await eventually(() => (closed(message) ? true : undefined), 5000, 'every card edited');
+    expect(slack.messagesFor(pendingId).map((message) => message.channel).sort()).toEqual(['DU0ALICE', 'DU0BOB']);
   });
 
   it('links accounts on REST for admins only, naming the bad field', async () => {
