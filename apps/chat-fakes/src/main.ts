@@ -54,7 +54,6 @@ async function main(): Promise<void> {
   };
   const onTelegramCall = (call: TelegramCall) => {
     if (call.method === 'answerCallbackQuery' && typeof call.args.text === 'string') say(`\n[telegram note] ${call.args.text}`);
-    if (call.method === 'sendMessage' && call.args.reply_markup === undefined) say(`\n[telegram message to ${String(call.args.chat_id)}] ${String(call.args.text)}`);
     showCards();
   };
   const slack = await startFakeSlack(SLACK_TOKEN, { port: port('CHAT_FAKES_SLACK_PORT', 3101), onCall: onSlackCall });
