@@ -18,6 +18,8 @@ export interface SessionMessageUpdatedPayload {
 export interface ParleyEvents {
   'clarification.requested': ClarificationEventPayload;
   'clarification.primary_answered': ClarificationEventPayload;
+  /** A routed bundle's quorum counted a new vote and is still open (a vote is no question event). */
+  'clarification.voted': ClarificationEventPayload;
   'clarification.stale_dismissed': ClarificationEventPayload;
   'clarification.cancelled': ClarificationEventPayload;
   'clarification.expired': ClarificationEventPayload;
@@ -32,6 +34,7 @@ export type ParleyEventName = keyof ParleyEvents;
 const EVENT_NAMES: Record<ParleyEventName, true> = {
   'clarification.requested': true,
   'clarification.primary_answered': true,
+  'clarification.voted': true,
   'clarification.stale_dismissed': true,
   'clarification.cancelled': true,
   'clarification.expired': true,

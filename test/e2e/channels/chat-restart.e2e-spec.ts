@@ -7,8 +7,8 @@
 import request from 'supertest';
 import { createTestDatabase } from '../../support/database.js';
 import { eventually } from '../../support/eventually.js';
-import { buttonClick, type FakeSlack, interactionBody, signedSlackRequest, startFakeSlack } from '../../support/fake-slack.js';
-import { type FakeTelegram, startFakeTelegram } from '../../support/fake-telegram.js';
+import { buttonClick, type FakeSlack, interactionBody, signedSlackRequest, startFakeSlack } from '../../../apps/chat-fakes/src/fake-slack.js';
+import { type FakeTelegram, startFakeTelegram } from '../../../apps/chat-fakes/src/fake-telegram.js';
 import { createRunningSession } from '../../support/fixtures.js';
 import { runCli, startReplica } from '../../support/replicas.js';
 import { killAllServers, killServer, type ServerProcess, stopServer } from '../../support/server-process.js';

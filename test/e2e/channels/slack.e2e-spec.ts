@@ -1,9 +1,12 @@
 import request from 'supertest';
+import { EscalationSweeper } from '#clarification/testing';
 import { startApp, TEST_ADMIN_TOKEN, type TestApp } from '../../support/app.js';
 import { QUIET_LEASE } from '../../support/claim.js';
 import { eventually } from '../../support/eventually.js';
-import { buttonClick, type FakeSlack, interactionBody, signedSlackRequest, type SlackMessage, startFakeSlack, ticksSubmitted } from '../../support/fake-slack.js';
+import { buttonClick, type FakeSlack, interactionBody, signedSlackRequest, type SlackMessage, startFakeSlack, ticksSubmitted } from '../../../apps/chat-fakes/src/fake-slack.js';
+import { connectMcp } from '../../support/mcp.js';
 import { type Person, team, type Team } from '../../support/routing.js';
+import { submit } from '../../support/surfaces.js';
 
 /**
  * Slack as an answering surface, driven the way Slack drives a bot: Parley posts a card to the fake
@@ -273,6 +276,48 @@ describe('Slack: answering from a card', () => {
       .expect(200);
     expect((await bundle(pendingId)).status).toBe('answered');
     for (const message of slack.messagesFor(pendingId)) await eventually(() => (closed(message) ? true : undefined), 5000, 'every card edited');
+  });
+
+  it('redraws quorum progress after a vote on REST or MCP, not only a chat vote; a GraphQL vote completes it and every card says so', async () => {
+    const pendingId = await ask(ONE_QUESTION, { answerers: { user_ids: [alice.id, bob.id, crew.owner.id] }, required_answers: 3 });
+    const cards = await eventually(() => (slack.messagesFor(pendingId).length === 2 ? slack.messagesFor(pendingId) : undefined), 5000, 'both DM cards');
+    const showing = (progress: string) =>
+      eventually(() => (cards.every((card) => JSON.stringify(card.blocks).includes(progress)) ? true : undefined), 5000, `every card showing ${progress}`);
+    await showing('0 of 3');
+    const vote = [{ question_id: 'db', selected_options: ['pg'], custom_text: '' }];
+    const mcp = await connectMcp(t.baseUrl, { bearer: crew.owner.token });
+    try {
+      const byRest = await submit('rest', { baseUrl: t.baseUrl, token: alice.token, mcp }, pendingId, { kind: 'answer', answers: vote });
+      expect(byRest).toMatchObject({ kind: 'resolved', envelope: { claimed: false, status: 'pending' } });
+      await showing('1 of 3');
+      const byMcp = await submit('mcp', { baseUrl: t.baseUrl, mcp }, pendingId, { kind: 'answer', answers: vote });
+      expect(byMcp).toMatchObject({ kind: 'resolved', envelope: { claimed: false, status: 'pending' } });
+      await showing('2 of 3');
+      const byGraphql = await submit('graphql', { baseUrl: t.baseUrl, token: bob.token, mcp }, pendingId, { kind: 'answer', answers: vote });
+      expect(byGraphql).toMatchObject({ kind: 'resolved', envelope: { claimed: true, status: 'answered' } });
+    } finally {
+      await mcp.close();
+    }
+    for (const card of cards) await eventually(() => (closed(card) ? true : undefined), 5000, 'every card edited');
+  });
+
+  it('an escalation that reassigns a routed bundle sends each new assignee a direct message, and none twice; a click answers', async () => {
+    // Reassigned to alice (who has her card) and bob: bob gets a direct message, alice keeps her one card.
+    const pendingId = await ask(ONE_QUESTION, { answerers: { user_ids: [alice.id] }, escalation: [{ after_seconds: 120, reassign_to: { user_ids: [alice.id, bob.id] } }] });
+    const toAlice = await eventually(() => slack.messagesFor(pendingId).find((message) => message.channel === 'DU0ALICE'), 5000, "alice's card");
+    expect(slack.messagesFor(pendingId).map((message) => message.channel)).toEqual(['DU0ALICE']);
+
+    // The step is made due now (never waited for), and the sweep every replica runs takes it.
+    await t.db.query(`UPDATE clarification_escalations SET due_at = clock_timestamp() WHERE pending_id = $1`, [pendingId]);
+    await t.app.get(EscalationSweeper).sweep();
+    const toBob = await eventually(() => slack.messagesFor(pendingId).find((message) => message.channel === 'DU0BOB'), 5000, "bob's direct message");
+    expect(slack.buttonsOf(toBob).length).toBeGreaterThan(0);
+    await eventually(() => (toAlice.versions.length > 1 ? true : undefined), 5000, "alice's card edited for the escalation");
+
+    await send(interactionBody(click(toBob, 'sqlite', 'U0BOB'))).expect(200);
+    expect((await bundle(pendingId)).resolved_by).toMatchObject({ user_id: bob.id, surface: 'slack' });
+    for (const message of [toAlice, toBob]) await eventually(() => (closed(message) ? true : undefined), 5000, 'every card edited');
+    expect(slack.messagesFor(pendingId).map((message) => message.channel).sort()).toEqual(['DU0ALICE', 'DU0BOB']);
   });
 
   it('links accounts on REST for admins only, naming the bad field', async () => {

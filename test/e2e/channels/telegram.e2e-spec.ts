@@ -2,7 +2,7 @@ import request from 'supertest';
 import { startApp, TEST_ADMIN_TOKEN, type TestApp } from '../../support/app.js';
 import { QUIET_LEASE } from '../../support/claim.js';
 import { eventually } from '../../support/eventually.js';
-import { type FakeTelegram, startFakeTelegram, type TelegramMessage } from '../../support/fake-telegram.js';
+import { type FakeTelegram, startFakeTelegram, type TelegramMessage } from '../../../apps/chat-fakes/src/fake-telegram.js';
 import { type Person, team, type Team } from '../../support/routing.js';
 
 /**

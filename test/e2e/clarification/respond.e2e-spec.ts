@@ -34,6 +34,7 @@ const NOT_FOUND = { error: 'clarification request not found', code: 'NOT_FOUND' 
 const EVENT_NAMES: ParleyEventName[] = [
   'clarification.requested',
   'clarification.primary_answered',
+  'clarification.voted',
   'clarification.stale_dismissed',
   'clarification.cancelled',
   'clarification.expired',

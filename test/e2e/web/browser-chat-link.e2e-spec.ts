@@ -7,7 +7,7 @@ import request from 'supertest';
 import { startApp, type TestApp } from '../../support/app.js';
 import { describeInChromium, useBrowserPage } from '../../support/browser.js';
 import { eventually } from '../../support/eventually.js';
-import { buttonClick, type FakeSlack, interactionBody, signedSlackRequest, startFakeSlack } from '../../support/fake-slack.js';
+import { buttonClick, type FakeSlack, interactionBody, signedSlackRequest, startFakeSlack } from '../../../apps/chat-fakes/src/fake-slack.js';
 import { createRunningSession, createUser } from '../../support/fixtures.js';
 
 const SLACK_TOKEN = 'xoxb-link';

@@ -1,6 +1,7 @@
 import { type BeforeApplicationShutdown, Inject, Injectable, Logger, type OnApplicationBootstrap } from '@nestjs/common';
 import { ADMIN_CALLER } from '#authorization';
 import { BUNDLE_CHANNEL, ClarificationError, ClarificationService } from '#clarification';
+import { EventBus } from '#common';
 import { APP_CONFIG, type AppConfig } from '#config';
 import { DatabaseListener, ProcessLease } from '#persistence';
 import { ChatInteractionRepository, INTERACTION_RETENTION_MS } from '../answer/chat-interaction.repository.js';
@@ -38,6 +39,7 @@ export class CardPoster implements OnApplicationBootstrap, BeforeApplicationShut
   private again = false;
   private stopped = false;
   private timers: NodeJS.Timeout[] = [];
+  private unsubscribe: (() => void) | undefined;
 
   constructor(
     @Inject(CHAT_PLATFORMS) private readonly platforms: ChatPlatform[],
@@ -48,6 +50,7 @@ export class CardPoster implements OnApplicationBootstrap, BeforeApplicationShut
     private readonly listener: DatabaseListener,
     private readonly lease: ProcessLease,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
+    private readonly events: EventBus,
   ) {}
 
   onApplicationBootstrap(): void {
@@ -55,6 +58,8 @@ export class CardPoster implements OnApplicationBootstrap, BeforeApplicationShut
     this.listener.listen(BUNDLE_CHANNEL, () => this.wake());
     this.listener.listen(CHAT_CARD_CHANNEL, () => this.wake());
     this.listener.onReconnect(() => this.wake());
+    // A vote on any surface is no question event: the process that recorded it marks the cards.
+    this.unsubscribe = this.events.subscribe('clarification.voted', ({ pending_id }) => this.bundleChanged(pending_id));
     this.timers = [setInterval(() => this.wake(), POLL_EVERY_MS), setInterval(() => void this.prune(), PRUNE_EVERY_MS)];
     this.timers.forEach((timer) => timer.unref());
     this.wake();
@@ -63,12 +68,13 @@ export class CardPoster implements OnApplicationBootstrap, BeforeApplicationShut
 
   async beforeApplicationShutdown(): Promise<void> {
     this.stopped = true;
+    this.unsubscribe?.();
     this.timers.forEach((timer) => clearInterval(timer));
     await this.running;
     await this.cards.release([...this.held], this.lease.id).catch(() => undefined);
   }
 
-  /** A chat answer changed the bundle (a vote has no event of its own): its cards are shown again, now. */
+  /** The bundle changed (a chat answer won it, or a vote — which has no event of its own — was recorded): its cards are shown again, now. */
   bundleChanged(pendingId: string): void {
     void this.cards
       .changed([pendingId])

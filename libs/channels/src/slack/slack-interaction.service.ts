@@ -157,7 +157,7 @@ export class SlackInteractionService {
       answers: [{ question_id: chosen.questionId, selected_options: chosen.options, custom_text: '' }],
     };
     const outcome = await this.answers.answer('slack', answer);
-    if (outcome.kind === 'won' || outcome.kind === 'voted') this.poster.bundleChanged(answer.pendingId);
+    if (outcome.kind === 'won') this.poster.bundleChanged(answer.pendingId);
     const note = chatNoteOf(outcome);
     if (note !== undefined && channel !== undefined) this.ephemeral(channel, interaction.user.id, note);
   }
@@ -184,7 +184,7 @@ export class SlackInteractionService {
       answers: answersOfSubmission(questionIds, view.state.values),
     };
     const outcome = await this.answers.answer('slack', answer);
-    if (outcome.kind === 'won' || outcome.kind === 'voted') this.poster.bundleChanged(answer.pendingId);
+    if (outcome.kind === 'won') this.poster.bundleChanged(answer.pendingId);
     const note = chatNoteOf(outcome);
     if (note === undefined) return { response_action: 'clear' };
     return {

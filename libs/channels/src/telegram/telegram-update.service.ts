@@ -56,7 +56,7 @@ export class TelegramUpdateService {
       return;
     }
     const outcome = await this.outcomeOf(press, `update:${updateId}`, String(query.from.id));
-    if (outcome.kind === 'won' || outcome.kind === 'voted') this.poster.bundleChanged(press.pendingId);
+    if (outcome.kind === 'won') this.poster.bundleChanged(press.pendingId);
     const note = chatNoteOf(outcome);
     await this.api.call('answerCallbackQuery', {
       callback_query_id: query.id,

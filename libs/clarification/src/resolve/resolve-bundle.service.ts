@@ -1,12 +1,13 @@
 import { randomUUID } from 'node:crypto';
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { type Caller, callerId, callerReach } from '#authorization';
+import { EventBus } from '#common';
 import { APP_CONFIG, type AppConfig } from '#config';
 import { ParleyMetrics } from '#observability';
 import { AuditRecorder } from '../audit/audit.recorder.js';
 import { AuditOutcome, auditEntry, failureOf, rejectReasonOf } from '../audit/audit.types.js';
 import { BundleRepository } from '../bundle/bundle.repository.js';
-import { receiptOfRows, recordedAnswers } from '../bundle/bundle.mapper.js';
+import { bundleTaskId, receiptOfRows, recordedAnswers } from '../bundle/bundle.mapper.js';
 import { BundleSignals } from '../wait/bundle-signal.service.js';
 import { ClarificationError, ClarificationErrorCode } from '../bundle/clarification.errors.js';
 import { ClarificationService } from '../ask/clarification.service.js';
@@ -90,6 +91,7 @@ export class ResolveBundleService {
     private readonly audit: AuditRecorder,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     private readonly metrics: ParleyMetrics,
+    private readonly events: EventBus,
   ) {}
 
   /**
@@ -164,6 +166,7 @@ export class ResolveBundleService {
           const won = ballot === undefined ? await this.claimedAlone(pendingId, outcome, claim) : await claim();
           if (won !== undefined && 'verdict' in won) {
             const told = this.ballotTold(won);
+            if (told?.vote?.replayed === false) this.publishVote(pendingId, rows);
             if (told !== undefined) return told;
           } else if (won !== undefined) {
             return {
@@ -187,6 +190,11 @@ export class ResolveBundleService {
         }
       }
     }
+  }
+
+  /** A new vote on a bundle that stays open: what shows its quorum's progress (the chat cards) learns it. */
+  private publishVote(pendingId: string, rows: BundleRow[]): void {
+    this.events.publish('clarification.voted', { pending_id: pendingId, session_id: rows[0]?.task_session_id ?? '', task_id: bundleTaskId(rows) });
   }
 
   /** What a ballot that did not claim tells its voter; undefined when the bundle was not active (the loser's path follows). */

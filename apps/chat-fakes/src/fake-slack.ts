@@ -1,7 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { slackSignature } from '../../libs/channels/src/slack/slack-signature.js';
+import { slackSignature } from '#channels';
+import { type FakeOptions, listen } from './fake-server.js';
 
 /** One Web API call the fake got: the method, its JSON arguments, and the token it carried. */
 export interface SlackCall {
@@ -47,7 +48,7 @@ export interface FakeSlack {
  * `chat.postEphemeral`, `views.open`, `conversations.open` (a DM channel per user). A wrong token
  * gets `{ok: false, error: "invalid_auth"}`.
  */
-export async function startFakeSlack(botToken: string): Promise<FakeSlack> {
+export async function startFakeSlack(botToken: string, options: FakeOptions<SlackCall> = {}): Promise<FakeSlack> {
   const calls: SlackCall[] = [];
   const messages: SlackMessage[] = [];
   let clock = 1_700_000_000;
@@ -96,12 +97,14 @@ export async function startFakeSlack(botToken: string): Promise<FakeSlack> {
       } catch {
         args = {};
       }
-      calls.push({ method, args, token });
+      const call = { method, args, token };
+      calls.push(call);
       const body = token === botToken ? answer(method, args) : { ok: false, error: 'invalid_auth' };
       res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(body));
+      options.onCall?.(call);
     });
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  await listen(server, options.port);
   const { port } = server.address() as AddressInfo;
   const buttonsOf = (message: SlackMessage) => message.blocks.flatMap((block) => (block.type === 'actions' ? (block.elements ?? []) : []));
   return {

@@ -1,5 +1,6 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { type FakeOptions, listen } from './fake-server.js';
 
 type Keyboard = { inline_keyboard: { text: string; callback_data?: string }[][] };
 
@@ -44,7 +45,7 @@ export interface FakeTelegram {
  * `editMessageText` (without reply_markup the keyboard goes; an edit that changes nothing is a 400
  * "message is not modified"), `answerCallbackQuery`. A wrong token gets 401.
  */
-export async function startFakeTelegram(botToken: string): Promise<FakeTelegram> {
+export async function startFakeTelegram(botToken: string, options: FakeOptions<TelegramCall> = {}): Promise<FakeTelegram> {
   const calls: TelegramCall[] = [];
   const messages: TelegramMessage[] = [];
   const updates: Array<Record<string, unknown> & { update_id: number }> = [];
@@ -114,10 +115,12 @@ export async function startFakeTelegram(botToken: string): Promise<FakeTelegram>
       const send = (status: number, body: unknown) => res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(body));
       if (!match || match[1] !== botToken) return send(401, { ok: false, error_code: 401, description: 'Unauthorized' });
       const method = match[2];
-      calls.push({ method, args });
+      const call = { method, args };
+      calls.push(call);
       if (method !== 'getUpdates') {
         const { status, body } = answer(method, args);
-        return send(status, body);
+        send(status, body);
+        return options.onCall?.(call);
       }
       if (polling) {
         fake.conflicts += 1;
@@ -143,7 +146,7 @@ export async function startFakeTelegram(botToken: string): Promise<FakeTelegram>
       });
     });
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  await listen(server, options.port);
   const { port } = server.address() as AddressInfo;
   const push = (update: Record<string, unknown>) => {
     const numbered = { ...update, update_id: typeof update.update_id === 'number' ? update.update_id : (nextUpdateId += 1) };
