@@ -61,8 +61,8 @@ describe('the three-surface race against a refusing, a slow and a flaky resume w
     const barrier = new Promise<void>((resolve) => (bothArrived = resolve));
     const repositories = [t, replica].map((app) => app.app.get(ClaimRepository));
     for (const claims of repositories) {
-      const claim = claims.completeActiveBundle.bind(claims);
-      claims.completeActiveBundle = async (...args) => {
+      const claim = claims.lockSession.bind(claims);
+      claims.lockSession = async (...args) => {
         arrived += 1;
         if (arrived === 2) bothArrived();
         await barrier;
@@ -72,7 +72,7 @@ describe('the three-surface race against a refusing, a slow and a flaky resume w
     return {
       replica,
       restore: async () => {
-        for (const claims of repositories) delete (claims as Partial<ClaimRepository>).completeActiveBundle;
+        for (const claims of repositories) delete (claims as Partial<ClaimRepository>).lockSession;
         await replica.close();
       },
     };
