@@ -97,23 +97,7 @@ export class DeliveryService {
     const pendingId = target.request.pending_id;
     const turnId = randomUUID();
     return this.flights.run(pendingId, async () => {
-      let claim: ClaimResult;
-      try {
-        claim = await this.claim(target, attempt, turnId);
-      } catch (error) {
-        if (error instanceof CommitOutcomeUnknownError) {
-          // The claim may have won (then its delivery, if any, is this process's sweeper's to carry out) or not.
-          this.logger.warn({ msg: 'claim commit outcome unknown', pending_id: pendingId, err: String(error.cause) });
-          throw ClarificationError.outcomeUnknown();
-        }
-        if (isDatabaseUnavailable(error)) throw error;
-        if (await this.availability.explains(error)) {
-          this.logger.warn({ msg: 'claim failed while the database was away', pending_id: pendingId, err: String(error) });
-          throw new Error(DATABASE_UNAVAILABLE_MESSAGE, { cause: error });
-        }
-        this.logger.error({ msg: 'claim failed', pending_id: pendingId, err: String(error) });
-        throw new ClarificationError(ClarificationErrorCode.Internal, 'the clarification could not be resolved');
-      }
+      const claim = await this.claim(target, attempt, turnId).catch((error: unknown) => this.claimFailed(pendingId, error));
       if (claim.kind === 'lost') return undefined;
       if (claim.kind === 'voted') return { verdict: claim.verdict };
       await faultPoint('claim.committed');
@@ -130,7 +114,7 @@ export class DeliveryService {
    * (stored by the claim statement, so a receipt exists exactly when the resolution does); choose the
    * plan; then the one claim statement.
    */
-  private claim(target: Target, attempt: WinningAttempt, turnId: string): Promise<ClaimResult> {
+  private async claim(target: Target, attempt: WinningAttempt, turnId: string): Promise<ClaimResult> {
     const { request } = target;
     const pendingId = request.pending_id;
     return traced('parley.claim', { 'parley.pending_id': pendingId }, () =>
@@ -146,7 +130,8 @@ export class DeliveryService {
         const outcome = verdict?.outcome ?? attempt.outcome;
         const receipt = await this.receipts.issue(receiptSubject(target, attempt, outcome, locked.workspaceId));
         const response = { ...responseOf(pendingId, outcome), receipt };
-        const plan = this.plan({ pendingId, request, response, remoteAgent: locked.remoteAgent, webhook: this.webhookOf(response, attempt.session), turnId });
+        const webhook = this.webhookOf(response, attempt.session);
+        const plan = this.plan({ pendingId, request, response, remoteAgent: locked.remoteAgent, webhook, turnId });
         const answered = outcome.terminal === ClarificationStatus.Answered;
         const rows = await this.claims.completeActiveBundle(
           manager,
@@ -167,6 +152,22 @@ export class DeliveryService {
         return rows.length === 0 ? { kind: 'lost' } : { kind: 'won', plan, response };
       }),
     );
+  }
+
+  /** A claim that threw: what its caller is told (the same errors whichever statement failed). */
+  private async claimFailed(pendingId: string, error: unknown): Promise<never> {
+    if (error instanceof CommitOutcomeUnknownError) {
+      // The claim may have won (then its delivery, if any, is this process's sweeper's to carry out) or not.
+      this.logger.warn({ msg: 'claim commit outcome unknown', pending_id: pendingId, err: String(error.cause) });
+      throw ClarificationError.outcomeUnknown();
+    }
+    if (isDatabaseUnavailable(error)) throw error;
+    if (await this.availability.explains(error)) {
+      this.logger.warn({ msg: 'claim failed while the database was away', pending_id: pendingId, err: String(error) });
+      throw new Error(DATABASE_UNAVAILABLE_MESSAGE, { cause: error });
+    }
+    this.logger.error({ msg: 'claim failed', pending_id: pendingId, err: String(error) });
+    throw new ClarificationError(ClarificationErrorCode.Internal, 'the clarification could not be resolved');
   }
 
   /** Casts a routed bundle's ballot under the session's lock: the vote is recorded when it counts. */
