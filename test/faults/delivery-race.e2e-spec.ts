@@ -50,7 +50,8 @@ describe('the three-surface race against a refusing, a slow and a flaky resume w
   }
 
   /**
-   * A second replica on the same database, with every claim of both held until two have arrived:
+   * A second replica on the same database, with every claim of both held (in its transaction, before
+   * the session's lock) until two have arrived:
    * answers to one bundle in one process wait for that process's claim (test/loser-coalescing), so two
    * claims reach the database one after the other only from two processes.
    */

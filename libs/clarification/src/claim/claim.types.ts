@@ -22,7 +22,9 @@ export interface Successor {
  *   answer is final in the claim's own transaction, with its event;
  * - `deliver`: an agent waits live — here (owner = this process) or on the process `owner` (the
  *   response is handed over in `clarification_handoffs`);
- * - `resume`: the agent is resumed through the webhook `webhook` after the commit, under this process's ownership.
+ * - `resume`: the agent is resumed through the webhook `webhook` after the commit, under this process's
+ *   ownership (the claim statement does not write the URL: it travels with the plan so that the
+ *   resume, decided only when there is one, is handed a webhook that is known to be set).
  */
 export type ClaimPlan =
   | { kind: 'final'; event: EventRecord; successor?: Successor }
@@ -37,7 +39,6 @@ export interface ClaimLock {
 }
 
 /** What the claim statement writes: the outcome, and who won it through which surface. */
-
 export interface ClaimRequest {
   pendingId: string;
   sessionId: string;
