@@ -23,8 +23,8 @@ export interface Successor {
  * - `deliver`: an agent waits live — here (owner = this process) or on the process `owner` (the
  *   response is handed over in `clarification_handoffs`);
  * - `resume`: the agent is resumed through the webhook `webhook` after the commit, under this process's
- *   ownership (the claim statement does not write the URL: it travels with the plan so that the
- *   resume, decided only when there is one, is handed a webhook that is known to be set).
+ *   ownership (the claim statement does not write the URL: it travels with the plan because a resume
+ *   is planned only when a webhook is set, so carrying it out needs no check or cast).
  */
 export type ClaimPlan =
   | { kind: 'final'; event: EventRecord; successor?: Successor }
