@@ -50,7 +50,8 @@ describe('the three-surface race against a refusing, a slow and a flaky resume w
   }
 
   /**
-   * A second replica on the same database, with every claim of both held until two have arrived:
+   * A second replica on the same database, with every claim of both held (in its transaction, before
+   * the session's lock) until two have arrived:
    * answers to one bundle in one process wait for that process's claim (test/loser-coalescing), so two
    * claims reach the database one after the other only from two processes.
    */
@@ -61,8 +62,8 @@ describe('the three-surface race against a refusing, a slow and a flaky resume w
     const barrier = new Promise<void>((resolve) => (bothArrived = resolve));
     const repositories = [t, replica].map((app) => app.app.get(ClaimRepository));
     for (const claims of repositories) {
-      const claim = claims.completeActiveBundle.bind(claims);
-      claims.completeActiveBundle = async (...args) => {
+      const claim = claims.lockSession.bind(claims);
+      claims.lockSession = async (...args) => {
         arrived += 1;
         if (arrived === 2) bothArrived();
         await barrier;
@@ -72,7 +73,7 @@ describe('the three-surface race against a refusing, a slow and a flaky resume w
     return {
       replica,
       restore: async () => {
-        for (const claims of repositories) delete (claims as Partial<ClaimRepository>).completeActiveBundle;
+        for (const claims of repositories) delete (claims as Partial<ClaimRepository>).lockSession;
         await replica.close();
       },
     };

@@ -77,9 +77,9 @@ describe('the hand-off to the replica holding the agent’s wait, under races', 
     });
     let entered!: () => void;
     const attempting = new Promise<void>((resolve) => (entered = resolve));
-    const claim = claims.completeActiveBundle.bind(claims);
+    const claim = claims.lockSession.bind(claims);
     // A's attempt holds on until B's hand-off has reached A (so it arrives while A's attempt is in flight).
-    claims.completeActiveBundle = async (...args) => {
+    claims.lockSession = async (...args) => {
       entered();
       await handoffArrived;
       return claim(...args);
@@ -93,7 +93,7 @@ describe('the hand-off to the replica holding the agent’s wait, under races', 
       await expectDeliveredLive(pendingId, reply, FROM_B);
     } finally {
       unsubscribe();
-      delete (claims as Partial<ClaimRepository>).completeActiveBundle;
+      delete (claims as Partial<ClaimRepository>).lockSession;
     }
   });
 

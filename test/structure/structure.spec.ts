@@ -80,8 +80,18 @@ describe('P1: one claim mechanism (structure)', () => {
       expect(users).toEqual([REPOSITORY, DELIVERY].sort());
       const repository = readFileSync(REPOSITORY, 'utf8');
       expect(occurrences(repository, 'completeActiveBundle(')).toBe(1);
-      expect(repository).toMatch(/^\s+completeActiveBundle\(request: ClaimRequest/m);
+      expect(repository).toMatch(/^\s+async completeActiveBundle\(manager: EntityManager, request: ClaimRequest/m);
       expect(occurrences(readFileSync(DELIVERY, 'utf8'), 'completeActiveBundle(')).toBe(1);
+    });
+
+    it('the claim statement runs only in the claim repository, in the transaction the delivery path owns (the repository calls nothing back)', () => {
+      const sources = filesUnder(path.join(ROOT, 'libs')).filter((file) => /\.ts$/.test(file));
+      expect(sources.filter((file) => /\bCLAIM\.run\b/.test(readFileSync(file, 'utf8')))).toEqual([REPOSITORY]);
+      const repository = codeOf(REPOSITORY);
+      expect(repository).not.toMatch(/\binTransaction\b|\.transaction\(|=>\s*ClaimPlan|\bseal\b|\bcastBallot\b/);
+      const delivery = codeOf(DELIVERY);
+      expect(delivery).toMatch(/inTransaction\(this\.dataSource/);
+      expect(delivery).not.toMatch(/\bas ClaimPlan\b/);
     });
 
     it('claimAndDeliver( is called only by ResolveBundle (every surface resolves through it)', () => {

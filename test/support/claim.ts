@@ -15,6 +15,7 @@ import {
   type WinnerResult,
 } from '#clarification/testing';
 import { SYNTHETIC_CALLER } from '#authorization';
+import { inTransaction } from '#persistence';
 import type { TestApp } from './app.js';
 import { type Db, syncBundleIndex } from './bundles.js';
 
@@ -44,9 +45,11 @@ export const QUIET_LEASE = { leaseTtlMs: 3_600_000, leaseHeartbeatMs: 1_800_000 
 
 /**
  * The claim primitive (baseline "completeActiveBundle") on its own, the way the baseline states it:
- * the claimed rows are marked as awaiting delivery, owned by TEST_OWNER; nothing is delivered.
+ * the session's lock and the claim statement in one transaction, as DeliveryService.claimAndDeliver
+ * runs them; the claimed rows are marked as awaiting delivery, owned by TEST_OWNER; nothing is delivered.
  */
 export function claimer(t: TestApp) {
+  const dataSource = t.app.get(DataSource);
   const claims = t.app.get(ClaimRepository);
   const ownership = t.app.get(DeliveryOwnershipRepository);
   const bundles = t.app.get(BundleRepository);
@@ -60,22 +63,21 @@ export function claimer(t: TestApp) {
       const rows = await bundles.findBundle(pendingId);
       const first = rows[0];
       if (!first) return { claimed: false, rows: [] };
-      const result = await claims.completeActiveBundle(
-        {
-          pendingId,
-          sessionId: first.task_session_id,
-          sessionTaskId: first.session_task_id ?? '',
-          bundleTaskId: bundleTaskId(rows),
-          terminal,
-          responses,
-          winner: TEST_WINNER,
-          audit: testAudit(),
-          seal: () => Promise.resolve('test-receipt'),
-        },
-        TEST_OWNER,
-        () => plan,
-      );
-      return { claimed: result.claimed, rows: result.rows };
+      const request = {
+        pendingId,
+        sessionId: first.task_session_id,
+        sessionTaskId: first.session_task_id ?? '',
+        bundleTaskId: bundleTaskId(rows),
+        terminal,
+        responses,
+        winner: TEST_WINNER,
+        audit: testAudit(),
+      };
+      const claimed = await inTransaction(dataSource, async (manager) => {
+        await claims.lockSession(manager, { ...request, processId: TEST_OWNER });
+        return claims.completeActiveBundle(manager, request, plan, 'test-receipt');
+      });
+      return { claimed: claimed.length > 0, rows: claimed };
     },
 
     /** Rolls TEST_OWNER's undelivered claim back (what a failed delivery does). */

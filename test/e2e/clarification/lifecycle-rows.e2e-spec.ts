@@ -132,7 +132,7 @@ describe('clarification rows through restore, detach, expire and start-up reconc
       const bundle = await seedLiveBundle(t.db);
       const before = await rowsOfPendingId(t.db, bundle.pendingId);
       const successor = uid('successor');
-      const plan = { kind: 'resume' as const, owner: TEST_OWNER, successor: { turnId: successor } };
+      const plan = { kind: 'resume' as const, owner: TEST_OWNER, successor: { turnId: successor }, webhook: 'http://127.0.0.1:9/resume' };
       expect((await claims.completeActiveBundle(bundle.pendingId, Answered, answersFor(['q1', 'q2'], 'resume me'), plan)).claimed).toBe(true);
       const { rows: turnRows } = await t.db.query(`SELECT metadata FROM task_session_turns WHERE id = $1`, [successor]);
       expect(turnRows[0]?.metadata).toEqual({ prompt_dispatch_pending: true, prompt_dispatch_attempted: true, resume_of: bundle.pendingId });

@@ -1,8 +1,7 @@
 import type { ClaimAudit } from '../audit/audit.types.js';
 import type { Answer, BundleRowMetadata, ClarificationResponse, TerminalStatus } from '../bundle/clarification.types.js';
 import type { WinnerIdentity } from '../bundle/resolved-by.rules.js';
-import type { NormalizedOutcome } from '../resolve/resolution.validation.js';
-import type { Ballot, BallotVerdict } from '../routing/routing.rules.js';
+import type { BallotVerdict } from '../routing/routing.rules.js';
 
 /** A question event written with the change it reports. */
 export interface EventRecord {
@@ -23,13 +22,23 @@ export interface Successor {
  *   answer is final in the claim's own transaction, with its event;
  * - `deliver`: an agent waits live — here (owner = this process) or on the process `owner` (the
  *   response is handed over in `clarification_handoffs`);
- * - `resume`: the agent is resumed through a webhook after the commit, under this process's ownership.
+ * - `resume`: the agent is resumed through the webhook `webhook` after the commit, under this process's
+ *   ownership (the claim statement does not write the URL: it travels with the plan because a resume
+ *   is planned only when a webhook is set, so carrying it out needs no check or cast).
  */
 export type ClaimPlan =
   | { kind: 'final'; event: EventRecord; successor?: Successor }
   | { kind: 'deliver'; owner: string; handoff?: ClarificationResponse }
-  | { kind: 'resume'; owner: string; successor: Successor };
+  | { kind: 'resume'; owner: string; successor: Successor; webhook: string };
 
+/** What the session's lock read with it: the other live process holding the agent's wait, and the workspace the receipt names. */
+export interface ClaimLock {
+  remoteAgent: string | undefined;
+  /** The bundle task's workspace ('' when none). */
+  workspaceId: string;
+}
+
+/** What the claim statement writes: the outcome, and who won it through which surface. */
 export interface ClaimRequest {
   pendingId: string;
   sessionId: string;
@@ -43,17 +52,6 @@ export interface ClaimRequest {
   winner: WinnerIdentity;
   /** The attempt, recorded in the audit trail as won by the claim's own statement. */
   audit: ClaimAudit;
-  /**
-   * A routed bundle: the answer is a vote, cast under the session's lock in the claim's transaction;
-   * the claim runs only when the votes decide the bundle, with the outcome they decided.
-   */
-  ballot?: Ballot;
-  /**
-   * Signs the resolution's receipt, once the session is locked and the outcome known (a ballot's
-   * decided one, if any): the claim statement stores it with the resolution, so a receipt exists
-   * exactly when the resolution does. `workspaceId` is the bundle task's workspace ('' when none).
-   */
-  seal: (decided: DecidedOutcome, workspaceId: string) => Promise<string>;
 }
 
 export interface ClaimedRow {
@@ -61,16 +59,18 @@ export interface ClaimedRow {
   metadata: BundleRowMetadata;
 }
 
-export interface ClaimResult {
-  claimed: boolean;
-  rows: ClaimedRow[];
-  plan: ClaimPlan | undefined;
-  /** With a ballot that did not claim: what the vote came to (recorded, a conflict, not eligible, inactive). */
-  verdict?: Exclude<BallotVerdict, { kind: 'decided' }>;
-}
-
-/** The outcome a ballot's votes decided (the claim records it, whatever the deciding voter's own answer). */
-export type DecidedOutcome = NormalizedOutcome | undefined;
+/**
+ * What a claim's transaction came to:
+ * - `won`: the claim statement moved the rows, with `plan`; `response` is what the agent is given
+ *   (the outcome a ballot's votes decided, if any, with its receipt);
+ * - `lost`: another claim won first (or the bundle is not active): nothing was written;
+ * - `voted`: a routed bundle's ballot that did not decide it — what the vote came to (recorded, a
+ *   conflict, not eligible, inactive); a recorded vote committed, nothing else was written.
+ */
+export type ClaimResult =
+  | { kind: 'won'; plan: ClaimPlan; response: ClarificationResponse }
+  | { kind: 'lost' }
+  | { kind: 'voted'; verdict: Exclude<BallotVerdict, { kind: 'decided' }> };
 
 export interface UndeliveredClaim {
   pending_id: string;

@@ -2,8 +2,9 @@ import { randomUUID } from 'node:crypto';
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { DATABASE_UNAVAILABLE_MESSAGE, faultPoint, isDatabaseUnavailable } from '#common';
 import { APP_CONFIG, type AppConfig } from '#config';
-import { ParleyMetrics } from '#observability';
-import { CommitOutcomeUnknownError, DatabaseAvailability, ProcessLease } from '#persistence';
+import { DataSource, type EntityManager } from 'typeorm';
+import { ParleyMetrics, traced } from '#observability';
+import { CommitOutcomeUnknownError, DatabaseAvailability, inTransaction, ProcessLease } from '#persistence';
 import { ReceiptService, type ReceiptSubject } from '#receipts';
 import { BundleRepository } from '../bundle/bundle.repository.js';
 import { askedByOfRows, resumePrompt, responseFor } from '../bundle/bundle.mapper.js';
@@ -11,7 +12,7 @@ import { ClarificationError, ClarificationErrorCode } from '../bundle/clarificat
 import { type ClarificationRequest, type ClarificationResponse, ClarificationStatus } from '../bundle/clarification.types.js';
 import { settlementOf, Settlement } from '../bundle/settlement.rules.js';
 import { ClaimRepository } from '../claim/claim.repository.js';
-import type { ClaimPlan } from '../claim/claim.types.js';
+import type { ClaimPlan, ClaimResult } from '../claim/claim.types.js';
 import { DeliveryOwnershipRepository } from '../claim/delivery-ownership.repository.js';
 import { BundleSignals } from '../wait/bundle-signal.service.js';
 import { WaiterStore } from '../wait/waiter.store.js';
@@ -20,6 +21,8 @@ import { DeliveryFlightStore } from './delivery-flight.store.js';
 import { eventFor, recordsResponse, targetOf } from './delivery.mapper.js';
 import { type BallotResult, type BundleSession, type Target, WinnerDelivery, type WinnerResult, type WinningAttempt } from './delivery.types.js';
 import type { NormalizedOutcome } from '../resolve/resolution.validation.js';
+import { type Ballot, type BallotVerdict, castBallot } from '../routing/routing.rules.js';
+import { VoteRepository } from '../routing/vote.repository.js';
 import { LiveDeliveryService } from './live-delivery.service.js';
 import { ResumeHandoffService } from './resume-handoff.service.js';
 import { ResumeDispatcher } from './resume.dispatcher.js';
@@ -65,7 +68,9 @@ export class DeliveryService {
   private readonly logger = new Logger('Delivery');
 
   constructor(
+    private readonly dataSource: DataSource,
     private readonly claims: ClaimRepository,
+    private readonly votes: VoteRepository,
     private readonly bundles: BundleRepository,
     private readonly waiters: WaiterStore,
     private readonly signals: BundleSignals,
@@ -89,64 +94,92 @@ export class DeliveryService {
    */
   async claimAndDeliver(attempt: WinningAttempt): Promise<WinnerResult | BallotResult | undefined> {
     const target = targetOf(attempt.rows);
-    const { request } = target;
-    const { session } = attempt;
-    const pendingId = request.pending_id;
-    let outcome = attempt.outcome;
-    let response = responseOf(pendingId, outcome);
-    let webhook = this.webhookOf(outcome, session);
+    const pendingId = target.request.pending_id;
     const turnId = randomUUID();
     return this.flights.run(pendingId, async () => {
-      let plan: ClaimPlan | undefined;
-      try {
-        const rejected = outcome.terminal === ClarificationStatus.Rejected;
-        const claim = await this.claims.completeActiveBundle(
-          {
-            pendingId,
-            sessionId: request.session_id,
-            sessionTaskId: session.task_id,
-            bundleTaskId: request.task_id,
-            terminal: outcome.terminal,
-            responses: rejected ? undefined : new Map(outcome.answers.map((answer) => [answer.question_id, answer])),
-            winner: attempt.winner,
-            audit: attempt.audit,
-            ballot: attempt.ballot,
-            seal: (decided, workspaceId) => this.receipts.issue(receiptSubject(target, attempt, decided ?? outcome, workspaceId)),
-          },
-          this.lease.id,
-          (remoteAgent, decided, receipt) => {
-            if (decided !== undefined) {
-              outcome = decided;
-              webhook = this.webhookOf(decided, session);
-            }
-            response = { ...responseOf(pendingId, outcome), receipt };
-            return this.plan({ pendingId, request, response, remoteAgent, webhook, turnId });
-          },
-        );
-        if (!claim.claimed) return claim.verdict === undefined ? undefined : { verdict: claim.verdict };
-        plan = claim.plan;
-      } catch (error) {
-        if (error instanceof CommitOutcomeUnknownError) {
-          // The claim may have won (then its delivery, if any, is this process's sweeper's to carry out) or not.
-          this.logger.warn({ msg: 'claim commit outcome unknown', pending_id: pendingId, err: String(error.cause) });
-          throw ClarificationError.outcomeUnknown();
-        }
-        if (isDatabaseUnavailable(error)) throw error;
-        if (await this.availability.explains(error)) {
-          this.logger.warn({ msg: 'claim failed while the database was away', pending_id: pendingId, err: String(error) });
-          throw new Error(DATABASE_UNAVAILABLE_MESSAGE, { cause: error });
-        }
-        this.logger.error({ msg: 'claim failed', pending_id: pendingId, err: String(error) });
-        throw new ClarificationError(ClarificationErrorCode.Internal, 'the clarification could not be resolved');
-      }
+      const claim = await this.claim(target, attempt, turnId).catch((error: unknown) => this.claimFailed(pendingId, error));
+      if (claim.kind === 'lost') return undefined;
+      if (claim.kind === 'voted') return { verdict: claim.verdict };
       await faultPoint('claim.committed');
-      const delivery = await this.carryOut(plan as ClaimPlan, target, response, session, webhook);
-      return delivery === undefined ? undefined : { delivery, response };
+      const delivery = await this.carryOut(claim.plan, target, claim.response, attempt.session);
+      return delivery === undefined ? undefined : { delivery, response: claim.response };
     });
   }
 
-  private webhookOf(outcome: NormalizedOutcome, session: BundleSession): string | undefined {
-    return outcome.terminal === ClarificationStatus.Rejected ? undefined : this.resume.webhookFor(session.resume_url);
+  /**
+   * The claim (baseline "completeActiveBundle"), in one transaction this service owns: serialize on
+   * the session's lock (learning which other live process holds the agent's wait, if any); a routed
+   * bundle's answer is a ballot, cast there — it claims only when its votes decide the bundle, and
+   * then with the outcome they decided, whatever the deciding voter's own answer; sign the receipt
+   * (stored by the claim statement, so a receipt exists exactly when the resolution does); choose the
+   * plan; then the one claim statement.
+   */
+  private async claim(target: Target, attempt: WinningAttempt, turnId: string): Promise<ClaimResult> {
+    const { request } = target;
+    const pendingId = request.pending_id;
+    return traced('parley.claim', { 'parley.pending_id': pendingId }, () =>
+      inTransaction(this.dataSource, async (manager): Promise<ClaimResult> => {
+        const locked = await this.claims.lockSession(manager, {
+          sessionId: request.session_id,
+          pendingId,
+          processId: this.lease.id,
+          bundleTaskId: request.task_id,
+        });
+        const verdict = attempt.ballot === undefined ? undefined : await this.castBallot(manager, pendingId, attempt.ballot);
+        if (verdict !== undefined && verdict.kind !== 'decided') return { kind: 'voted', verdict };
+        const outcome = verdict?.outcome ?? attempt.outcome;
+        const receipt = await this.receipts.issue(receiptSubject(target, attempt, outcome, locked.workspaceId));
+        const response = { ...responseOf(pendingId, outcome), receipt };
+        const webhook = this.webhookOf(response, attempt.session);
+        const plan = this.plan({ pendingId, request, response, remoteAgent: locked.remoteAgent, webhook, turnId });
+        const answered = outcome.terminal === ClarificationStatus.Answered;
+        const rows = await this.claims.completeActiveBundle(
+          manager,
+          {
+            pendingId,
+            sessionId: request.session_id,
+            sessionTaskId: attempt.session.task_id,
+            bundleTaskId: request.task_id,
+            terminal: outcome.terminal,
+            responses: answered ? new Map(outcome.answers.map((answer) => [answer.question_id, answer])) : undefined,
+            winner: attempt.winner,
+            // A decided ballot records the reason its votes decided on, not the deciding voter's.
+            audit: verdict === undefined ? attempt.audit : { ...attempt.audit, rejectReason: answered || outcome.rejectReason === '' ? null : outcome.rejectReason },
+          },
+          plan,
+          receipt,
+        );
+        return rows.length === 0 ? { kind: 'lost' } : { kind: 'won', plan, response };
+      }),
+    );
+  }
+
+  /** A claim that threw: what its caller is told (the same errors whichever statement failed). */
+  private async claimFailed(pendingId: string, error: unknown): Promise<never> {
+    if (error instanceof CommitOutcomeUnknownError) {
+      // The claim may have won (then its delivery, if any, is this process's sweeper's to carry out) or not.
+      this.logger.warn({ msg: 'claim commit outcome unknown', pending_id: pendingId, err: String(error.cause) });
+      throw ClarificationError.outcomeUnknown();
+    }
+    if (isDatabaseUnavailable(error)) throw error;
+    if (await this.availability.explains(error)) {
+      this.logger.warn({ msg: 'claim failed while the database was away', pending_id: pendingId, err: String(error) });
+      throw new Error(DATABASE_UNAVAILABLE_MESSAGE, { cause: error });
+    }
+    this.logger.error({ msg: 'claim failed', pending_id: pendingId, err: String(error) });
+    throw new ClarificationError(ClarificationErrorCode.Internal, 'the clarification could not be resolved');
+  }
+
+  /** Casts a routed bundle's ballot under the session's lock: the vote is recorded when it counts. */
+  private async castBallot(manager: EntityManager, pendingId: string, ballot: Ballot): Promise<BallotVerdict> {
+    const verdict = castBallot(await this.votes.ballotBox(pendingId, manager), ballot);
+    if ((verdict.kind === 'recorded' || verdict.kind === 'decided') && verdict.record) await this.votes.insert(pendingId, ballot, manager);
+    return verdict;
+  }
+
+  /** The resume webhook an answer goes to when no agent waits live (none for a rejection). */
+  private webhookOf(response: ClarificationResponse, session: BundleSession): string | undefined {
+    return response.rejected ? undefined : this.resume.webhookFor(session.resume_url);
   }
 
   private plan(input: {
@@ -161,7 +194,7 @@ export class DeliveryService {
     if (this.waiters.hasAgent(pendingId)) return { kind: 'deliver', owner: this.lease.id };
     if (remoteAgent) return { kind: 'deliver', owner: remoteAgent, handoff: response };
     if (response.rejected) return { kind: 'final', event: eventFor(response, WinnerDelivery.StaleDismissed) };
-    if (webhook) return { kind: 'resume', owner: this.lease.id, successor: { turnId } };
+    if (webhook) return { kind: 'resume', owner: this.lease.id, successor: { turnId }, webhook };
     return {
       kind: 'final',
       event: eventFor(response, WinnerDelivery.Resumed),
@@ -177,13 +210,7 @@ export class DeliveryService {
   }
 
   /** How the answer reached the agent; `undefined` when this claim was rolled back and another answer became final. */
-  private async carryOut(
-    plan: ClaimPlan,
-    target: Target,
-    response: ClarificationResponse,
-    session: BundleSession,
-    webhook: string | undefined,
-  ): Promise<WinnerDelivery | undefined> {
+  private async carryOut(plan: ClaimPlan, target: Target, response: ClarificationResponse, session: BundleSession): Promise<WinnerDelivery | undefined> {
     switch (plan.kind) {
       case 'final': {
         const delivery = response.rejected ? WinnerDelivery.StaleDismissed : WinnerDelivery.Resumed;
@@ -193,9 +220,9 @@ export class DeliveryService {
       }
       case 'deliver':
         if (plan.owner === this.lease.id) return this.live.deliverHere(target, response);
-        return this.awaitRemoteDelivery(plan.owner, target, response, session, webhook);
+        return this.awaitRemoteDelivery(plan.owner, target, response, session, this.webhookOf(response, session));
       case 'resume':
-        return this.resumes.throughWebhook(target, response, plan.successor.turnId, webhook as string, session);
+        return this.resumes.throughWebhook(target, response, plan.successor.turnId, plan.webhook, session);
     }
   }
 
