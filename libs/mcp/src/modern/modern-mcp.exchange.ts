@@ -22,7 +22,8 @@ const sseFrame = (message: JSONRPCMessage): string => `event: message\ndata: ${J
 function messageIn(text: string, sse: boolean): JSONRPCMessage | undefined {
   const json = sse ? /^data: (.*)$/m.exec(text)?.[1] : text;
   try {
-    return json === undefined ? undefined : (JSON.parse(json) as JSONRPCMessage);
+    const parsed: unknown = json === undefined ? undefined : JSON.parse(json);
+    return typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed) ? (parsed as JSONRPCMessage) : undefined;
   } catch {
     return undefined;
   }
