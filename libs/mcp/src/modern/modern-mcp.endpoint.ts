@@ -65,7 +65,7 @@ export class ModernMcpEndpoint {
   async serve(request: FastifyRequest, reply: FastifyReply, serverFor: (exchangeOf: (extra: ToolExtra) => McpExchange) => Server): Promise<void> {
     const exchange = new ModernMcpExchange(reply.raw, securityHeadersOf(request), this.callOf(request));
     reply.hijack();
-    const web = webRequestOf(request, exchange.signal);
+    const web = webRequestOf(request, exchange.sdkSignal());
     this.builders.set(web, () => serverFor((extra) => exchange.of(extra)));
     const parsedBody: unknown = request.body;
     // Read: the hijacked request holds no copy of its arguments while a call blocks.

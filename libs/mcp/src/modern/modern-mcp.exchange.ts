@@ -16,6 +16,18 @@ export interface ModernMcpCall {
 /** As the SDK's per-request transport: a comment frame this often keeps idle proxies from cutting a long SSE call. */
 const SSE_KEEP_ALIVE_MS = 15_000;
 
+/**
+ * Why the SDK's exchange is aborted: one reason for all. An abort without one makes a `DOMException`
+ * per exchange, whose captured stack holds the frames' receivers — the SDK's `Server`, the web
+ * `Request` — for as long as the aborted signal is held, the whole time a detached call blocks.
+ */
+const SDK_EXCHANGE_ENDED = new DOMException('the MCP exchange ended', 'AbortError');
+
+/** An SSE comment frame, as the SDK's keep-alive writes it. */
+function keepAlive(raw: ServerResponse): void {
+  raw.write(': keepalive\n\n');
+}
+
 const sseFrame = (message: JSONRPCMessage): string => `event: message\ndata: ${JSON.stringify(message)}\n\n`;
 
 /** The JSON-RPC message a JSON body or an SSE `message` frame carries, if any. */
@@ -42,8 +54,8 @@ function messageIn(text: string, sse: boolean): JSONRPCMessage | undefined {
 export class ModernMcpExchange implements McpExchange {
   /** The tools/call span, when tracing records: ended with the exchange's JSON-RPC response. */
   span?: Span;
-  /** The signal of the SDK's exchange: aborted when the client goes away, or the call detaches. */
-  private readonly sdk = new AbortController();
+  /** The SDK's exchange, until it ends: the client went away, or the call detached. */
+  private sdk?: AbortController;
   /** The blocked call's SDK context, until it detaches. */
   private extra?: ToolExtra;
   /** A result given before the call detached, sent once it has. */
@@ -65,7 +77,9 @@ export class ModernMcpExchange implements McpExchange {
     raw.on('close', () => this.close());
   }
 
-  get signal(): AbortSignal {
+  /** The signal the SDK's exchange ends with, for the web `Request` the SDK is handed (once per exchange). */
+  sdkSignal(): AbortSignal {
+    this.sdk = new AbortController();
     return this.sdk.signal;
   }
 
@@ -87,6 +101,8 @@ export class ModernMcpExchange implements McpExchange {
       this.raw.end();
       this.endSpan(undefined);
     } else if (sse) {
+      // Sent now, as a string: Node then keeps the header block flat, not the rope it was built as.
+      this.raw.flushHeaders();
       this.draining = [];
       void this.stream(response.body.getReader());
       this.releaseSdk();
@@ -147,7 +163,7 @@ export class ModernMcpExchange implements McpExchange {
 
   /** Once the call detached and the SDK's response streams, the SDK's exchange ends (its stream drains first). */
   private releaseSdk(): void {
-    if (this.detached !== undefined && this.draining !== undefined) this.sdk.abort();
+    if (this.detached !== undefined && this.draining !== undefined) this.endSdk();
   }
 
   /** The SDK's frames, then (the call detached) the detached call's, with the stream's keep-alive. */
@@ -167,8 +183,14 @@ export class ModernMcpExchange implements McpExchange {
     if (this.closed) return;
     for (const frame of frames) this.raw.write(frame);
     const answer = frames.length > 0 ? messageIn(frames[frames.length - 1] ?? '', true) : undefined;
-    if (this.detached !== undefined) this.keepAlive = setInterval(() => this.raw.write(': keepalive\n\n'), SSE_KEEP_ALIVE_MS).unref();
+    if (this.detached !== undefined) this.keepAlive = setInterval(keepAlive, SSE_KEEP_ALIVE_MS, this.raw).unref();
     else if (!this.answering) this.end(answer ?? messageIn(last, true));
+  }
+
+  /** Ends the SDK's exchange, and lets go of its (aborted) signal. */
+  private endSdk(): void {
+    this.sdk?.abort(SDK_EXCHANGE_ENDED);
+    this.sdk = undefined;
   }
 
   private send(message: JSONRPCMessage): void {
@@ -194,7 +216,7 @@ export class ModernMcpExchange implements McpExchange {
     if (this.closed) return;
     this.closed = true;
     clearInterval(this.keepAlive);
-    this.sdk.abort();
+    this.endSdk();
     this.detached?.call.abort();
     this.detached = undefined;
     this.endSpan(undefined);
