@@ -48,8 +48,8 @@ function messageIn(text: string, sse: boolean): JSONRPCMessage | undefined {
  * exchange is then closed (its per-request `Server`, transport, web `Request` and streams are let go
  * while the call blocks, docs/benchmarks.md, "Waiters"), what its stream still held is written out,
  * and the call's progress notifications and result (encoded by the SDK, `encodedToolResponse`) are
- * written here as the SDK's transport frames them, on the same stream, with its keep-alive. The client going away ends the SDK's exchange, or
- * the detached call's wait (`call.abort()`).
+ * written here as the SDK's transport frames them, on the same stream, with its keep-alive. The
+ * client going away ends the SDK's exchange, or the detached call's wait (`call.abort()`).
  */
 export class ModernMcpExchange implements McpExchange {
   /** The tools/call span, when tracing records: ended with the exchange's JSON-RPC response. */
@@ -101,8 +101,6 @@ export class ModernMcpExchange implements McpExchange {
       this.raw.end();
       this.endSpan(undefined);
     } else if (sse) {
-      // Sent now, as a string: Node then keeps the header block flat, not the rope it was built as.
-      this.raw.flushHeaders();
       this.draining = [];
       void this.stream(response.body.getReader());
       this.releaseSdk();
