@@ -14,13 +14,16 @@ import { methodNotAllowed, serveMcpRequest } from './mcp-http.js';
 import { createToolServer } from './mcp-tool-server.js';
 import { ModernMcpEndpoint } from './modern/modern-mcp.endpoint.js';
 
+/** The name the external tool server announces. */
+const EXTERNAL_SERVER = 'parley';
+
 /** `/mcp`: the external MCP surface; the caller (token or cookie) reaches the services unchanged. */
 @ApiExcludeController()
 @Controller('mcp')
 export class ExternalMcpController {
   private readonly logger = new Logger('MCP');
   /** Its tools never report progress: one JSON body each. */
-  private readonly modern = new ModernMcpEndpoint('auto');
+  private readonly modern = new ModernMcpEndpoint('auto', EXTERNAL_SERVER);
 
   constructor(
     private readonly pending: PendingListService,
@@ -36,7 +39,7 @@ export class ExternalMcpController {
     if (!(await this.admission.admit(request.body, callerKey(caller, request.ip), reply))) return;
     const tools = externalTools(caller, { pending: this.pending, resolver: this.resolver, tasks: this.tasks, clarifications: this.clarifications });
     const resources = [questionAppResource(publicOrigin(this.config, request))];
-    const serverFor = () => createToolServer('parley', tools, { requestId: String(request.id), logger: this.logger }, resources);
+    const serverFor = () => createToolServer(EXTERNAL_SERVER, tools, { requestId: String(request.id), logger: this.logger }, resources);
     if (ModernMcpEndpoint.claims(request)) await this.modern.serve(request, reply, serverFor);
     else await serveMcpRequest(serverFor, request, reply, 'json');
   }

@@ -12,7 +12,8 @@ function headerOf(headers: IncomingHttpHeaders, name: string): string | undefine
 /**
  * An MCP request's server span, by the OpenTelemetry MCP semantic conventions: named
  * `{mcp.method.name} {tool}`, with `mcp.method.name`, `jsonrpc.request.id`, `gen_ai.tool.name` (a
- * tools/call), and `mcp.session.id` / `mcp.protocol.version` when the client sent them.
+ * tools/call), and `mcp.session.id` / `mcp.protocol.version` when the client sent them (a 2026-07-28
+ * request has no session, so never the first; its `MCP-Protocol-Version` header is required).
  */
 function startMcpSpan(message: JSONRPCRequest, headers: IncomingHttpHeaders): Span {
   const name = message.method === 'tools/call' ? message.params?.name : undefined;
@@ -34,18 +35,22 @@ function startMcpSpan(message: JSONRPCRequest, headers: IncomingHttpHeaders): Sp
 }
 
 /**
- * Hands `message` to `handle` inside its span (the active span meanwhile, so what the call does — an
- * ask, a claim — are its children), kept in `open()` until its response is sent. Without tracing the
- * span records nothing and nothing is kept: the request costs what it did.
+ * Runs `handle` inside `message`'s span (the active span meanwhile, so what the call does — an ask,
+ * a claim — are its children), handing it the span to end with the response (`endMcpSpan`). Without
+ * tracing the span records nothing and `handle` gets none: the request costs what it did.
  */
-export function handleInMcpSpan(message: JSONRPCRequest, headers: IncomingHttpHeaders, open: () => Map<RequestId, Span>, handle: () => void): void {
+export function inMcpSpan<T>(message: JSONRPCRequest, headers: IncomingHttpHeaders, handle: (span: Span | undefined) => T): T {
   const span = startMcpSpan(message, headers);
-  if (!span.isRecording()) {
+  if (!span.isRecording()) return handle(undefined);
+  return context.with(trace.setSpan(context.active(), span), () => handle(span));
+}
+
+/** Hands `message` to `handle` inside its span (see `inMcpSpan`), kept in `open()` until its response is sent. */
+export function handleInMcpSpan(message: JSONRPCRequest, headers: IncomingHttpHeaders, open: () => Map<RequestId, Span>, handle: () => void): void {
+  inMcpSpan(message, headers, (span) => {
+    if (span !== undefined) open().set(message.id, span);
     handle();
-    return;
-  }
-  open().set(message.id, span);
-  context.with(trace.setSpan(context.active(), span), handle);
+  });
 }
 
 /** Ends a request's span with its response: a JSON-RPC error (its code) or a tool result with `isError` (`tool_error`) is an error. */

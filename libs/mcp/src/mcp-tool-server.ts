@@ -1,7 +1,7 @@
 // The low-level Server is deliberate (docs/api/mcp.md): McpServer validates arguments itself
 // and answers a mismatch with its own `-32602 Input validation error` text, which the tools'
 // contract forbids; here the same zod schema is published and enforced by our own handlers.
-import { ProtocolError, ProtocolErrorCode, type ReadResourceResult, type Resource, ResourceNotFoundError, Server, type Tool } from '@modelcontextprotocol/server';
+import { type CallToolResult, ProtocolError, ProtocolErrorCode, type ReadResourceResult, type Resource, ResourceNotFoundError, Server, type Tool } from '@modelcontextprotocol/server';
 import { AjvJsonSchemaValidator } from '@modelcontextprotocol/server/validators/ajv';
 import { z } from 'zod';
 import { parseArguments } from './mcp-arguments.js';
@@ -55,6 +55,9 @@ function describeTool(tool: McpTool): Tool {
  */
 const SCHEMA_VALIDATOR = new AjvJsonSchemaValidator();
 
+/** The version every tool server announces. */
+export const TOOL_SERVER_VERSION = '1.0.0';
+
 /** A resource the server offers: its listing and what reading it gives. */
 export interface McpResource {
   listed: Resource;
@@ -67,7 +70,7 @@ export interface McpResource {
  */
 export function createToolServer(name: string, tools: readonly McpTool[], context: McpRequestContext, resources?: readonly McpResource[]): Server {
   const capabilities = resources === undefined ? { tools: {} } : { tools: {}, resources: {} };
-  const server = new Server({ name, version: '1.0.0' }, { capabilities, jsonSchemaValidator: SCHEMA_VALIDATOR });
+  const server = new Server({ name, version: TOOL_SERVER_VERSION }, { capabilities, jsonSchemaValidator: SCHEMA_VALIDATOR });
   if (resources !== undefined) {
     server.setRequestHandler('resources/list', () => ({ resources: resources.map((resource) => resource.listed) }));
     server.setRequestHandler('resources/read', (request) => {
@@ -88,5 +91,15 @@ export function createToolServer(name: string, tools: readonly McpTool[], contex
       return toolErrorFrom(error, { ...context, tool: tool.name });
     }
   });
+  return server;
+}
+
+/**
+ * A server whose every tools/call answers `result`, as `name`'s tool server would (its identity, the
+ * shared validator): how a detached call's result is encoded by the SDK (`modern/tool-result.encoder.ts`).
+ */
+export function createResultServer(name: string, result: CallToolResult, supportedProtocolVersions: string[]): Server {
+  const server = new Server({ name, version: TOOL_SERVER_VERSION }, { capabilities: { tools: {} }, jsonSchemaValidator: SCHEMA_VALIDATOR, supportedProtocolVersions });
+  server.setRequestHandler('tools/call', () => result);
   return server;
 }

@@ -15,8 +15,8 @@ export interface McpRequestContext {
  * once `detach`ed, the call is answered with `notify` and `respond`, and `call.abort()` runs if the
  * exchange closes first. `detach` returns what the tool's handler returns: on the 2025-11-25 leg
  * (FastifyMcpTransport) a promise nothing settles — the server, with the call's promise chain, is let
- * go while it waits (docs/benchmarks.md, "Waiters"); on the 2026-07-28 leg (HandlerExchange) the
- * result `respond` gives, as the SDK's per-request transport answers only what a handler returns.
+ * go while it waits (docs/benchmarks.md, "Waiters"); on the 2026-07-28 leg (ModernMcpExchange) the
+ * same, the SDK's per-request exchange closed once its stream is out, the call answered on that stream.
  */
 export interface McpExchange {
   detach(requestId: RequestId, call: { abort(): void }): Promise<CallToolResult>;

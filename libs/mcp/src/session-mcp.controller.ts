@@ -11,8 +11,10 @@ import { InFlightMcpRequests } from './mcp-in-flight.js';
 import type { McpExchange } from './mcp-tool.js';
 import { createToolServer } from './mcp-tool-server.js';
 import { sessionTools } from './session-tools.js';
-import { HandlerExchange } from './modern/handler-exchange.js';
 import { ModernMcpEndpoint } from './modern/modern-mcp.endpoint.js';
+
+/** The name the in-session tool server announces. */
+const SESSION_SERVER = 'parley-session';
 
 /** `/mcp/session`: the in-session MCP surface, authenticated by the session's agent token in every auth mode. */
 @Public()
@@ -23,7 +25,7 @@ export class SessionMcpController {
   private readonly inFlight = new InFlightMcpRequests();
   private readonly logger = new Logger('MCP');
   /** The blocking ask streams its progress: every answer is an SSE stream. */
-  private readonly modern = new ModernMcpEndpoint('sse');
+  private readonly modern = new ModernMcpEndpoint('sse', SESSION_SERVER);
 
   constructor(
     private readonly identity: IdentityService,
@@ -39,11 +41,10 @@ export class SessionMcpController {
     if (!(await this.admission.admit(request.body, callerKey(agentCaller(agent), request.ip), reply))) return;
     const context = { requestId: String(request.id), logger: this.logger };
     if (ModernMcpEndpoint.claims(request)) {
-      const modernServer = () => createToolServer('parley-session', sessionTools(agent, this.asks, (extra) => new HandlerExchange(extra), context), context);
-      await this.modern.serve(request, reply, modernServer);
+      await this.modern.serve(request, reply, (exchangeOf) => createToolServer(SESSION_SERVER, sessionTools(agent, this.asks, exchangeOf, context), context));
       return;
     }
-    const serverFor = (exchange: McpExchange) => createToolServer('parley-session', sessionTools(agent, this.asks, () => exchange, context), context);
+    const serverFor = (exchange: McpExchange) => createToolServer(SESSION_SERVER, sessionTools(agent, this.asks, () => exchange, context), context);
     await serveMcpRequest(serverFor, request, reply, 'sse', { requests: this.inFlight, caller: agent.sessionId });
   }
 

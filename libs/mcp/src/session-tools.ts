@@ -3,7 +3,7 @@ import type { SessionAgent } from '#authorization';
 import { type AgentAskService, MAX_EXPIRES_IN_SECONDS, MIN_EXPIRES_IN_SECONDS, normalizeQuestions } from '#clarification';
 import { askResultSchema } from './ask-result.js';
 import { DetachedAskCall } from './detached-ask.js';
-import { defineTool, type McpExchange, type McpRequestContext, type McpTool, type ToolExtra } from './mcp-tool.js';
+import { answeredThroughExchange, defineTool, type McpExchange, type McpRequestContext, type McpTool, type ToolExtra } from './mcp-tool.js';
 import { INPUT_LIMITS } from '#common';
 
 // Strict: a key the creation rules do not know is refused (as REST refuses it), never silently dropped.
@@ -87,8 +87,10 @@ export function sessionTools(agent: SessionAgent, asks: AgentAskService, exchang
         const asked = normalizeQuestions(questions).map((question) => ({ id: question.id, multi_select: question.multi_select === true }));
         const { id, signal, _meta: meta } = extra.mcpReq;
         const exchange = exchangeOf(extra);
-        const call = new DetachedAskCall(exchange, id, signal, meta?.progressToken, asked, { ...request, tool: ASK_TOOL });
+        const call = new DetachedAskCall(exchange, id, meta?.progressToken, asked, { ...request, tool: ASK_TOOL });
         const parked = await asks.ask(agent, questions, context, { signal, expiresInSeconds, routing, action }, call);
+        // Aborted while the bundle was created: the ask's wait has ended, and the call is not answered.
+        if (signal.aborted) return answeredThroughExchange();
         return exchange.detach(id, parked);
       },
     }),

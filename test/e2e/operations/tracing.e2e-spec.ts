@@ -178,6 +178,100 @@ describe('tracing with OTEL_EXPORTER_OTLP_ENDPOINT set', () => {
     expect(claim.traceId).not.toBe(agent.traceId);
   });
 
+  it("a 2026-07-28 tools/call is a span with the MCP attributes (no session id: the revision has none) in the agent's trace, ended with the answer", async () => {
+    const fixture = await createRunningSession(server);
+    const agent = agentContext();
+    const call = post(
+      '/mcp/session',
+      {
+        jsonrpc: '2.0',
+        id: 'ask-2026',
+        method: 'tools/call',
+        params: {
+          name: 'ask_user_question_kandev',
+          arguments: { questions: [{ prompt: 'Ship it?', options: [{ label: 'yes' }, { label: 'no' }] }] },
+          _meta: {
+            'io.modelcontextprotocol/protocolVersion': '2026-07-28',
+            'io.modelcontextprotocol/clientInfo': { name: 'traced-agent', version: '1' },
+            'io.modelcontextprotocol/clientCapabilities': {},
+          },
+        },
+      },
+      {
+        authorization: `Bearer ${fixture.agentToken}`,
+        accept: 'application/json, text/event-stream',
+        'mcp-protocol-version': '2026-07-28',
+        'mcp-method': 'tools/call',
+        'mcp-name': 'ask_user_question_kandev',
+        traceparent: agent.traceparent,
+      },
+    );
+    const ask = await exported('the ask span', (span) => span.name === 'parley.ask' && span.traceId === agent.traceId);
+    const pendingId = ask.attributes['parley.pending_id'] as string;
+    // Blocked: the call's span is still open, so not exported.
+    expect(inTrace(agent.traceId).some((span) => span.name === 'tools/call ask_user_question_kandev')).toBe(false);
+
+    const answered = await post(`/api/v1/clarification/${pendingId}/respond`, { answers: [{ question_id: 'q1', selected_options: ['q1_opt1'], custom_text: '' }] });
+    expect(answered.status).toBe(200);
+    const reply = await call;
+    expect(reply.status).toBe(200);
+    const text = await reply.text();
+    expect(text).toContain('q1_opt1');
+    expect(text).toContain('"resultType":"complete"');
+
+    const tool = await exported('the 2026 tools/call span', (span) => span.name === 'tools/call ask_user_question_kandev' && span.traceId === agent.traceId);
+    expect(tool).toMatchObject({
+      kind: SERVER,
+      status: 0,
+      attributes: expect.objectContaining({
+        'mcp.method.name': 'tools/call',
+        'gen_ai.tool.name': 'ask_user_question_kandev',
+        'gen_ai.operation.name': 'execute_tool',
+        'mcp.protocol.version': '2026-07-28',
+        'jsonrpc.request.id': 'ask-2026',
+      }),
+    });
+    expect(tool.attributes).not.toHaveProperty('mcp.session.id');
+    expect(descends(ask, tool)).toBe(true);
+    const mcpRequest = inTrace(agent.traceId).find((span) => span.kind === SERVER && span.parentSpanId === agent.parentId);
+    expect(mcpRequest?.attributes['url.path']).toBe('/mcp/session');
+    expect(descends(tool, mcpRequest as ReceivedSpan)).toBe(true);
+  });
+
+  it('a 2026-07-28 tool error is an error span naming tool_error', async () => {
+    const fixture = await createRunningSession(server);
+    const agent = agentContext();
+    const reply = await post(
+      '/mcp/session',
+      {
+        jsonrpc: '2.0',
+        id: 3,
+        method: 'tools/call',
+        params: {
+          name: 'ask_user_question_kandev',
+          arguments: { questions: [] },
+          _meta: {
+            'io.modelcontextprotocol/protocolVersion': '2026-07-28',
+            'io.modelcontextprotocol/clientInfo': { name: 'traced-agent', version: '1' },
+            'io.modelcontextprotocol/clientCapabilities': {},
+          },
+        },
+      },
+      {
+        authorization: `Bearer ${fixture.agentToken}`,
+        accept: 'application/json, text/event-stream',
+        'mcp-protocol-version': '2026-07-28',
+        'mcp-method': 'tools/call',
+        'mcp-name': 'ask_user_question_kandev',
+        traceparent: agent.traceparent,
+      },
+    );
+    expect(reply.status).toBe(200);
+    expect(await reply.text()).toContain('VALIDATION_ERROR');
+    const tool = await exported('the failed 2026 tools/call span', (span) => span.name === 'tools/call ask_user_question_kandev' && span.traceId === agent.traceId);
+    expect(tool).toMatchObject({ status: 2, attributes: expect.objectContaining({ 'error.type': 'tool_error', 'jsonrpc.request.id': '3' }) });
+  });
+
   it('a graceful shutdown with tracing on exits 0, its spans exported', async () => {
     const agent = agentContext();
     const fixture = await createRunningSession(server);

@@ -1,8 +1,9 @@
-import { Readable } from 'node:stream';
-import type { ReadableStream as NodeReadableStream } from 'node:stream/web';
-import { classifyInboundRequest, createMcpHandler, type McpHttpHandler, type PerRequestResponseMode, type Server } from '@modelcontextprotocol/server';
+import { classifyInboundRequest, createMcpHandler, isJSONRPCRequest, type McpHttpHandler, type PerRequestResponseMode, type Server } from '@modelcontextprotocol/server';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { securityHeadersOf } from '#common';
+import { inMcpSpan } from '../mcp-spans.js';
+import type { McpExchange, ToolExtra } from '../mcp-tool.js';
+import { type ModernMcpCall, ModernMcpExchange } from './modern-mcp.exchange.js';
 
 /** The request as the SDK reads it: method, URL and headers (the body is handed over already parsed). */
 function webRequestOf(request: FastifyRequest, signal?: AbortSignal): Request {
@@ -18,14 +19,19 @@ function webRequestOf(request: FastifyRequest, signal?: AbortSignal): Request {
  * (`legacy: 'reject'`), so a per-request `_meta` envelope claim is answered — or refused — exactly
  * as the SDK answers it. Which leg a POST takes is the SDK's own classification (isLegacyRequest): a
  * 2025-11-25 client (no envelope claim: its initialize, its session's calls) stays on the 2025 leg
- * unchanged. Each request gets a fresh server from the caller-specific builder it was served with.
+ * unchanged. Each request gets a fresh server from the caller-specific builder it was served with
+ * (the SDK's handler requires one per request).
  */
 export class ModernMcpEndpoint {
   private readonly handler: McpHttpHandler;
   /** Each in-flight request's server builder: the SDK's factory gets the Request it was handed. */
   private readonly builders = new WeakMap<Request, () => Server>();
 
-  constructor(responseMode: PerRequestResponseMode) {
+  constructor(
+    responseMode: PerRequestResponseMode,
+    /** The name its tool server announces, which a detached call's result is encoded with. */
+    private readonly serverName: string,
+  ) {
     this.handler = createMcpHandler(({ requestInfo }) => this.serverOf(requestInfo), { legacy: 'reject', responseMode });
   }
 
@@ -51,23 +57,36 @@ export class ModernMcpEndpoint {
   }
 
   /**
-   * Serves the request on the raw response (hijacked, as the 2025 leg's is), with the security
-   * headers every response carries; the client going away aborts the exchange (and a blocked call's wait).
+   * Serves the request on the raw response (hijacked, as the 2025 leg's is) through a
+   * ModernMcpExchange: `serverFor` builds the request's server, its tools reaching that exchange
+   * through `exchangeOf`. A JSON-RPC request is served inside its MCP span (`mcp-spans.ts`), ended
+   * with its response.
    */
-  async serve(request: FastifyRequest, reply: FastifyReply, serverFor: () => Server): Promise<void> {
-    const gone = new AbortController();
+  async serve(request: FastifyRequest, reply: FastifyReply, serverFor: (exchangeOf: (extra: ToolExtra) => McpExchange) => Server): Promise<void> {
+    const exchange = new ModernMcpExchange(reply.raw, securityHeadersOf(request), this.callOf(request));
     reply.hijack();
-    reply.raw.on('close', () => gone.abort());
-    const web = webRequestOf(request, gone.signal);
-    this.builders.set(web, serverFor);
+    const web = webRequestOf(request, exchange.sdkSignal());
+    this.builders.set(web, () => serverFor((extra) => exchange.of(extra)));
     const parsedBody: unknown = request.body;
     // Read: the hijacked request holds no copy of its arguments while a call blocks.
     request.body = undefined;
-    const response = await this.handler.fetch(web, { parsedBody });
-    if (reply.raw.destroyed) return;
-    reply.raw.writeHead(response.status, { ...Object.fromEntries(securityHeadersOf(request)), ...Object.fromEntries(response.headers) });
-    if (response.body === null) reply.raw.end();
-    else Readable.fromWeb(response.body as NodeReadableStream<Uint8Array>).pipe(reply.raw);
+    const answer = () => this.handler.fetch(web, { parsedBody });
+    const response = isJSONRPCRequest(parsedBody)
+      ? await inMcpSpan(parsedBody, request.headers, (span) => {
+          exchange.span = span;
+          return answer();
+        })
+      : await answer();
+    await exchange.write(response);
+  }
+
+  /** The tools/call the request is, as a detached call's result is encoded: its tool and revision (the header the SDK checks against its envelope). */
+  private callOf(request: FastifyRequest): ModernMcpCall | undefined {
+    const body = request.body as { method?: unknown; params?: { name?: unknown } } | undefined;
+    const revision = request.headers['mcp-protocol-version'];
+    const tool = body?.params?.name;
+    if (body?.method !== 'tools/call' || typeof tool !== 'string' || typeof revision !== 'string') return undefined;
+    return { serverName: this.serverName, revision, tool };
   }
 
   private serverOf(request: Request | undefined): Server {
