@@ -11,12 +11,13 @@ export type { AgentAskListener } from './ask/parked-agent-ask.js';
 export { normalizeQuestions } from './ask/question.validation.js';
 export { AuditService } from './audit/audit.service.js';
 export type { AuditAttemptView } from './audit/audit.types.js';
+export { BUNDLE_CHANNEL } from './bundle/bundle-signal.channel.js';
 export { ClarificationError, ClarificationErrorCode } from './bundle/clarification.errors.js';
 export type { Answer, BundleRow, ClarificationResponse } from './bundle/clarification.types.js';
+export type { ResolutionInput, ResolutionResponse } from './bundle/resolution.types.js';
 export { parseResolvedBy, type ResolvedBy } from './bundle/resolved-by.rules.js';
 export { Settlement, settlementOf } from './bundle/settlement.rules.js';
 export { type QuestionEventRow, QuestionEventRepository } from './events/question-event.repository.js';
-export { BUNDLE_CHANNEL } from './wait/bundle-signal.channel.js';
 export { QuestionEventService, QuestionEventType } from './events/question-event.service.js';
 export { MAX_EXPIRES_IN_SECONDS, MIN_EXPIRES_IN_SECONDS } from './lifecycle/deadline.rules.js';
 export {
@@ -29,8 +30,8 @@ export {
 } from './pending-list/pending-list.service.js';
 export type { WorkerBundleHead } from './pending-list/worker-bundle.repository.js';
 export { WorkerBundleService } from './pending-list/worker-bundle.service.js';
-export { type Resolution, type ResolutionResponse, serializeResolution } from './resolve/resolution.envelope.js';
-export { MAX_TEXT_RUNES, type ResolutionInput, validateOutcome } from './resolve/resolution.validation.js';
+export { type Resolution, serializeResolution } from './resolve/resolution.envelope.js';
+export { MAX_TEXT_RUNES, validateOutcome } from './resolve/resolution.validation.js';
 export { ResolveBundleService } from './resolve/resolve-bundle.service.js';
 export { WaiterStore } from './wait/waiter.store.js';
 export { listedRouting, mayAnswer, routingOf } from './routing/routing.rules.js';

@@ -18,7 +18,7 @@ export { QuestionEventRepository } from './events/question-event.repository.js';
 export { QUESTION_EVENT_RETENTION_MS } from './events/question-event.service.js';
 export { BundleLifecycleRepository } from './lifecycle/bundle-lifecycle.repository.js';
 export { type PendingListQuery, PendingListRepository } from './pending-list/pending-list.repository.js';
-export { BUNDLE_CHANNEL } from './wait/bundle-signal.channel.js';
+export { BUNDLE_CHANNEL } from './bundle/bundle-signal.channel.js';
 export { BundleSignals } from './wait/bundle-signal.service.js';
 export { EscalationSweeper } from './lifecycle/escalation.sweeper.js';
 export { castBallot, tally } from './routing/routing.rules.js';

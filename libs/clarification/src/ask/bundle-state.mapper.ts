@@ -2,7 +2,7 @@ import { recordedResponse, requestFromRows } from '../bundle/bundle.mapper.js';
 import { type BundleRow, type ClarificationRequest, ClarificationStatus } from '../bundle/clarification.types.js';
 import type { ResolvedBy } from '../bundle/resolved-by.rules.js';
 import { Settlement, settlementOf, winnerStatus } from '../bundle/settlement.rules.js';
-import type { ResolutionResponse } from '../resolve/resolution.envelope.js';
+import type { ResolutionResponse } from '../bundle/resolution.types.js';
 import { WaitFailure } from '../wait/waiter.store.js';
 import type { RoutingReport } from '../routing/routing-report.service.js';
 

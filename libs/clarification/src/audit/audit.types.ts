@@ -1,7 +1,7 @@
 import type { Caller } from '#authorization';
 import { assertNever, INPUT_LIMITS } from '#common';
 import { ClarificationError, ClarificationErrorCode } from '../bundle/clarification.errors.js';
-import type { ResolutionInput } from '../resolve/resolution.validation.js';
+import type { ResolutionInput } from '../bundle/resolution.types.js';
 import type { ResolutionSurface } from '../bundle/resolution-surface.types.js';
 
 /** How one resolution attempt ended. */

@@ -13,7 +13,7 @@ import {
   SessionState,
   upsertBundleIndexSql,
 } from '#tasks';
-import { insertEventsCtes } from '../events/question-event.repository.js';
+import { insertEventsCtes } from './question-event.sql.js';
 import { BUNDLE_COLUMNS, D2_ORDER } from './bundle.sql.js';
 import type { AuthorizedBundle, NewBundle } from './bundle.types.js';
 import type { BundleRow } from './clarification.types.js';

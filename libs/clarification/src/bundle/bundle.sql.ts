@@ -1,4 +1,4 @@
-import { BUNDLE_CHANNEL, type BundleSignalKind } from '../wait/bundle-signal.channel.js';
+import { BUNDLE_CHANNEL, type BundleSignalKind } from './bundle-signal.channel.js';
 
 /** D2 order: question_index, then created_at, then id (a total order even for corrupt metadata). */
 export const D2_ORDER = `COALESCE(CASE WHEN m.metadata->>'question_index' ~ '^-?[0-9]{1,9}$'

@@ -1,8 +1,8 @@
 import { namedStatement, processIsLive } from '#persistence';
 import { activeRow } from '#tasks';
 import { notifyBundlesSql } from '../bundle/bundle.sql.js';
-import { insertEventsCtes } from '../events/question-event.repository.js';
-import { BUNDLE_CHANNEL } from '../wait/bundle-signal.channel.js';
+import { insertEventsCtes } from '../bundle/question-event.sql.js';
+import { BUNDLE_CHANNEL } from '../bundle/bundle-signal.channel.js';
 
 /** The payload of the `settled` signal a final answer sends (`from`: the process that made it final). */
 export function settledSignal(pendingId: string, from: string): string {

@@ -4,8 +4,8 @@ import { inTransaction, ProcessLease, processIsLive, queryRow, queryRows, type S
 import { CLARIFICATION_REQUEST } from '#tasks';
 import { notifyBundlesSql } from '../bundle/bundle.sql.js';
 import type { ClarificationResponse } from '../bundle/clarification.types.js';
-import { insertEventsCtes } from '../events/question-event.repository.js';
-import { BUNDLE_CHANNEL } from '../wait/bundle-signal.channel.js';
+import { insertEventsCtes } from '../bundle/question-event.sql.js';
+import { BUNDLE_CHANNEL } from '../bundle/bundle-signal.channel.js';
 import { settledSignal } from './claim.sql.js';
 import type { EventRecord, Successor, UndeliveredClaim } from './claim.types.js';
 

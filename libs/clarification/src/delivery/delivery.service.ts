@@ -20,7 +20,7 @@ import { DeliveryEndService } from './delivery-end.service.js';
 import { DeliveryFlightStore } from './delivery-flight.store.js';
 import { eventFor, recordsResponse, targetOf } from './delivery.mapper.js';
 import { type BallotResult, type BundleSession, type Target, WinnerDelivery, type WinnerResult, type WinningAttempt } from './delivery.types.js';
-import type { NormalizedOutcome } from '../resolve/resolution.validation.js';
+import type { NormalizedOutcome } from '../bundle/resolution.types.js';
 import { type Ballot, type BallotVerdict, castBallot } from '../routing/routing.rules.js';
 import { VoteRepository } from '../routing/vote.repository.js';
 import { LiveDeliveryService } from './live-delivery.service.js';

@@ -2,7 +2,7 @@ import type { ReceiptIdentity } from '#receipts';
 import type { ClaimAudit } from '../audit/audit.types.js';
 import type { BundleRow, ClarificationRequest, ClarificationResponse } from '../bundle/clarification.types.js';
 import type { WinnerIdentity } from '../bundle/resolved-by.rules.js';
-import type { NormalizedOutcome } from '../resolve/resolution.validation.js';
+import type { NormalizedOutcome } from '../bundle/resolution.types.js';
 import type { Ballot, BallotVerdict } from '../routing/routing.rules.js';
 
 export enum WinnerDelivery {

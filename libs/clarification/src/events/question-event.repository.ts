@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { inTransaction, queryRow, queryRows, type ReadExecutor } from '#persistence';
-import { outboxInsertSql } from '#webhooks';
+import { POSITION_SPAN } from '../bundle/question-event.sql.js';
 
 export interface QuestionEventRow {
   id: string;
@@ -20,39 +20,10 @@ export interface SettledEvents {
   unsettled: boolean;
 }
 
-/**
- * An event's position is `txid · 2^16 + n`: the id of the transaction that wrote it (pg_current_xact_id)
- * and its ordinal within that transaction. Every transaction whose id is below the snapshot's xmin has
- * finished, so the events below `xmin · 2^16` are settled — none can appear there any more — and a
- * reader that only ever reads below that horizon, in position order, never skips an event and never
- * reads one twice, with no lock on the write path. (2^16 events per transaction; xid8 below 2^47.)
- */
-const POSITION_SPAN = 65536;
-const TXID = `pg_current_xact_id()::text::bigint`;
+/** The settled horizon: see POSITION_SPAN (bundle/question-event.sql.ts) for what an event's position is. */
 const HORIZON = `pg_snapshot_xmin(pg_current_snapshot())::text::bigint * ${POSITION_SPAN}`;
 /** `id` as text (positions exceed JS numbers): order by `question_events.id`, never the text output column `id`. */
 const EVENT_COLUMNS = `id::text AS id, type, pending_id, session_id, task_id, workspace_id, payload, created_at`;
-
-/**
- * Two data-modifying CTEs, `events` and `events_outbox`, for the WITH clause of a statement in the
- * transaction of the change the events report: `events` inserts the events `sourceSql` yields —
- * columns (type, pending_id, session_id, task_id, payload) — positioned after any event this
- * transaction already wrote, and returns them; `events_outbox` queues their outbound webhook
- * deliveries, so every event is offered to the subscriptions of its workspace by the very
- * statement that records it. PostgreSQL runs both whether or not the statement reads them. At most
- * once per statement (the names are fixed); on its own: `WITH <these CTEs> SELECT … FROM events`.
- */
-export function insertEventsCtes(sourceSql: string): string {
-  return `events AS (
-    INSERT INTO question_events (id, type, pending_id, session_id, task_id, workspace_id, payload)
-    SELECT position.base + source.n, source.type, source.pending_id, source.session_id, source.task_id,
-           COALESCE((SELECT event_t.workspace_id FROM tasks event_t WHERE event_t.id = source.task_id), ''), source.payload
-      FROM (SELECT row_number() OVER () AS n, raw.* FROM (${sourceSql}) raw) source,
-           (SELECT COALESCE(MAX(mine.id), ${TXID} * ${POSITION_SPAN} - 1) AS base FROM question_events mine
-             WHERE mine.id >= ${TXID} * ${POSITION_SPAN} AND mine.id < (${TXID} + 1) * ${POSITION_SPAN}) position
-    RETURNING id, type, pending_id, session_id, task_id, workspace_id, payload, created_at),
-  events_outbox AS (${outboxInsertSql('events')})`;
-}
 
 @Injectable()
 export class QuestionEventRepository {

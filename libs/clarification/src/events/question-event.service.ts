@@ -3,7 +3,7 @@ import { Injectable, Logger, type OnApplicationShutdown, type OnModuleInit } fro
 import { AccessService, type Caller, CallerRevocations } from '#authorization';
 import { ParleyMetrics } from '#observability';
 import { DatabaseListener } from '#persistence';
-import { BUNDLE_CHANNEL } from '../wait/bundle-signal.channel.js';
+import { BUNDLE_CHANNEL } from '../bundle/bundle-signal.channel.js';
 import { ClarificationError } from '../bundle/clarification.errors.js';
 import { type QuestionEventRow, QuestionEventRepository } from './question-event.repository.js';
 import { QuestionEventStream } from './question-event.stream.js';

@@ -4,8 +4,8 @@ import { queryRows } from '#persistence';
 import { activeRow, bundleTaskIdSql, CLARIFICATION_REQUEST, currentPendingRow } from '#tasks';
 import { notifyBundlesSql } from '../bundle/bundle.sql.js';
 import type { TouchedBundle } from '../bundle/bundle.types.js';
-import { insertEventsCtes } from '../events/question-event.repository.js';
-import type { BundleSignalKind } from '../wait/bundle-signal.channel.js';
+import { insertEventsCtes } from '../bundle/question-event.sql.js';
+import type { BundleSignalKind } from '../bundle/bundle-signal.channel.js';
 
 /**
  * The lifecycle's changes to bundles that are not a claim — a session ending, a cancel, a deadline,

@@ -5,7 +5,7 @@ import { inTransaction } from '#persistence';
 import { type AfterCommit, SessionLifecycle, type SessionLifecycleHooks, SessionRepository } from '#tasks';
 import { BundleRepository } from '../bundle/bundle.repository.js';
 import type { TouchedBundle } from '../bundle/bundle.types.js';
-import type { BundleSignalKind } from '../wait/bundle-signal.channel.js';
+import type { BundleSignalKind } from '../bundle/bundle-signal.channel.js';
 import { BundleSignals } from '../wait/bundle-signal.service.js';
 import { BundleLifecycleRepository } from './bundle-lifecycle.repository.js';
 

@@ -2,9 +2,9 @@ import { Injectable } from '@nestjs/common';
 import { DataSource, type EntityManager } from 'typeorm';
 import { queryRow } from '#persistence';
 import { bundleIsActive, CLARIFICATION_REQUEST } from '#tasks';
-import { insertEventsCtes } from '../events/question-event.repository.js';
+import { insertEventsCtes } from '../bundle/question-event.sql.js';
 import type { AssignedUser } from '../routing/routing.types.js';
-import { BUNDLE_CHANNEL } from '../wait/bundle-signal.channel.js';
+import { BUNDLE_CHANNEL } from '../bundle/bundle-signal.channel.js';
 
 export interface DueEscalation {
   pending_id: string;

@@ -1,11 +1,6 @@
-import type { Answer, TerminalStatus } from '../bundle/clarification.types.js';
+import type { TerminalStatus } from '../bundle/clarification.types.js';
+import type { ResolutionResponse } from '../bundle/resolution.types.js';
 import type { BallotReceipt } from '../routing/routing.types.js';
-
-export interface ResolutionResponse {
-  answers: Answer[];
-  rejected: boolean;
-  reject_reason: string;
-}
 
 export interface Resolution {
   claimed: boolean;

@@ -1,26 +1,13 @@
 import { INPUT_LIMITS } from '#common';
 import { ClarificationError } from '../bundle/clarification.errors.js';
-import { type Answer, type BundleRow, ClarificationStatus, type Question, type TerminalStatus } from '../bundle/clarification.types.js';
+import { type Answer, type BundleRow, ClarificationStatus, type Question } from '../bundle/clarification.types.js';
 import { requestFromRows } from '../bundle/bundle.mapper.js';
 import { isPendingRow } from '../bundle/settlement.rules.js';
+import type { NormalizedOutcome, ResolutionInput } from '../bundle/resolution.types.js';
 
 /** N8b: reason and custom_text are capped at 2000 runes (code points, not bytes or UTF-16 units). */
 export const MAX_TEXT_RUNES = INPUT_LIMITS.answerText;
 const ANSWER_KEYS = new Set(['question_id', 'selected_options', 'custom_text']);
-
-/** What a caller submits, from any surface, before validation. */
-export interface ResolutionInput {
-  answers?: unknown;
-  rejected?: unknown;
-  reject_reason?: unknown;
-}
-
-/** A validated, N3a-normalized outcome: what the claim receives and the winner reports. */
-export interface NormalizedOutcome {
-  terminal: TerminalStatus;
-  answers: Answer[];
-  rejectReason: string;
-}
 
 function runes(text: string): number {
   return [...text].length;

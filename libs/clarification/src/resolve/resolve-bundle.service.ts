@@ -15,7 +15,8 @@ import { type Answer, type BundleRow, type ClarificationResponse, ClarificationS
 import { DeliveryService } from '../delivery/delivery.service.js';
 import type { Resolution } from './resolution.envelope.js';
 import type { ResolutionSurface } from '../bundle/resolution-surface.types.js';
-import { claimedOutcome, type NormalizedOutcome, type ResolutionInput, validateOutcome } from './resolution.validation.js';
+import type { NormalizedOutcome, ResolutionInput } from '../bundle/resolution.types.js';
+import { claimedOutcome, validateOutcome } from './resolution.validation.js';
 import { receiptIdentityOf, winnerIdentity } from '../bundle/resolved-by.rules.js';
 import { Settlement, settlementOf, winnerStatus } from '../bundle/settlement.rules.js';
 import type { BallotResult } from '../delivery/delivery.types.js';

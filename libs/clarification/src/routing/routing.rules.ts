@@ -1,7 +1,7 @@
 import { type Caller, callerId } from '#authorization';
 import { type Answer, type BundleRow, ClarificationStatus } from '../bundle/clarification.types.js';
 import { ClarificationError, ClarificationErrorCode } from '../bundle/clarification.errors.js';
-import type { NormalizedOutcome } from '../resolve/resolution.validation.js';
+import type { NormalizedOutcome } from '../bundle/resolution.types.js';
 import type { AssignedUser, RoutingView, StoredRouting, VoteRow, VoteView } from './routing.types.js';
 
 /** The reason a bundle is rejected with when its voters gave different answers (rule Q3). */

@@ -1,6 +1,6 @@
 import { Injectable, type OnModuleInit } from '@nestjs/common';
 import { DatabaseListener } from '#persistence';
-import { BUNDLE_CHANNEL, type BundleSignal, parseBundleSignal } from './bundle-signal.channel.js';
+import { BUNDLE_CHANNEL, type BundleSignal, parseBundleSignal } from '../bundle/bundle-signal.channel.js';
 
 export interface PendingChange {
   /** Resolves true at the bundle's next signal, false when the bound passed first. */
