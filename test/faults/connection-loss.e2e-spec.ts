@@ -6,7 +6,7 @@ import { freePort, killAllServers, launchServer, logLines, type ServerProcess, s
 
 /**
  * Connections the database ends under an idle process, and a COMMIT whose result never arrives
- * (issue 35, "failover loses nothing acknowledged", the process side).
+ * (failover loses nothing acknowledged: the process side).
  *
  * - Every connection of the process terminated from the server side (`pg_terminate_backend`: the
  *   pool's idle connections, the LISTEN connection, the rate limiter's pool), then the postmaster

@@ -1,5 +1,5 @@
 /**
- * ISSUE 39: the folders of `libs/clarification/src` are layered — no two of them import each other.
+ * The folders of `libs/clarification/src` are layered — no two of them import each other.
  * A file-level circle is caught by import-circles.spec.ts; this catches the folder-level one it
  * cannot see (a/x.ts imports b/y.ts and b/z.ts imports a/w.ts, no file circle), which is what makes
  * rooms impossible to read, test or move one at a time. Shapes both sides need go down to the lower

@@ -1,5 +1,5 @@
 /**
- * Finding 5 of issue 34: a resume whose outcome is unknown is never answered twice differently. The
+ * A resume whose outcome is unknown is never answered twice differently. The
  * receiver holds the first POST past RESUME_TIMEOUT_MS (it may act on it), then answers 2xx: the
  * answer is not rolled back, it is re-sent under the same Idempotency-Key until accepted, and a second
  * answer given meanwhile is told the first — the receiver never sees a different answer for the bundle.

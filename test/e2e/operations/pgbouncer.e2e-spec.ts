@@ -1,5 +1,5 @@
 /**
- * Behind PgBouncer (issue 35): two replicas whose pooled connections go through a real PgBouncer 1.18
+ * Behind PgBouncer: two replicas whose pooled connections go through a real PgBouncer 1.18
  * in transaction pooling — no prepared statements kept across transactions, `statement_timeout`
  * refused as a start-up parameter — with DATABASE_PREPARED_STATEMENTS=false, and whose LISTEN and
  * migrations use the direct connection (DATABASE_LISTEN_URL). The full lifecycle over REST (an

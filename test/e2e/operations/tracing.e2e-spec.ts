@@ -1,5 +1,5 @@
 /**
- * Traced end to end (issue 35): the real built server (its SDK starts before its modules load) with
+ * Traced end to end: the real built server (its SDK starts before its modules load) with
  * the standard OpenTelemetry variables pointing at a local OTLP/HTTP receiver (JSON). The agent's
  * incoming `traceparent` is continued through its ask; the answer's trace holds the claim
  * transaction (with its SQL), the delivery to a waiting agent or the resume POST — whose own

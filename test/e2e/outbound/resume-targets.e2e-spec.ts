@@ -1,5 +1,5 @@
 /**
- * Finding 2 of issue 34: a session's `resume_url` is an outbound target like any other. A private
+ * A session's `resume_url` is an outbound target like any other. A private
  * one is a 400 naming the field at session creation (nothing created); a name that resolves to a
  * private address is refused at delivery and never contacted; a redirect is not followed; and the
  * answer's caller learns nothing about the target beyond "the agent could not be resumed".
