@@ -64,6 +64,35 @@ describe('tracing with OTEL_EXPORTER_OTLP_ENDPOINT set', () => {
     return fetch(`${server.baseUrl}${path}`, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(body) });
   }
 
+  /** A 2026-07-28 `tools/call` of the in-session ask, raw (the revision's envelope and headers), with the agent's traceparent. */
+  function ask2026(id: string | number, args: Record<string, unknown>, agentToken: string, traceparent: string): Promise<Response> {
+    return post(
+      '/mcp/session',
+      {
+        jsonrpc: '2.0',
+        id,
+        method: 'tools/call',
+        params: {
+          name: 'ask_user_question_kandev',
+          arguments: args,
+          _meta: {
+            'io.modelcontextprotocol/protocolVersion': '2026-07-28',
+            'io.modelcontextprotocol/clientInfo': { name: 'traced-agent', version: '1' },
+            'io.modelcontextprotocol/clientCapabilities': {},
+          },
+        },
+      },
+      {
+        authorization: `Bearer ${agentToken}`,
+        accept: 'application/json, text/event-stream',
+        'mcp-protocol-version': '2026-07-28',
+        'mcp-method': 'tools/call',
+        'mcp-name': 'ask_user_question_kandev',
+        traceparent,
+      },
+    );
+  }
+
   it("continues the agent's traceparent through the ask, and the answer's trace holds the claim and the resume POST whose traceparent it sent", async () => {
     const fixture = await createRunningSession(server, { resumeUrl: resumes.url });
     const agent = agentContext();
@@ -181,31 +210,7 @@ describe('tracing with OTEL_EXPORTER_OTLP_ENDPOINT set', () => {
   it("a 2026-07-28 tools/call is a span with the MCP attributes (no session id: the revision has none) in the agent's trace, ended with the answer", async () => {
     const fixture = await createRunningSession(server);
     const agent = agentContext();
-    const call = post(
-      '/mcp/session',
-      {
-        jsonrpc: '2.0',
-        id: 'ask-2026',
-        method: 'tools/call',
-        params: {
-          name: 'ask_user_question_kandev',
-          arguments: { questions: [{ prompt: 'Ship it?', options: [{ label: 'yes' }, { label: 'no' }] }] },
-          _meta: {
-            'io.modelcontextprotocol/protocolVersion': '2026-07-28',
-            'io.modelcontextprotocol/clientInfo': { name: 'traced-agent', version: '1' },
-            'io.modelcontextprotocol/clientCapabilities': {},
-          },
-        },
-      },
-      {
-        authorization: `Bearer ${fixture.agentToken}`,
-        accept: 'application/json, text/event-stream',
-        'mcp-protocol-version': '2026-07-28',
-        'mcp-method': 'tools/call',
-        'mcp-name': 'ask_user_question_kandev',
-        traceparent: agent.traceparent,
-      },
-    );
+    const call = ask2026('ask-2026', { questions: [{ prompt: 'Ship it?', options: [{ label: 'yes' }, { label: 'no' }] }] }, fixture.agentToken, agent.traceparent);
     const ask = await exported('the ask span', (span) => span.name === 'parley.ask' && span.traceId === agent.traceId);
     const pendingId = ask.attributes['parley.pending_id'] as string;
     // Blocked: the call's span is still open, so not exported.
@@ -241,31 +246,7 @@ describe('tracing with OTEL_EXPORTER_OTLP_ENDPOINT set', () => {
   it('a 2026-07-28 tool error is an error span naming tool_error', async () => {
     const fixture = await createRunningSession(server);
     const agent = agentContext();
-    const reply = await post(
-      '/mcp/session',
-      {
-        jsonrpc: '2.0',
-        id: 3,
-        method: 'tools/call',
-        params: {
-          name: 'ask_user_question_kandev',
-          arguments: { questions: [] },
-          _meta: {
-            'io.modelcontextprotocol/protocolVersion': '2026-07-28',
-            'io.modelcontextprotocol/clientInfo': { name: 'traced-agent', version: '1' },
-            'io.modelcontextprotocol/clientCapabilities': {},
-          },
-        },
-      },
-      {
-        authorization: `Bearer ${fixture.agentToken}`,
-        accept: 'application/json, text/event-stream',
-        'mcp-protocol-version': '2026-07-28',
-        'mcp-method': 'tools/call',
-        'mcp-name': 'ask_user_question_kandev',
-        traceparent: agent.traceparent,
-      },
-    );
+    const reply = await ask2026(3, { questions: [] }, fixture.agentToken, agent.traceparent);
     expect(reply.status).toBe(200);
     expect(await reply.text()).toContain('VALIDATION_ERROR');
     const tool = await exported('the failed 2026 tools/call span', (span) => span.name === 'tools/call ask_user_question_kandev' && span.traceId === agent.traceId);
