@@ -3,7 +3,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
-import { EmbeddedDatabase } from '../../libs/persistence/src/embedded-database.js';
+import { EmbeddedDatabase } from '../../libs/persistence/src/connection/embedded-database.js';
 
 /** The PostgreSQL server the benchmark runs on: BENCH_DATABASE_URL, or an embedded one in a temp dir. */
 export interface BenchServer {

@@ -148,11 +148,11 @@ describe('boundaries', () => {
    * and the lease liveness fragment.
    */
   const DATABASE_PLUMBING = [
-    'libs/persistence/src/database.ts',
-    'libs/persistence/src/database-listener.ts',
-    'libs/persistence/src/process-lease.ts',
-    'libs/persistence/src/query-rows.ts',
-    'libs/persistence/src/named-statement.ts',
+    'libs/persistence/src/connection/database.ts',
+    'libs/persistence/src/connection/database-listener.ts',
+    'libs/persistence/src/lease/process-lease.ts',
+    'libs/persistence/src/query/query-rows.ts',
+    'libs/persistence/src/query/named-statement.ts',
   ];
 
   it('SQL appears only in *.repository.ts and *.sql.ts (and the persistence plumbing)', () => {
@@ -164,7 +164,7 @@ describe('boundaries', () => {
       .map(relative);
     expect(offenders).toEqual([]);
     // The detector does see SQL: the repositories are full of it.
-    expect(SQL.test(codeOf(path.join(LIBS, 'tasks/src/task.repository.ts')))).toBe(true);
+    expect(SQL.test(codeOf(path.join(LIBS, 'tasks/src/task/task.repository.ts')))).toBe(true);
   });
 
   it('no lib reaches past another lib’s index (apps/server included)', () => {
@@ -193,7 +193,7 @@ describe('boundaries', () => {
   });
 
   it('the activeness rule derives the terminal session states from session-state.ts (no second literal)', () => {
-    const rule = codeOf(path.join(LIBS, 'tasks/src/activeness.sql.ts'));
+    const rule = codeOf(path.join(LIBS, 'tasks/src/task/activeness.sql.ts'));
     expect(rule).toMatch(/TERMINAL_SESSION_STATES/);
     expect(rule).not.toMatch(/'COMPLETED'|'FAILED'|'CANCELLED'/);
   });
@@ -201,13 +201,13 @@ describe('boundaries', () => {
   it('spec M5 (which task a bundle belongs to) is written once, in bundle-task.sql.ts; the rest build from it', () => {
     const files = [...sourceFiles(LIBS), ...sourceFiles(path.join(ROOT, 'apps/server'))];
     const writing = files.filter((file) => /NULLIF\(/.test(codeOf(file))).map(relative);
-    expect(writing).toEqual(['libs/tasks/src/bundle-task.sql.ts']);
+    expect(writing).toEqual(['libs/tasks/src/task/bundle-task.sql.ts']);
     const building = files.filter((file) => /\bbundleTaskIdSql\(/.test(codeOf(file))).map(relative).sort();
     expect(building).toEqual([
       'libs/clarification/src/bundle/bundle.repository.ts',
       'libs/clarification/src/lifecycle/bundle-lifecycle.repository.ts',
-      'libs/tasks/src/activeness.sql.ts',
-      'libs/tasks/src/bundle-task.sql.ts',
+      'libs/tasks/src/task/activeness.sql.ts',
+      'libs/tasks/src/task/bundle-task.sql.ts',
     ]);
   });
 
@@ -231,7 +231,7 @@ describe('boundaries', () => {
   });
 
   it('every surface that answers resolves through ResolveBundleService; none reaches the claim or delivery itself', () => {
-    const answering = ['libs/clarification/src/http/clarification.controller.ts', 'libs/graphql/src/answer.resolver.ts', 'libs/mcp/src/external-tools.ts', 'libs/decisions/src/command.service.ts'];
+    const answering = ['libs/clarification/src/http/clarification.controller.ts', 'libs/graphql/src/resolvers/answer.resolver.ts', 'libs/mcp/src/external/external-tools.ts', 'libs/decisions/src/command.service.ts'];
     for (const file of answering) expect({ file, resolves: /\bResolveBundleService\b/.test(codeOf(path.join(ROOT, file))) }).toEqual({ file, resolves: true });
     const outsideCore = sourceFiles(LIBS).filter((file) => libOf(file) !== 'clarification');
     const reachingPast = outsideCore

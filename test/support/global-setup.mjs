@@ -2,7 +2,7 @@ import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 // The compiled module (npm test builds first): jest cannot load the TypeScript sources here.
-import { EmbeddedDatabase } from '../../dist/libs/persistence/src/embedded-database.js';
+import { EmbeddedDatabase } from '../../dist/libs/persistence/src/connection/embedded-database.js';
 
 /**
  * One PostgreSQL server for the whole run: TEST_DATABASE_URL when given (e.g. a PostgreSQL 15

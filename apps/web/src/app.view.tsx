@@ -1,11 +1,11 @@
 import { useCallback, useEffect, useState } from 'preact/hooks';
-import { BundleView } from './bundle.view.js';
-import { ChatLinkView } from './chat-link.view.js';
-import { InboxView } from './inbox.view.js';
-import type { FeedState } from './question-feed.js';
-import { currentSession, type SessionInfo, type SignedIn, signOut } from './session.api.js';
-import { SignInView } from './sign-in.view.js';
-import { useInbox } from './use-inbox.js';
+import { BundleView } from './bundle/bundle.view.js';
+import { ChatLinkView } from './chat-link/chat-link.view.js';
+import { InboxView } from './inbox/inbox.view.js';
+import type { FeedState } from './inbox/question-feed.js';
+import { currentSession, type SessionInfo, type SignedIn, signOut } from './sign-in/session.api.js';
+import { SignInView } from './sign-in/sign-in.view.js';
+import { useInbox } from './inbox/use-inbox.js';
 
 type Route = { kind: 'inbox' } | { kind: 'bundle'; pendingId: string } | { kind: 'link'; code: string };
 

@@ -3,8 +3,8 @@ import { Injectable, Logger } from '@nestjs/common';
 import { type Caller, callerId } from '#authorization';
 import { ResolveBundleService } from '#clarification';
 import { assertNever, faultPoint } from '#common';
-import { CommandClock, COMMAND_LEASE_MS, LEASE_HEARTBEAT_MS, plus, RECEIPT_RETENTION_MS } from './command-clock.js';
-import { CommandReceiptRepository, type Ownership, type ReceiptKey, type ReceiptRow } from './command-receipt.repository.js';
+import { CommandClock, COMMAND_LEASE_MS, LEASE_HEARTBEAT_MS, plus, RECEIPT_RETENTION_MS } from './receipts/command-clock.js';
+import { CommandReceiptRepository, type Ownership, type ReceiptKey, type ReceiptRow } from './receipts/command-receipt.repository.js';
 import {
   ANSWER_DECISION,
   type CommandReply,
@@ -14,7 +14,7 @@ import {
   liveEcho,
   successEnvelope,
   toReply,
-} from './command.envelope.js';
+} from './command/command.envelope.js';
 import {
   type AnswerDecisionRequest,
   type CanonicalMutation,
@@ -23,10 +23,10 @@ import {
   isLive,
   type LiveRequest,
   parseCommandRequest,
-} from './command.request.js';
-import { type CheckedDecision, DecisionCheckService } from './decision-check.service.js';
+} from './command/command.request.js';
+import { type CheckedDecision, DecisionCheckService } from './decision/decision-check.service.js';
 import { CommandStatus, DecisionError } from './decisions.errors.js';
-import { abandonedSendReply, dispositionOf, outcomeOfResolution, outcomeOfResolveError, type SendOutcome } from './send-outcome.js';
+import { abandonedSendReply, dispositionOf, outcomeOfResolution, outcomeOfResolveError, type SendOutcome } from './receipts/send-outcome.js';
 
 interface LiveCommand {
   request: LiveRequest;

@@ -4,7 +4,7 @@ import { type Caller, CurrentCaller } from '#authorization';
 import { CommandService } from './command.service.js';
 import { httpStatusOf } from './decisions.errors.js';
 import { CommandRequestDoc, CommandResultDoc, OptionRefsSelectionDoc, TextSelectionDoc } from './decisions.openapi.js';
-import { PendingInteractionsService } from './pending-interactions.service.js';
+import { PendingInteractionsService } from './decision/pending-interactions.service.js';
 import { ApiBody, ApiExtraModels, ApiOkResponse, ApiResponse, ApiTags, getSchemaPath } from '@nestjs/swagger';
 import { ApiCaller, ApiErrors, ErrorBodyDto } from '#common';
 import { RateLimited, RateLimitKind } from '#rate-limit';

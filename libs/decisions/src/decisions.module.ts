@@ -1,13 +1,13 @@
 import { Module } from '@nestjs/common';
 import { ClarificationModule } from '#clarification';
-import { CommandClock } from './command-clock.js';
-import { CommandReceiptRepository } from './command-receipt.repository.js';
-import { CommandRetentionService } from './command-retention.service.js';
+import { CommandClock } from './receipts/command-clock.js';
+import { CommandReceiptRepository } from './receipts/command-receipt.repository.js';
+import { CommandRetentionService } from './receipts/command-retention.service.js';
 import { CommandService } from './command.service.js';
-import { DecisionCheckService } from './decision-check.service.js';
-import { DecisionRepository } from './decision.repository.js';
+import { DecisionCheckService } from './decision/decision-check.service.js';
+import { DecisionRepository } from './decision/decision.repository.js';
 import { DecisionsController } from './decisions.controller.js';
-import { PendingInteractionsService } from './pending-interactions.service.js';
+import { PendingInteractionsService } from './decision/pending-interactions.service.js';
 
 @Module({
   imports: [ClarificationModule],

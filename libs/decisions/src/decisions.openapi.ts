@@ -1,7 +1,7 @@
 import { ApiProperty, ApiPropertyOptional, getSchemaPath } from '@nestjs/swagger';
 import { ApiClosedSchema } from '#common';
-import { ANSWER_DECISION, Disposition } from './command.envelope.js';
-import { REQUEST_SCHEMA_VERSION } from './command.request.js';
+import { ANSWER_DECISION, Disposition } from './command/command.envelope.js';
+import { REQUEST_SCHEMA_VERSION } from './command/command.request.js';
 import { CommandStatus } from './decisions.errors.js';
 
 /*

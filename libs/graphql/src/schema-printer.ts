@@ -1,14 +1,14 @@
 import { NestFactory } from '@nestjs/core';
 import { GraphQLSchemaBuilderModule, GraphQLSchemaFactory } from '@nestjs/graphql';
 import { lexicographicSortSchema, printSchema, type GraphQLSchema } from 'graphql';
-import { AnswerResolver } from './answer.resolver.js';
-import { AuditResolver } from './audit.resolver.js';
-import { ChatDestinationsResolver } from './chat-destinations.resolver.js';
-import { MembersResolver } from './members.resolver.js';
-import { PendingQuestionsResolver } from './pending-questions.resolver.js';
-import { QuestionEventsResolver } from './question-events.resolver.js';
-import { TasksResolver } from './tasks.resolver.js';
-import { WebhooksResolver } from './webhooks.resolver.js';
+import { AnswerResolver } from './resolvers/answer.resolver.js';
+import { AuditResolver } from './resolvers/audit.resolver.js';
+import { ChatDestinationsResolver } from './resolvers/chat-destinations.resolver.js';
+import { MembersResolver } from './resolvers/members.resolver.js';
+import { PendingQuestionsResolver } from './resolvers/pending-questions.resolver.js';
+import { QuestionEventsResolver } from './resolvers/question-events.resolver.js';
+import { TasksResolver } from './resolvers/tasks.resolver.js';
+import { WebhooksResolver } from './resolvers/webhooks.resolver.js';
 
 export const RESOLVERS = [AnswerResolver, AuditResolver, ChatDestinationsResolver, MembersResolver, PendingQuestionsResolver, QuestionEventsResolver, TasksResolver, WebhooksResolver];
 

@@ -4,9 +4,9 @@ import { DEFAULT_PENDING_LIMIT, MAX_PENDING_LIMIT } from '#clarification';
 import { pageLimit } from '#common';
 import { APP_CONFIG, type AppConfig } from '#config';
 import { MCP_RATE_LIMITED, RateLimitError, rateLimitHeaders, RateLimitKind, RateLimitService } from '#rate-limit';
-import { ANSWER_TOOL, LIST_PENDING_TOOL, LIST_TASKS_TOOL } from './external-tools.js';
-import { refuseMcpRequest } from './mcp-http.js';
-import { ASK_TOOL } from './session-tools.js';
+import { ANSWER_TOOL, LIST_PENDING_TOOL, LIST_TASKS_TOOL } from './external/external-tools.js';
+import { refuseMcpRequest } from './transport/mcp-http.js';
+import { ASK_TOOL } from './session/session-tools.js';
 
 /** JSON-RPC "Invalid Request": the request as a whole is refused, none of its messages ran. */
 const INVALID_REQUEST = -32600;

@@ -1,13 +1,13 @@
 import { Global, Inject, Module, OnApplicationShutdown } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { APP_CONFIG, type AppConfig } from '#config';
-import { Database } from './database.js';
-import { DatabaseListener } from './database-listener.js';
-import { DatabaseAvailability } from './database-availability.js';
-import { HealthController } from './health.controller.js';
-import { HealthRepository } from './health.repository.js';
-import { ProcessLease } from './process-lease.js';
-import { ProcessLeaseRepository } from './process-lease.repository.js';
+import { Database } from './connection/database.js';
+import { DatabaseListener } from './connection/database-listener.js';
+import { DatabaseAvailability } from './health/database-availability.js';
+import { HealthController } from './health/health.controller.js';
+import { HealthRepository } from './health/health.repository.js';
+import { ProcessLease } from './lease/process-lease.js';
+import { ProcessLeaseRepository } from './lease/process-lease.repository.js';
 
 @Global()
 @Module({

@@ -1,7 +1,7 @@
 import { Type } from 'class-transformer';
 import { IsEnum, IsInt, IsNotEmpty, IsOptional, IsString, IsUrl, Max, MaxLength, Min } from 'class-validator';
 import { INPUT_LIMITS, LIST_PAGE, PageQueryDto } from '#common';
-import { SessionState } from './session-state.js';
+import { SessionState } from './session/session-state.js';
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 
 export class CreateWorkspaceDto {

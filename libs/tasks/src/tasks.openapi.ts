@@ -1,5 +1,5 @@
 import { ApiProperty } from '@nestjs/swagger';
-import { SessionState } from './session-state.js';
+import { SessionState } from './session/session-state.js';
 
 /** OpenAPI schemas of the task projection's responses (the shapes tasks.views.ts builds). */
 export class WorkspaceDoc {

@@ -1,4 +1,4 @@
-import type { SessionState } from './session-state.js';
+import type { SessionState } from './session/session-state.js';
 
 export interface WorkspaceRow {
   id: string;

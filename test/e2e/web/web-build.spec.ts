@@ -14,7 +14,7 @@ describe('the built browser inbox (dist/web)', () => {
   const root = webAssetsRoot();
   const html = readFileSync(path.join(root, 'index.html'), 'utf8');
 
-  // Its Content-Security-Policy is the server's header (libs/common/src/security-headers.ts; test/e2e/operations/cors-security-headers.e2e-spec.ts).
+  // Its Content-Security-Policy is the server's header (libs/common/src/http/security-headers.ts; test/e2e/operations/cors-security-headers.e2e-spec.ts).
   it('index.html loads only hashed assets from /assets/', () => {
     const references = [...html.matchAll(/<(?:script|link)\b[^>]*?(?:src|href)="([^"]+)"/g)].map((match) => match[1]);
     const loaded = references.filter((reference) => !reference.startsWith('data:'));

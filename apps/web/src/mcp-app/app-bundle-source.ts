@@ -1,7 +1,7 @@
 import type { App } from '@modelcontextprotocol/ext-apps';
-import type { BundleSource } from '../bundle-source.js';
-import type { Bundle, Resolution, ResolvedStatus } from '../inbox.types.js';
-import type { RespondOutcome } from '../respond.api.js';
+import type { BundleSource } from '../bundle/bundle-source.js';
+import type { Bundle, Resolution, ResolvedStatus } from '../inbox/inbox.types.js';
+import type { RespondOutcome } from '../bundle/respond.api.js';
 import { type BundleReport, bundleOfReport } from './report-bundle.mapper.js';
 
 export const SHOW_TOOL = 'show_question';

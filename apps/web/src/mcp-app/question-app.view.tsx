@@ -1,8 +1,8 @@
 import type { App } from '@modelcontextprotocol/ext-apps';
 import { useMemo } from 'preact/hooks';
-import { BundleForm } from '../bundle.view.js';
-import { BundleSourceContext } from '../bundle-source.js';
-import type { Bundle } from '../inbox.types.js';
+import { BundleForm } from '../bundle/bundle.view.js';
+import { BundleSourceContext } from '../bundle/bundle-source.js';
+import type { Bundle } from '../inbox/inbox.types.js';
 import { appBundleSource } from './app-bundle-source.js';
 import { type BundleReport, bundleOfReport } from './report-bundle.mapper.js';
 

@@ -1,4 +1,4 @@
-import type { Bundle, ResolvedBy } from '../inbox.types.js';
+import type { Bundle, ResolvedBy } from '../inbox/inbox.types.js';
 
 /** A bundle as show_question reports it (GET /api/v1/clarification/{pending_id}'s body). */
 export interface BundleReport {

@@ -1,9 +1,9 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Post } from '@nestjs/common';
 import { ApiOkResponse, ApiTags } from '@nestjs/swagger';
 import { ApiCaller, ApiErrors, ApiJsonBody } from '#common';
-import { AdminOnly } from '../auth.guard.js';
-import type { Caller } from '../caller.js';
-import { CurrentCaller } from '../request-caller.js';
+import { AdminOnly } from '../caller/auth.guard.js';
+import type { Caller } from '../caller/caller.js';
+import { CurrentCaller } from '../caller/request-caller.js';
 import { AddMemberDto, AddedMemberDoc, MemberListDoc, RemovedMemberDoc } from './members.dto.js';
 import { MembershipService } from './membership.service.js';
 

@@ -1,8 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { queryRow, queryRows } from '#persistence';
-import { taskAccessibleBy } from '../access.repository.js';
-import { REVOCATION_CHANNEL } from '../revocation.channel.js';
+import { taskAccessibleBy } from '../access/access.repository.js';
+import { REVOCATION_CHANNEL } from '../caller/revocation.channel.js';
 
 export interface MemberRow {
   workspace_id: string;

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { INPUT_LIMITS } from '#common';
 import { AuthorizationError, AuthorizationErrorCode } from '../authorization.errors.js';
-import { type Caller, isAdmin } from '../caller.js';
+import { type Caller, isAdmin } from '../caller/caller.js';
 import { type MemberRow, MembershipRepository } from './membership.repository.js';
 
 export interface MemberView {

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { queryRow } from '#persistence';
-import { taskAccessibleBy } from '../access.repository.js';
+import { taskAccessibleBy } from '../access/access.repository.js';
 
 /** A session as the act rule reads it: who opened it, and whether a given user sees its task. */
 export interface SessionStanding {

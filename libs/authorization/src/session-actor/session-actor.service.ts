@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { AuthorizationError } from '../authorization.errors.js';
-import { type Caller, callerId } from '../caller.js';
+import { type Caller, callerId } from '../caller/caller.js';
 import { SessionActorRepository } from './session-actor.repository.js';
 
 /**

@@ -1,5 +1,5 @@
 import { Field, Int, ObjectType } from '@nestjs/graphql';
-import { listCost, MAX_OPTIONS_PER_QUESTION, MAX_QUESTIONS_PER_BUNDLE } from '../operation-cost.js';
+import { listCost, MAX_OPTIONS_PER_QUESTION, MAX_QUESTIONS_PER_BUNDLE } from '../limits/operation-cost.js';
 import { ResolvedByModel } from './resolved-by.model.js';
 import { MAX_ANSWERERS, RoutingModel, VoteModel } from './routing.model.js';
 

@@ -2,7 +2,7 @@ import { Field, ObjectType, registerEnumType } from '@nestjs/graphql';
 import { QuestionEventType } from '#clarification';
 import { ResolutionResponseModel } from './resolution.model.js';
 import { ResolvedByModel } from './resolved-by.model.js';
-import { listCost } from '../operation-cost.js';
+import { listCost } from '../limits/operation-cost.js';
 import { AssignedUserModel, MAX_ANSWERERS } from './routing.model.js';
 
 registerEnumType(QuestionEventType, { name: 'QuestionEventType' });

@@ -1,5 +1,5 @@
 import { Field, Int, ObjectType } from '@nestjs/graphql';
-import { listCost } from '../operation-cost.js';
+import { listCost } from '../limits/operation-cost.js';
 import { AnswerModel } from './resolution.model.js';
 
 /** At most this many answerers (and so votes) a bundle names: the cost of their lists. */

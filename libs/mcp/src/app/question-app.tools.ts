@@ -2,7 +2,7 @@ import { registerAppTool } from '@modelcontextprotocol/ext-apps/server';
 import { z } from 'zod';
 import type { Caller } from '#authorization';
 import { bundleReportView, type ClarificationService, type ResolveBundleService, serializeResolution } from '#clarification';
-import { answerInput, answerOutput } from '../answer.schemas.js';
+import { answerInput, answerOutput } from '../external/answer.schemas.js';
 import { toolResult } from '../mcp-errors.js';
 import { defineTool, type McpTool } from '../mcp-tool.js';
 import { QUESTION_APP_URI } from './question-app.resource.js';

@@ -1,7 +1,7 @@
 import { classifyInboundRequest, createMcpHandler, isJSONRPCRequest, type McpHttpHandler, type PerRequestResponseMode, type Server } from '@modelcontextprotocol/server';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { securityHeadersOf } from '#common';
-import { inMcpSpan } from '../mcp-spans.js';
+import { inMcpSpan } from '../transport/mcp-spans.js';
 import type { McpExchange, ToolExtra } from '../mcp-tool.js';
 import { type ModernMcpCall, ModernMcpExchange } from './modern-mcp.exchange.js';
 

@@ -2,7 +2,7 @@ import type { ServerResponse } from 'node:http';
 import type { Span } from '@opentelemetry/api';
 import type { CallToolResult, JSONRPCMessage, RequestId, ServerNotification } from '@modelcontextprotocol/server';
 import type { SecurityHeaders } from '#common';
-import { endMcpSpan } from '../mcp-spans.js';
+import { endMcpSpan } from '../transport/mcp-spans.js';
 import { answeredThroughExchange, type McpExchange, type ToolExtra } from '../mcp-tool.js';
 import { encodedToolResponse } from './tool-result.encoder.js';
 
