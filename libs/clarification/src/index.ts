@@ -11,7 +11,6 @@ export type { AgentAskListener } from './ask/parked-agent-ask.js';
 export { normalizeQuestions } from './ask/question.validation.js';
 export { AuditService } from './audit/audit.service.js';
 export type { AuditAttemptView } from './audit/audit.types.js';
-export type { BundleSignal } from './bundle/bundle-signal.channel.js';
 export { ClarificationError, ClarificationErrorCode } from './bundle/clarification.errors.js';
 export type { Answer, BundleRow, ClarificationResponse } from './bundle/clarification.types.js';
 export type { ResolutionInput, ResolutionResponse } from './bundle/resolution.types.js';
