@@ -6,8 +6,8 @@
  *
  * Environment: BENCH_SUSTAINED_S (600: the target's 10 minutes), BENCH_SUSTAINED_AGENTS (32 sessions
  * cycling ask → wait → answer), BENCH_SUSTAINED_RATE (answers per second over all agents, 55 by
- * default: with one ASKED and one ANSWERED per cycle that is the ~110 events/s the workload of the
- * before-figures produced; 0 = every agent as fast as it can, which saturates this machine), BENCH_SUSTAINED_LISTERS
+ * default: with one ASKED and one ANSWERED per cycle, the event rate the workload of the before-figures
+ * produced, docs/benchmarks.md "6. Sustained load"; 0 = every agent as fast as it can, which saturates this machine), BENCH_SUSTAINED_LISTERS
  * (2 clients listing back to back).
  */
 import { createClient } from 'graphql-ws';

@@ -17,7 +17,7 @@
  * spaces (committed), V8's 256 KiB pages resident (in its spaces or pooled), the rest.
  *
  * Environment: BENCH_WAITERS (10000), BENCH_WAKES (200), BENCH_SNAPSHOTS (0; 1 = take heap snapshots, for where the bytes go — a snapshot before opening leaves the
- * RSS reading after it incomparable: measured, V8's pooled pages then stayed resident, 22.6 vs 7.2 KiB per `/wait`),
+ * RSS reading after it incomparable: V8's pooled pages then stay resident, docs/benchmarks.md "3. Waiters"),
  * BENCH_WAITER_KINDS (wait,bare-http,fastify,mcp,mcp2026), BENCH_WAITER_BATCH (250 requests opened at a time), BENCH_SNAPSHOT_DIR (keep the snapshots there, for a retainer analysis),
  * BENCH_NODE_FLAGS (extra node flags for the server and every floor alike; none by default, as in production),
  * BENCH_SETTLE_MS (230000: the idle time before each reading, see SETTLE_MS).

@@ -10,7 +10,7 @@ import { isAlive, killAllServers, logLines, postmaster, type ServerProcess, star
  * shutdown deadline (which would end it with exit 1).
  */
 
-/** Well under main.ts's SHUTDOWN_DEADLINE_MS (10 s): a clean shutdown here takes about half a second. */
+/** Well under main.ts's SHUTDOWN_DEADLINE_MS (10 s), so a shutdown that needed the deadline fails here; a clean one ends far sooner (docs/benchmarks.md, "Figures behind bounds in the code"). */
 const SHUTDOWN_BOUND_MS = 5_000;
 /** Backends orphaned by the killed postmaster must exit before a new one may use the data directory. */
 const RESTART_WITHIN_MS = 30_000;

@@ -11,10 +11,10 @@
  */
 import request from 'supertest';
 import { WaiterStore } from '#clarification';
-import { EventBus } from '#common';
 import { startApp, TEST_ADMIN_TOKEN, type TestApp } from '../support/app.js';
 import { eventually } from '../support/eventually.js';
 import { freshBundle } from '../support/fixtures.js';
+import { lifecycleCounts, lifecycleMoved, questionEventsOf } from '../support/lifecycle-events.js';
 import { connectMcp, type McpConnection } from '../support/mcp.js';
 
 const ROUNDS = 20;
@@ -69,10 +69,6 @@ describe('R3: REST respond vs MCP answer_question_kandev racing on one bundle', 
   let t: TestApp;
   let owner: { id: string; token: string };
   let mcp: McpConnection;
-  const winnerEvents = new Map<string, number>();
-  /** session ids of every session.message.updated, in publication order. */
-  const messageUpdates: string[] = [];
-  let unsubscribe: Array<() => void> = [];
   const wins = { rest: 0, mcp: 0 };
 
   beforeAll(async () => {
@@ -82,19 +78,11 @@ describe('R3: REST respond vs MCP answer_question_kandev racing on one bundle', 
     const token = await request(t.baseUrl).post(`/api/v1/admin/users/${user.body.id}/tokens`).set('authorization', admin).send({}).expect(201);
     owner = { id: user.body.id, token: token.body.token };
     mcp = await connectMcp(t.baseUrl, { bearer: owner.token });
-    const bus = t.app.get(EventBus);
-    const count = (payload: { pending_id: string }) => winnerEvents.set(payload.pending_id, (winnerEvents.get(payload.pending_id) ?? 0) + 1);
-    unsubscribe = [
-      bus.subscribe('clarification.primary_answered', count),
-      bus.subscribe('clarification.stale_dismissed', count),
-      bus.subscribe('session.message.updated', (payload) => messageUpdates.push(payload.session_id)),
-    ];
   });
 
   afterAll(async () => {
     // Information only: which entry point won is timing, not a rule (R3 asks for one winner).
     process.stdout.write(`R3 REST vs MCP winners (information only): ${JSON.stringify(wins)}\n`);
-    unsubscribe.forEach((off) => off());
     await mcp.close();
     await t.close();
   });
@@ -124,14 +112,14 @@ describe('R3: REST respond vs MCP answer_question_kandev racing on one bundle', 
       expect(outcome.structured).toEqual(envelope);
       return envelope;
     });
-    const mark = messageUpdates.length;
+    const before = await lifecycleCounts(t);
     const [rest, viaMcp] = await Promise.all([restCall, mcpCall]);
-    // Only the winner publishes: one transcript update for the bundle's session, none from the loser.
-    const sessionId = (await t.db.query<{ id: string }>(
-      `SELECT DISTINCT task_session_id AS id FROM task_session_messages WHERE metadata->>'pending_id' = $1`,
-      [pendingId],
-    )).rows[0]?.id;
-    expect(messageUpdates.slice(mark).filter((id) => id === sessionId)).toHaveLength(1);
+    // Only the winner publishes: one final answer, one transcript update — nothing from the loser.
+    const moved = await lifecycleMoved(t, before);
+    const { 'session.message.updated': messages, ...finals } = moved;
+    expect(messages).toBe(1);
+    expect(Object.values(finals)).toEqual([1]);
+    expect(Object.keys(finals)[0]).toMatch(/^clarification\.(primary_answered|stale_dismissed)$/);
     return { rest, mcp: viaMcp };
   }
 
@@ -163,7 +151,10 @@ describe('R3: REST respond vs MCP answer_question_kandev racing on one bundle', 
     expect(rows.map((row) => row.metadata.response_delivery_pending)).toEqual([undefined, undefined]);
     const session = await t.db.query<{ state: string }>(`SELECT state FROM task_sessions WHERE id = $1`, [sessionId]);
     expect(session.rows[0]?.state).toBe('RUNNING');
-    expect(winnerEvents.get(pendingId)).toBe(1);
+    // One final question event for the bundle, the winner's.
+    expect((await questionEventsOf(t.db, pendingId)).filter((event) => event.type === 'ANSWERED' || event.type === 'REJECTED').map((event) => event.type)).toEqual([
+      winner.status === 'answered' ? 'ANSWERED' : 'REJECTED',
+    ]);
   }
 
   async function resumesOf(pendingId: string): Promise<{ prompts: Array<{ content: string; response: unknown }>; turns: number }> {

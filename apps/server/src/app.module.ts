@@ -3,7 +3,6 @@ import type { Logger } from 'pino';
 import { AuthorizationModule } from '#authorization';
 import { ChannelsModule } from '#channels';
 import { ClarificationModule } from '#clarification';
-import { EventBusModule } from '#common';
 import { type AppConfig, ConfigModule } from '#config';
 import { DecisionsModule } from '#decisions';
 import { ParleyGraphqlModule } from '#graphql';
@@ -27,7 +26,6 @@ export class AppModule {
         OutboundModule.forRoot(config.outbound),
         LoggingModule.forRoot(logger),
         MetricsModule,
-        EventBusModule,
         RateLimitModule,
         PersistenceModule,
         ReceiptsModule,

@@ -20,6 +20,7 @@ import { ReplicaHandoffReceiver } from './delivery/replica-handoff.receiver.js';
 import { ResumeHandoffService } from './delivery/resume-handoff.service.js';
 import { ResumeDispatcher } from './delivery/resume.dispatcher.js';
 import { QuestionEventRepository } from './events/question-event.repository.js';
+import { LifecycleEventCounter } from './events/lifecycle-event.counter.js';
 import { QuestionEventService } from './events/question-event.service.js';
 import { ClarificationController } from './http/clarification.controller.js';
 import { BundleLifecycleRepository } from './lifecycle/bundle-lifecycle.repository.js';
@@ -60,6 +61,7 @@ import { WaiterStore } from './wait/waiter.store.js';
     DeadlineSweeper,
     EscalationRepository,
     EscalationSweeper,
+    LifecycleEventCounter,
     DeliveryEndService,
     DeliveryFlightStore,
     DeliveryOwnershipRepository,
@@ -85,6 +87,7 @@ import { WaiterStore } from './wait/waiter.store.js';
     AgentAskService,
     AuditService,
     BundleRepository,
+    BundleSignals,
     ClarificationLifecycleService,
     ClarificationService,
     DeadlineSweeper,

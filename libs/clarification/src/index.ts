@@ -11,7 +11,6 @@ export type { AgentAskListener } from './ask/parked-agent-ask.js';
 export { normalizeQuestions } from './ask/question.validation.js';
 export { AuditService } from './audit/audit.service.js';
 export type { AuditAttemptView } from './audit/audit.types.js';
-export { BUNDLE_CHANNEL } from './bundle/bundle-signal.channel.js';
 export { ClarificationError, ClarificationErrorCode } from './bundle/clarification.errors.js';
 export type { Answer, BundleRow, ClarificationResponse } from './bundle/clarification.types.js';
 export type { ResolutionInput, ResolutionResponse } from './bundle/resolution.types.js';
@@ -34,6 +33,7 @@ export { type Resolution, serializeResolution } from './resolve/resolution.envel
 export { MAX_TEXT_RUNES, validateOutcome } from './resolve/resolution.validation.js';
 export { ResolveBundleService } from './resolve/resolve-bundle.service.js';
 export { WaiterStore } from './wait/waiter.store.js';
+export { BundleSignals } from './wait/bundle-signal.service.js';
 export { listedRouting, mayAnswer, routingOf } from './routing/routing.rules.js';
 export { actionOfRows } from './bundle/bundle.mapper.js';
 export type { RoutingView, VoteView } from './routing/routing.types.js';

@@ -4,8 +4,6 @@ export * from './errors/http-error.filter.js';
 export * from './input/validation.pipe.js';
 export * from './http/public.decorator.js';
 export * from './paging/keyset-cursor.js';
-export * from './event-bus.js';
-export * from './event-bus.module.js';
 export * from './errors/uniform-errors.adapter.js';
 export * from './errors/database-unavailable.js';
 export * from './fault-point.js';

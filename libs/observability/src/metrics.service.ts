@@ -1,6 +1,5 @@
 import { Injectable } from '@nestjs/common';
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
-import { PARLEY_EVENT_NAMES, type ParleyEventName } from '#common';
 
 /** How a resume prompt left this process: a webhook answered 2xx, refused (or timed out), or the prompt was queued. */
 export type ResumeHandoffOutcome = 'accepted' | 'refused' | 'queued';
@@ -42,7 +41,7 @@ export class ParleyMetrics {
   });
   private readonly lifecycleEvents = new Counter({
     name: 'parley_lifecycle_events_total',
-    help: 'Lifecycle events this process published (asked, answered, dismissed, cancelled, expired, detached, superseded, messages updated), by event name',
+    help: 'Lifecycle changes this process committed (asked, answered, voted on, dismissed, cancelled, expired, detached, superseded, messages updated), by event name',
     labelNames: ['event'] as const,
     registers: [this.registry],
   });
@@ -55,8 +54,6 @@ export class ParleyMetrics {
 
   constructor() {
     collectDefaultMetrics({ register: this.registry, prefix: 'parley_' });
-    // Every event's series from the start, at 0: a rate over a series that appears only with its first event misses that event.
-    for (const event of PARLEY_EVENT_NAMES) this.lifecycleEvents.inc({ event }, 0);
   }
 
   /** Starts timing one resolution; the returned function records its outcome. */
@@ -77,7 +74,12 @@ export class ParleyMetrics {
     for (const at of createdAt) this.eventFeedLag.observe(Math.max(0, now - at.getTime()) / 1000);
   }
 
-  lifecycleEvent(event: ParleyEventName): void {
+  /** Shows each lifecycle event's series at 0 until it first happens. */
+  lifecycleEventsKnown(events: readonly string[]): void {
+    for (const event of events) this.lifecycleEvents.inc({ event }, 0);
+  }
+
+  lifecycleEvent(event: string): void {
     this.lifecycleEvents.inc({ event });
   }
 

@@ -2,7 +2,8 @@
  * Authentication (AUTH_MODE=enabled): bearer tokens, the browser session cookie, the admin API and
  * the identity CLI, all against the real application on a real PostgreSQL database. The CLI runs in
  * this process (runCli, what the `parley` entry point runs, with its own application context on the
- * same database): a spawned Node process per call cost ~3 s; test/e2e/operations/cli.e2e-spec.ts runs the real binary.
+ * same database), as a spawned Node process per call is slow (docs/benchmarks.md, "Figures behind bounds in the code");
+ * test/e2e/operations/cli.e2e-spec.ts runs the real binary.
  */
 import { createHash } from 'node:crypto';
 import request from 'supertest';

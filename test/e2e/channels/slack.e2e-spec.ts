@@ -301,6 +301,26 @@ describe('Slack: answering from a card', () => {
     for (const card of cards) await eventually(() => (closed(card) ? true : undefined), 5000, 'every card edited');
   });
 
+  it('redraws quorum progress after a vote recorded on another replica, one with no chat configured', async () => {
+    const pendingId = await ask(ONE_QUESTION, { answerers: { user_ids: [alice.id, bob.id] }, required_answers: 2 });
+    const cards = await eventually(() => (slack.messagesFor(pendingId).length === 2 ? slack.messagesFor(pendingId) : undefined), 5000, 'both DM cards');
+    const showing = (progress: string) =>
+      eventually(() => (cards.every((card) => JSON.stringify(card.blocks).includes(progress)) ? true : undefined), 5000, `every card showing ${progress}`);
+    await showing('0 of 2');
+    const replica = await startApp({ databaseUrl: t.databaseUrl, config: { authMode: 'enabled', ...QUIET_LEASE } });
+    try {
+      const vote = await request(replica.baseUrl)
+        .post(`/api/v1/clarification/${pendingId}/respond`)
+        .set('authorization', `Bearer ${alice.token}`)
+        .send({ answers: [{ question_id: 'db', selected_options: ['pg'], custom_text: '' }] })
+        .expect(200);
+      expect(vote.body).toMatchObject({ claimed: false, status: 'pending' });
+      await showing('1 of 2');
+    } finally {
+      await replica.close();
+    }
+  });
+
   it('an escalation that reassigns a routed bundle sends each new assignee a direct message, and none twice; a click answers', async () => {
     // Reassigned to alice (who has her card) and bob: bob gets a direct message, alice keeps her one card.
     const pendingId = await ask(ONE_QUESTION, { answerers: { user_ids: [alice.id] }, escalation: [{ after_seconds: 120, reassign_to: { user_ids: [alice.id, bob.id] } }] });

@@ -1,13 +1,13 @@
 import { randomUUID } from 'node:crypto';
 import http from 'node:http';
 import request from 'supertest';
-import { EventBus, type ParleyEvents } from '#common';
 import { type Answer, WaiterStore } from '#clarification';
 import { BundleRepository, ClarificationStatus, WinnerDelivery } from '#clarification/testing';
 import { startApp, type TestApp } from '../../support/app.js';
 import { claimAndDeliver as winAndDeliver, claimer } from '../../support/claim.js';
 import { eventually } from '../../support/eventually.js';
 import { createRunningSession, type SessionFixture, TWO_QUESTIONS } from '../../support/fixtures.js';
+import { lifecycleCounts, lifecycleMoved, questionEventsOf } from '../../support/lifecycle-events.js';
 
 /**
  * The REST clarification surface (baseline "REST surface", "Durable rows", "Lifecycle
@@ -455,30 +455,29 @@ describe('clarification REST surface', () => {
     it('cancels an active bundle: wakes the waiters with 504, marks the pending rows cancelled; again ⇒ 409 not active', async () => {
       const fixture = await createRunningSession(t);
       const pendingId = await ask(fixture);
-      const cancelled: ParleyEvents['clarification.cancelled'][] = [];
-      const off = t.app.get(EventBus).subscribe('clarification.cancelled', (payload) => cancelled.push(payload));
-      try {
-        const { result: first } = await startWait(t, pendingId, 1);
-        const { result: second } = await startWait(t, pendingId, 2);
-        const res = await api().post(`/api/v1/clarification/${pendingId}/cancel`).expect(200);
-        expect(res.body).toEqual({ success: true });
-        for (const result of await Promise.all([first, second])) {
-          expect(result.status).toBe(504);
-          expect(result.body).toEqual({ error: 'clarification wait ended: the question was cancelled', code: 'WAIT_ENDED' });
-        }
-        const rows = await rowsOf(pendingId);
-        expect(rows.map((row) => row.metadata.status)).toEqual(['cancelled', 'cancelled']);
-        expect(cancelled).toEqual([{ pending_id: pendingId, session_id: fixture.sessionId, task_id: fixture.taskId }]);
-
-        const notActive = { error: 'clarification request is no longer active', code: 'CONFLICT' };
-        expect((await api().post(`/api/v1/clarification/${pendingId}/cancel`).expect(409)).body).toEqual(notActive);
-        expect((await api().get(`/api/v1/clarification/${pendingId}`).expect(200)).body).toMatchObject({ status: 'cancelled', response: null });
-        expect((await api().get(`/api/v1/clarification/${pendingId}/wait`).expect(409)).body).toEqual(notActive);
-        expect((await claim(pendingId)).claimed).toBe(false);
-        expect(await rowsOf(pendingId)).toEqual(rows);
-      } finally {
-        off();
+      const before = await lifecycleCounts(t);
+      const { result: first } = await startWait(t, pendingId, 1);
+      const { result: second } = await startWait(t, pendingId, 2);
+      const res = await api().post(`/api/v1/clarification/${pendingId}/cancel`).expect(200);
+      expect(res.body).toEqual({ success: true });
+      for (const result of await Promise.all([first, second])) {
+        expect(result.status).toBe(504);
+        expect(result.body).toEqual({ error: 'clarification wait ended: the question was cancelled', code: 'WAIT_ENDED' });
       }
+      const rows = await rowsOf(pendingId);
+      expect(rows.map((row) => row.metadata.status)).toEqual(['cancelled', 'cancelled']);
+      expect((await questionEventsOf(t.db, pendingId)).map(({ type, session_id, task_id }) => ({ type, session_id, task_id }))).toEqual([
+        { type: 'ASKED', session_id: fixture.sessionId, task_id: fixture.taskId },
+        { type: 'CANCELLED', session_id: fixture.sessionId, task_id: fixture.taskId },
+      ]);
+      expect(await lifecycleMoved(t, before)).toEqual({ 'clarification.cancelled': 1, 'session.message.updated': 1 });
+
+      const notActive = { error: 'clarification request is no longer active', code: 'CONFLICT' };
+      expect((await api().post(`/api/v1/clarification/${pendingId}/cancel`).expect(409)).body).toEqual(notActive);
+      expect((await api().get(`/api/v1/clarification/${pendingId}`).expect(200)).body).toMatchObject({ status: 'cancelled', response: null });
+      expect((await api().get(`/api/v1/clarification/${pendingId}/wait`).expect(409)).body).toEqual(notActive);
+      expect((await claim(pendingId)).claimed).toBe(false);
+      expect(await rowsOf(pendingId)).toEqual(rows);
     });
 
     it('unknown bundle ⇒ 404; an active bundle cancels on any instance, after a restart too', async () => {

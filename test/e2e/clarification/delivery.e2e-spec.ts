@@ -2,13 +2,13 @@ import { randomUUID } from 'node:crypto';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import request from 'supertest';
-import { EventBus, type ParleyEventName, type ParleyEvents } from '#common';
 import { type Answer, ClarificationError, ClarificationErrorCode, type ClarificationResponse, WaiterStore } from '#clarification';
 import { BundleRepository, ClarificationStatus, responseFor, WinnerDelivery } from '#clarification/testing';
 import { startApp, type TestApp } from '../../support/app.js';
 import { claimAndDeliver as winAndDeliver, claimer, type Outcome } from '../../support/claim.js';
 import { createRunningSession, type SessionFixture, TWO_QUESTIONS } from '../../support/fixtures.js';
 import { eventually } from '../../support/eventually.js';
+import { lifecycleCounts, lifecycleMoved, questionEventsOf } from '../../support/lifecycle-events.js';
 
 /**
  * Baseline "Delivery after a winning claim": what only the winner of a claim does — hand the
@@ -89,8 +89,6 @@ interface TurnRowShape {
 
 describe('winner delivery and resume', () => {
   let t: TestApp;
-  let events: { name: ParleyEventName; payload: ParleyEvents[ParleyEventName] }[];
-  const unsubscribe: (() => void)[] = [];
   const receivers: ResumeReceiver[] = [];
 
   const api = () => request(t.baseUrl);
@@ -144,12 +142,30 @@ describe('winner delivery and resume', () => {
 
   const currentTurn = (sessionId: string) => t.app.get(BundleRepository).currentTurnId(sessionId);
 
-  function eventsNamed(name: 'clarification.primary_answered' | 'clarification.stale_dismissed', pendingId: string) {
-    return events
-      .filter((event) => event.name === name)
-      .map((event) => event.payload as ParleyEvents[typeof name])
-      .filter((payload) => payload.pending_id === pendingId);
+  /**
+   * What the bundle's answer publishes from now on: the final question events written for it (ANSWERED
+   * or REJECTED, each naming how it was delivered) and the lifecycle events this app counts.
+   */
+  async function watchFinal(pendingId: string) {
+    const before = await lifecycleCounts(t);
+    return {
+      events: async () => (await questionEventsOf(t.db, pendingId)).filter((event) => event.type === 'ANSWERED' || event.type === 'REJECTED'),
+      counted: () => lifecycleMoved(t, before),
+    };
   }
+
+  /** The final question event of a bundle `fixture` asked, as `watchFinal` reads it. */
+  const finalEvent = (fixture: SessionFixture, type: 'ANSWERED' | 'REJECTED', response: Omit<ClarificationResponse, 'pending_id' | 'responded_at'>, delivery: WinnerDelivery) => ({
+    type,
+    session_id: fixture.sessionId,
+    task_id: fixture.taskId,
+    payload: expect.objectContaining({
+      response: { answers: response.answers, rejected: response.rejected, reject_reason: response.reject_reason },
+      delivery,
+      receipt: response.receipt,
+    }) as unknown,
+  });
+  const DELIVERED = { 'clarification.primary_answered': 1, 'session.message.updated': 1 };
 
   /** The DELIVERY_FAILED error a delivery rejects with (anything else fails the test). */
   async function deliveryFailure(delivery: Promise<unknown>): Promise<ClarificationError> {
@@ -164,15 +180,9 @@ describe('winner delivery and resume', () => {
 
   beforeAll(async () => {
     t = await startApp({ config: { resumeTimeoutMs: RESUME_TIMEOUT_MS, waitTimeoutMs: 20_000 } });
-    const bus = t.app.get(EventBus);
-    events = [];
-    for (const name of ['clarification.primary_answered', 'clarification.stale_dismissed', 'session.message.updated'] as const) {
-      unsubscribe.push(bus.subscribe(name, (payload) => events.push({ name, payload })));
-    }
   });
 
   afterAll(async () => {
-    unsubscribe.forEach((off) => off());
     await Promise.all(receivers.map((r) => r.close()));
     await t.close();
   });
@@ -187,6 +197,7 @@ describe('winner delivery and resume', () => {
       const waits = [wait(), wait()];
       await eventually(() => (t.app.get(WaiterStore).waiterCount(pendingId) === 2 ? true : undefined));
       expect(await sessionState(fixture.sessionId)).toBe('WAITING_FOR_INPUT');
+      const published = await watchFinal(pendingId);
 
       const { delivery, response } = claimAndDeliver(pendingId, { answers: ANSWERS });
       expect(await delivery).toBe(WinnerDelivery.LiveWaiter);
@@ -212,14 +223,9 @@ describe('winner delivery and resume', () => {
       // A live waiter means no resume: no successor turn.
       expect(await turnsOf(fixture.sessionId)).toEqual(turnsBefore);
       expect(await sessionState(fixture.sessionId)).toBe('RUNNING');
-      expect(eventsNamed('clarification.primary_answered', pendingId)).toEqual([
-        { pending_id: pendingId, session_id: fixture.sessionId, task_id: fixture.taskId, response: expected, delivery: 'live_waiter' },
-      ]);
-      expect(eventsNamed('clarification.stale_dismissed', pendingId)).toEqual([]);
-      const messageUpdates = events.filter(
-        (event) => event.name === 'session.message.updated' && (event.payload as ParleyEvents['session.message.updated']).message_ids.includes(rows[0].id),
-      );
-      expect(messageUpdates.length).toBeGreaterThanOrEqual(1);
+      expect(await published.events()).toEqual([finalEvent(fixture, 'ANSWERED', expected, WinnerDelivery.LiveWaiter)]);
+      // Delivered (not dismissed), and the session's messages changed once.
+      expect(await published.counted()).toEqual(DELIVERED);
       // The claim is single-use: a second claim finds nothing to claim.
       expect((await claimer(t).completeActiveBundle(pendingId, ClarificationStatus.Answered, new Map(ANSWERS.map((a) => [a.question_id, a])))).claimed).toBe(false);
     });
@@ -229,6 +235,7 @@ describe('winner delivery and resume', () => {
       const pendingId = await ask(fixture);
       const waiting = fetch(`${t.baseUrl}/api/v1/clarification/${pendingId}/wait`);
       await eventually(() => (t.app.get(WaiterStore).waiterCount(pendingId) === 1 ? true : undefined));
+      const published = await watchFinal(pendingId);
       const { delivery, response } = claimAndDeliver(pendingId, { rejected: true, reason: 'User skipped' });
       expect(await delivery).toBe(WinnerDelivery.LiveWaiter);
       const res = await waiting;
@@ -247,8 +254,8 @@ describe('winner delivery and resume', () => {
         expect(row.metadata).not.toHaveProperty('response');
         expect(row.metadata).not.toHaveProperty('response_delivery_pending');
       });
-      expect(eventsNamed('clarification.primary_answered', pendingId)).toHaveLength(1);
-      expect(eventsNamed('clarification.stale_dismissed', pendingId)).toEqual([]);
+      expect(await published.events()).toEqual([finalEvent(fixture, 'REJECTED', response, WinnerDelivery.LiveWaiter)]);
+      expect(await published.counted()).toEqual(DELIVERED);
     });
   });
 
@@ -258,6 +265,7 @@ describe('winner delivery and resume', () => {
       const fixture = await createRunningSession(t, { resumeUrl: hook.url });
       const pendingId = await ask(fixture);
       const turnsBefore = await turnsOf(fixture.sessionId);
+      const published = await watchFinal(pendingId);
       const { delivery, response } = claimAndDeliver(pendingId, { rejected: true, reason: 'not relevant any more' });
       expect(await delivery).toBe(WinnerDelivery.StaleDismissed);
 
@@ -268,10 +276,8 @@ describe('winner delivery and resume', () => {
       expect(await currentTurn(fixture.sessionId)).toBe(fixture.turnId);
       expect(hook.posts).toEqual([]);
       expect(await sessionState(fixture.sessionId)).toBe('RUNNING');
-      expect(eventsNamed('clarification.stale_dismissed', pendingId)).toEqual([
-        { pending_id: pendingId, session_id: fixture.sessionId, task_id: fixture.taskId, response, delivery: 'stale_dismissed' },
-      ]);
-      expect(eventsNamed('clarification.primary_answered', pendingId)).toEqual([]);
+      expect(await published.events()).toEqual([finalEvent(fixture, 'REJECTED', response, WinnerDelivery.StaleDismissed)]);
+      expect(await published.counted()).toEqual({ 'clarification.stale_dismissed': 1, 'session.message.updated': 1 });
       const messages = (await api().get(`/api/v1/sessions/${fixture.sessionId}/messages`).expect(200)).body.messages as MessageRowShape[];
       expect(messages.map((message) => message.type)).toEqual(['clarification_request', 'clarification_request']);
     });
@@ -280,6 +286,7 @@ describe('winner delivery and resume', () => {
       const hook = await receiver('accept');
       const fixture = await createRunningSession(t, { resumeUrl: hook.url });
       const pendingId = await ask(fixture);
+      const published = await watchFinal(pendingId);
       const { delivery, response } = claimAndDeliver(pendingId, { answers: ANSWERS });
       expect(await delivery).toBe(WinnerDelivery.Resumed);
 
@@ -310,9 +317,8 @@ describe('winner delivery and resume', () => {
       expect(rows.map((row) => row.metadata.response)).toEqual(ANSWERS);
       rows.forEach((row) => expect(row.metadata).not.toHaveProperty('response_delivery_pending'));
       expect(await sessionState(fixture.sessionId)).toBe('RUNNING');
-      expect(eventsNamed('clarification.primary_answered', pendingId)).toEqual([
-        { pending_id: pendingId, session_id: fixture.sessionId, task_id: fixture.taskId, response, delivery: 'resumed' },
-      ]);
+      expect(await published.events()).toEqual([finalEvent(fixture, 'ANSWERED', response, WinnerDelivery.Resumed)]);
+      expect(await published.counted()).toEqual(DELIVERED);
       // With a webhook, nothing is queued on the successor turn.
       const { rows: queued } = await t.db.query(`SELECT id FROM task_session_messages WHERE turn_id = $1`, [successorId]);
       expect(queued).toEqual([]);
@@ -328,6 +334,7 @@ describe('winner delivery and resume', () => {
       const pendingId = await ask(fixture);
       const turnsBefore = await turnsOf(fixture.sessionId);
       const rowsBefore = await rowsOf(pendingId);
+      const published = await watchFinal(pendingId);
 
       const first = claimAndDeliver(pendingId, { answers: ANSWERS });
       const error = await deliveryFailure(first.delivery);
@@ -344,7 +351,8 @@ describe('winner delivery and resume', () => {
       expect(turnsBefore.map((turn) => turn.id)).not.toContain(refusedTurnId);
       expect(await currentTurn(fixture.sessionId)).toBe(fixture.turnId);
       expect(await sessionState(fixture.sessionId)).toBe('WAITING_FOR_INPUT');
-      expect(eventsNamed('clarification.primary_answered', pendingId)).toEqual([]);
+      expect(await published.events()).toEqual([]);
+      expect(await published.counted()).toEqual({});
       // Active again (the durable rows say so; the live entry went with the delivery attempt).
       expect(await t.app.get(BundleRepository).isBundleActive(pendingId)).toBe(true);
 
@@ -362,13 +370,15 @@ describe('winner delivery and resume', () => {
       expect(rows.map((row) => row.metadata.status)).toEqual(['answered', 'answered']);
       rows.forEach((row) => expect(row.metadata).not.toHaveProperty('response_delivery_pending'));
       expect(await sessionState(fixture.sessionId)).toBe('RUNNING');
-      expect(eventsNamed('clarification.primary_answered', pendingId)).toHaveLength(1);
+      expect(await published.events()).toEqual([finalEvent(fixture, 'ANSWERED', retry.response, WinnerDelivery.Resumed)]);
+      expect(await published.counted()).toEqual(DELIVERED);
     });
 
     it('timed out (the webhook never answers) ⇒ DELIVERY_FAILED, not rolled back: the answer is owed and re-sent under the same key until accepted', async () => {
       const hook = await receiver('hang');
       const fixture = await createRunningSession(t, { resumeUrl: hook.url });
       const pendingId = await ask(fixture);
+      const published = await watchFinal(pendingId);
 
       const started = Date.now();
       const first = claimAndDeliver(pendingId, { answers: ANSWERS });
@@ -396,7 +406,10 @@ describe('winner delivery and resume', () => {
       expect(hook.posts.at(-1)?.status).toBe(202);
       expect((await turnsOf(fixture.sessionId)).map((turn) => turn.id)).toEqual([fixture.turnId, successorId]);
       expect(await sessionState(fixture.sessionId)).toBe('RUNNING');
-      expect(eventsNamed('clarification.primary_answered', pendingId)).toHaveLength(1);
+      expect(await published.events()).toEqual([finalEvent(fixture, 'ANSWERED', first.response, WinnerDelivery.Resumed)]);
+      // Counted by the sweep that finished the delivery, once its transaction committed.
+      await eventually(async () => (Object.keys(await published.counted()).length > 0 ? true : undefined), 5000, 'the delivery counted');
+      expect(await published.counted()).toEqual(DELIVERED);
     });
 
     it('no webhook configured ⇒ the resume prompt is queued as a system message on the successor turn', async () => {
@@ -410,6 +423,7 @@ describe('winner delivery and resume', () => {
         { question_id: 'q1', selected_options: ['q1_opt1', 'q1_opt3'], custom_text: 'and a bit of teal' },
         { question_id: 'q2', selected_options: [], custom_text: '' },
       ];
+      const published = await watchFinal(pendingId);
       const { delivery, response } = claimAndDeliver(pendingId, { answers });
       expect(await delivery).toBe(WinnerDelivery.Resumed);
 
@@ -437,7 +451,8 @@ describe('winner delivery and resume', () => {
       expect(rows.map((row) => row.metadata.status)).toEqual(['answered', 'answered']);
       rows.forEach((row) => expect(row.metadata).not.toHaveProperty('response_delivery_pending'));
       expect(await sessionState(fixture.sessionId)).toBe('RUNNING');
-      expect(eventsNamed('clarification.primary_answered', pendingId)).toHaveLength(1);
+      expect(await published.events()).toEqual([finalEvent(fixture, 'ANSWERED', response, WinnerDelivery.Resumed)]);
+      expect(await published.counted()).toEqual(DELIVERED);
       expect((await claimer(t).completeActiveBundle(pendingId, ClarificationStatus.Answered, new Map(answers.map((a) => [a.question_id, a])))).claimed).toBe(false);
       const { rows: count } = await t.db.query(`SELECT count(*)::int AS n FROM task_session_messages WHERE type = 'resume_prompt' AND metadata->>'resume_of' = $1`, [pendingId]);
       expect(count).toEqual([{ n: 1 }]);

@@ -6,11 +6,11 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import request from 'supertest';
-import { EventBus, type ParleyEventName } from '#common';
 import { WaiterStore } from '#clarification';
 import { startApp, type TestApp } from '../../support/app.js';
 import { createRunningSession, freshBundle, type SessionFixture, TWO_QUESTIONS } from '../../support/fixtures.js';
 import { eventually } from '../../support/eventually.js';
+import { lifecycleCounts, lifecycleMoved, questionEventsOf } from '../../support/lifecycle-events.js';
 
 type Json = Record<string, unknown>;
 
@@ -31,17 +31,6 @@ interface RowSnapshot {
 
 const NOT_ACTIVE = { error: 'clarification request is no longer active', code: 'CONFLICT' };
 const NOT_FOUND = { error: 'clarification request not found', code: 'NOT_FOUND' };
-const EVENT_NAMES: ParleyEventName[] = [
-  'clarification.requested',
-  'clarification.primary_answered',
-  'clarification.voted',
-  'clarification.stale_dismissed',
-  'clarification.cancelled',
-  'clarification.expired',
-  'clarification.detached',
-  'clarification.superseded',
-  'session.message.updated',
-];
 
 /** The canonical answer to TWO_QUESTIONS (question ids "db" and "q2"), already in N3a form. */
 const ANSWERS: AnswerEntry[] = [
@@ -124,11 +113,11 @@ describe('POST /api/v1/clarification/:id/respond (spec R1–R12, N3a–N8d, L16)
     return rows[0]?.n ?? -1;
   }
 
-  function recordEvents(): { events: string[]; stop: () => void } {
-    const bus = t.app.get(EventBus);
-    const events: string[] = [];
-    const stops = EVENT_NAMES.map((name) => bus.subscribe(name, () => events.push(name)));
-    return { events, stop: () => stops.forEach((stop) => stop()) };
+  /** From now on: the lifecycle events the app counts (every name) and the question events written for the bundle. */
+  async function recordEvents(pendingId: string): Promise<() => Promise<{ counted: Record<string, number>; written: unknown[] }>> {
+    const counts = await lifecycleCounts(t);
+    const written = (await questionEventsOf(t.db, pendingId)).length;
+    return async () => ({ counted: await lifecycleMoved(t, counts), written: (await questionEventsOf(t.db, pendingId)).slice(written) });
   }
 
   function expect400Naming(res: request.Response, field: RegExp): void {
@@ -186,14 +175,13 @@ describe('POST /api/v1/clarification/:id/respond (spec R1–R12, N3a–N8d, L16)
       expect(winner.body.claimed).toBe(true);
 
       const before = await sessionSnapshot(fixture.sessionId);
-      const recorder = recordEvents();
+      const published = await recordEvents(pendingId);
       const loserAnswers = [
         { question_id: 'db', selected_options: ['sqlite'], custom_text: 'loser' },
         { question_id: 'q2', selected_options: ['q2_opt2'], custom_text: 'never' },
       ];
       const duplicate = await respond(pendingId, { answers: loserAnswers });
       const rejection = await respond(pendingId, { rejected: true, reject_reason: 'too late' });
-      recorder.stop();
 
       for (const res of [duplicate, rejection]) {
         expect(res.status).toBe(200);
@@ -207,7 +195,7 @@ describe('POST /api/v1/clarification/:id/respond (spec R1–R12, N3a–N8d, L16)
         expect(rawResponseText(res)).toBe(rawResponseText(winner));
       }
       expect(await sessionSnapshot(fixture.sessionId)).toEqual(before);
-      expect(recorder.events).toEqual([]);
+      expect(await published()).toEqual({ counted: {}, written: [] });
       expect(await resumePromptCount(pendingId)).toBe(1);
     });
 
@@ -685,7 +673,7 @@ describe('POST /api/v1/clarification/:id/respond (spec R1–R12, N3a–N8d, L16)
         [pendingId],
       );
       const before = await sessionSnapshot(fixture.sessionId);
-      const recorder = recordEvents();
+      const published = await recordEvents(pendingId);
       const answers = [
         { question_id: 'db', selected_options: ['pg'] },
         { question_id: 'q2', selected_options: ['q2_opt1'] },
@@ -693,8 +681,7 @@ describe('POST /api/v1/clarification/:id/respond (spec R1–R12, N3a–N8d, L16)
       for (const body of [{ answers }, { answers: [{ question_id: 'db' }] }, { rejected: true }, { rejected: true, reject_reason: 'skip' }]) {
         expect400Naming(await respond(pendingId, body), /question_id/);
       }
-      recorder.stop();
-      expect(recorder.events).toEqual([]);
+      expect(await published()).toEqual({ counted: {}, written: [] });
       expect(await sessionSnapshot(fixture.sessionId)).toEqual(before);
       expect(await resumePromptCount(pendingId)).toBe(0);
     });

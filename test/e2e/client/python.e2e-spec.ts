@@ -54,7 +54,7 @@ describe('the Python client and its adapters (pytest against the built server)',
     'passes every test of packages/python/tests: client, adapters on REST, GraphQL and MCP, kill -9 of server and agent, the wheel',
     async () => {
       const run = await pytest(python, { PARLEY_TEST_DATABASE_URL: await createTestDatabase(), PARLEY_TEST_NODE: process.execPath, NO_COLOR: '1' });
-      // pytest's closing line: "43 passed in 80.12s (0:01:20)".
+      // pytest's closing line: "<n> passed in <seconds>s (<h:mm:ss>)".
       const closing = run.output.trimEnd().split('\n').at(-1) ?? '';
       const summary = /^=*\s*(.*?) in [\d.]+s/.exec(closing)?.[1] ?? '';
       if (run.code !== 0 || !/\d+ passed/.test(summary) || /failed|error/.test(summary)) throw new Error(`pytest exited ${run.code}:\n${run.output}`);

@@ -2,8 +2,8 @@
  * The pending list's two statements are named, so after five calls
  * PostgreSQL may run them on a generic plan (no parameter values known). In that plan the keyset
  * position must still be an index condition of the bundle-index walk — as a filter, a deep page walks
- * its keys from their start, and its cost grows with the backlog (a last scoped page at 1M bundles
- * took 10 ms instead of 1.2 ms). Checked on the plans PostgreSQL makes, with generic plans forced.
+ * its keys from their start, and its cost grows with the backlog (docs/benchmarks.md, "4. Scoped
+ * list"). Checked on the plans PostgreSQL makes, with generic plans forced.
  */
 import type pg from 'pg';
 import { DataSource } from 'typeorm';

@@ -7,7 +7,8 @@
  * flow against the app: it asks over /mcp/session, the bundle is listed over REST, and the CLI answers it.
  *
  * The commands run in this process (runCli, what the entry point runs, with the environment and
- * output streams given): a spawned Node process per call cost ~3 s. The real entry points —
+ * output streams given), as a spawned Node process per call is slow (docs/benchmarks.md, "Figures
+ * behind bounds in the code"). The real entry points —
  * the `parley` bin and `npm run parley` — are spawned for the exit codes 0, 1 and 2 and for running
  * dist/ without a build.
  */

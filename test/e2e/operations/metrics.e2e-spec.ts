@@ -7,8 +7,10 @@
 import type { Pool } from 'pg';
 import { DataSource } from 'typeorm';
 import request from 'supertest';
+import { QuestionEventService } from '#clarification';
 import { startApp, TEST_ADMIN_TOKEN, type TestApp } from '../../support/app.js';
 import { eventually } from '../../support/eventually.js';
+import { lifecycleCounts, lifecycleMoved } from '../../support/lifecycle-events.js';
 import { createRunningSession, TWO_QUESTIONS } from '../../support/fixtures.js';
 import { subscribe } from '../../support/graphql.js';
 import { startWebhookReceiver, type WebhookReceiver } from '../../support/webhook-receiver.js';
@@ -138,6 +140,22 @@ describe('metrics', () => {
       messages: moved('session.message.updated'),
       cancelled: moved('clarification.cancelled'),
     }).toEqual({ requested: 2, answered: 1, dismissed: 1, messages: 4, cancelled: 0 });
+  });
+
+  it('each lifecycle event is counted once, by the replica that committed it, not by one that only hears of it', async () => {
+    const replica = await startApp({ databaseUrl: t.databaseUrl });
+    try {
+      const onReplica = await lifecycleCounts(replica);
+      const here = await lifecycleCounts(t);
+      const pendingId = await ask();
+      await api().post(`/api/v1/clarification/${pendingId}/respond`).send({ answers: ANSWERS }).expect(200);
+      // The replica has read the events (its feed is past them) before its counts are compared.
+      await replica.app.get(QuestionEventService).flushed();
+      expect(await lifecycleMoved(t, here)).toEqual({ 'clarification.requested': 1, 'clarification.primary_answered': 1, 'session.message.updated': 2 });
+      expect(await lifecycleMoved(replica, onReplica)).toEqual({});
+    } finally {
+      await replica.close();
+    }
   });
 
   it('HTTP requests by method, route pattern and status', async () => {

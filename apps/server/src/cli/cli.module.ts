@@ -1,7 +1,6 @@
 import { DynamicModule, Module } from '@nestjs/common';
 import { AuthorizationModule } from '#authorization';
 import { ChatManagementModule } from '#channels';
-import { EventBusModule } from '#common';
 import { type AppConfig, ConfigModule } from '#config';
 import { OutboundModule } from '#outbound';
 import { PersistenceModule } from '#persistence';
@@ -18,6 +17,6 @@ import { WebhookManagementModule } from '#webhooks';
 @Module({})
 export class CliModule {
   static forRoot(config: AppConfig): DynamicModule {
-    return { module: CliModule, imports: [ConfigModule.forRoot(config), OutboundModule.forRoot(config.outbound), EventBusModule, PersistenceModule, AuthorizationModule, TasksModule, WebhookManagementModule, ChatManagementModule, ReceiptsModule] };
+    return { module: CliModule, imports: [ConfigModule.forRoot(config), OutboundModule.forRoot(config.outbound), PersistenceModule, AuthorizationModule, TasksModule, WebhookManagementModule, ChatManagementModule, ReceiptsModule] };
   }
 }

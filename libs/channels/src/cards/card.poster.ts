@@ -1,7 +1,6 @@
 import { type BeforeApplicationShutdown, Inject, Injectable, Logger, type OnApplicationBootstrap } from '@nestjs/common';
 import { ADMIN_CALLER } from '#authorization';
-import { BUNDLE_CHANNEL, ClarificationError, ClarificationService } from '#clarification';
-import { EventBus } from '#common';
+import { BundleSignals, ClarificationError, ClarificationService } from '#clarification';
 import { APP_CONFIG, type AppConfig } from '#config';
 import { DatabaseListener, ProcessLease } from '#persistence';
 import { ChatInteractionRepository, INTERACTION_RETENTION_MS } from '../answer/chat-interaction.repository.js';
@@ -22,9 +21,11 @@ const PRUNE_EVERY_MS = 3_600_000;
 
 /**
  * Posts and edits the cards, on every replica where a platform is configured (and does nothing at
- * all where none is: no listener, no timer, no query). Woken by the question events' NOTIFY and the
- * card outbox's own (with a fallback poll), it first turns new events into card work (CardFeedService),
+ * all where none is: no listener, no timer, no query). Woken by the bundle signals and the card
+ * outbox's NOTIFY (with a fallback poll), it first turns new events into card work (CardFeedService),
  * then claims due cards and posts each one new — or edits it to show the bundle as it stands now.
+ * A vote writes no question event: its `voted` signal, heard on every replica whichever one recorded
+ * it, marks the bundle's cards.
  *
  * Once per destination: a card row exists once per bundle and destination, and is posted by the one
  * process holding its lease. A process that dies after the platform accepted a post but before the
@@ -48,18 +49,16 @@ export class CardPoster implements OnApplicationBootstrap, BeforeApplicationShut
     private readonly interactions: ChatInteractionRepository,
     private readonly clarifications: ClarificationService,
     private readonly listener: DatabaseListener,
+    private readonly signals: BundleSignals,
     private readonly lease: ProcessLease,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
-    private readonly events: EventBus,
   ) {}
 
   onApplicationBootstrap(): void {
     if (this.platforms.length === 0) return;
-    this.listener.listen(BUNDLE_CHANNEL, () => this.wake());
+    this.unsubscribe = this.signals.subscribe(({ kind, pending_id }) => (kind === 'voted' ? this.votedOn(pending_id) : this.wake()));
     this.listener.listen(CHAT_CARD_CHANNEL, () => this.wake());
     this.listener.onReconnect(() => this.wake());
-    // A vote on any surface is no question event: the process that recorded it marks the cards.
-    this.unsubscribe = this.events.subscribe('clarification.voted', ({ pending_id }) => this.bundleChanged(pending_id));
     this.timers = [setInterval(() => this.wake(), POLL_EVERY_MS), setInterval(() => void this.prune(), PRUNE_EVERY_MS)];
     this.timers.forEach((timer) => timer.unref());
     this.wake();
@@ -74,10 +73,18 @@ export class CardPoster implements OnApplicationBootstrap, BeforeApplicationShut
     await this.cards.release([...this.held], this.lease.id).catch(() => undefined);
   }
 
-  /** The bundle changed (a chat answer won it, or a vote — which has no event of its own — was recorded): its cards are shown again, now. */
+  /** The bundle changed (a chat answer won it): its cards are shown again, now. */
   bundleChanged(pendingId: string): void {
-    void this.cards
-      .changed([pendingId])
+    this.marked(pendingId, this.cards.changed([pendingId]));
+  }
+
+  /** A vote (which has no question event of its own) was recorded on any replica: its cards show the quorum's progress. */
+  private votedOn(pendingId: string): void {
+    if (!this.stopped) this.marked(pendingId, this.cards.votedOn(pendingId));
+  }
+
+  private marked(pendingId: string, marking: Promise<void>): void {
+    void marking
       .then(() => this.wake())
       .catch((error: unknown) => this.logger.warn({ msg: 'cards not marked changed', pending_id: pendingId, err: String(error) }));
   }

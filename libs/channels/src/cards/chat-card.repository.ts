@@ -69,6 +69,22 @@ export class ChatCardRepository {
     );
   }
 
+  /**
+   * A vote changed the bundle: its cards want showing again — all but those already due and not being
+   * drawn, which show the vote when they are. Every replica that shows cards hears the same vote, so
+   * the later ones find the cards due and leave them: one redraw per vote, not one per replica (a card
+   * claimed in between is marked again, and edited once more to show the same).
+   */
+  async votedOn(pendingId: string): Promise<void> {
+    await this.dataSource.query(
+      `WITH bumped AS (
+         UPDATE chat_cards SET wanted_version = wanted_version + 1, next_attempt_at = clock_timestamp(), attempts = 0
+          WHERE pending_id = $1 AND (shown_version >= wanted_version OR lease_owner IS NOT NULL) RETURNING id)
+       SELECT pg_notify('${CHAT_CARD_CHANNEL}', '') FROM bumped LIMIT 1`,
+      [pendingId],
+    );
+  }
+
   claimDue(platforms: readonly ChatPlatformName[], owner: string, limit: number, leaseMs: number): Promise<ChatCardRow[]> {
     return queryRows<ChatCardRow>(
       this.dataSource,

@@ -3,7 +3,6 @@ import { isDeepStrictEqual } from 'node:util';
 import { Inject, Injectable, type OnModuleInit } from '@nestjs/common';
 import { DataSource, type EntityManager } from 'typeorm';
 import { AuthorizationError, type Caller, CallerRevocations, callerReach, MembershipService, SessionActorService } from '#authorization';
-import { EventBus } from '#common';
 import { APP_CONFIG, type AppConfig } from '#config';
 import { traced } from '#observability';
 import { inTransaction, ProcessLease } from '#persistence';
@@ -14,6 +13,7 @@ import type { AuthorizedBundle, NewBundleRow } from '../bundle/bundle.types.js';
 import { BundleLifecycleRepository } from '../lifecycle/bundle-lifecycle.repository.js';
 import { finalReceipt, recordedResponse, requestFromRows } from '../bundle/bundle.mapper.js';
 import { BundleSignals, type PendingChange } from '../wait/bundle-signal.service.js';
+import { LifecycleEventCounter } from '../events/lifecycle-event.counter.js';
 import { ClarificationLifecycleService } from '../lifecycle/clarification-lifecycle.service.js';
 import { ClarificationError, ClarificationErrorCode } from '../bundle/clarification.errors.js';
 import { type ClarificationRequest, type ClarificationResponse, ClarificationStatus } from '../bundle/clarification.types.js';
@@ -51,7 +51,7 @@ export class ClarificationService implements OnModuleInit, LongPollEndings {
     private readonly lifecycle: ClarificationLifecycleService,
     private readonly lease: ProcessLease,
     private readonly revocations: CallerRevocations,
-    private readonly events: EventBus,
+    private readonly lifecycleEvents: LifecycleEventCounter,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     private readonly bundleLifecycle: BundleLifecycleRepository,
     private readonly members: MembershipService,
@@ -130,21 +130,7 @@ export class ClarificationService implements OnModuleInit, LongPollEndings {
       if (input.agentWaitsHere) await this.presence.announce(pendingId, this.lease.id, manager);
       return { request: requestFromRows(stored), created: true, messageIds: rows.map((row) => row.id) };
     });
-    if (result.created) {
-      const { request } = result;
-      this.events.publish('clarification.requested', {
-        pending_id: request.pending_id,
-        session_id: request.session_id,
-        task_id: request.task_id,
-        questions: request.questions,
-        context: request.context,
-      });
-      this.events.publish('session.message.updated', {
-        session_id: request.session_id,
-        task_id: request.task_id,
-        message_ids: result.messageIds,
-      });
-    }
+    if (result.created) this.lifecycleEvents.asked(result.request, result.messageIds);
     return { request: result.request, created: result.created, ...('resolved' in result ? { resolved: result.resolved } : {}) };
   }
 
@@ -297,7 +283,7 @@ export class ClarificationService implements OnModuleInit, LongPollEndings {
       return this.bundleLifecycle.cancelBundle(pendingId, manager);
     });
     if (cancelled.length === 0) throw ClarificationError.notActive();
-    this.lifecycle.announce(cancelled, 'cancelled', 'clarification.cancelled');
+    this.lifecycle.announce(cancelled, 'cancelled');
   }
 
   /**
@@ -331,6 +317,7 @@ export class ClarificationService implements OnModuleInit, LongPollEndings {
           return;
         case 'reopened':
         case 'deliver':
+        case 'voted':
           return;
       }
     });

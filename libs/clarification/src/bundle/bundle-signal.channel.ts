@@ -7,9 +7,13 @@ export const BUNDLE_CHANNEL = 'parley_bundle';
  * - `reopened`: a claim was rolled back — losers waiting on it try again;
  * - `expired` / `cancelled` / `superseded`: the bundle is no longer active — its waiters end;
  * - `detached`: the agent stopped waiting — its agent waiters end, observers go on;
- * - `deliver`: a claim's response is for the agent waiting on the process named `owner`.
+ * - `deliver`: a claim's response is for the agent waiting on the process named `owner`;
+ * - `voted`: a routed bundle counted a new vote (its fate unchanged, so it wakes no waiter) — what
+ *   shows the quorum's progress (the chat cards) redraws, on whichever replica shows it.
  */
-export type BundleSignalKind = 'settled' | 'reopened' | 'expired' | 'cancelled' | 'superseded' | 'detached' | 'deliver';
+const KINDS = ['settled', 'reopened', 'expired', 'cancelled', 'superseded', 'detached', 'deliver', 'voted'] as const;
+
+export type BundleSignalKind = (typeof KINDS)[number];
 
 export interface BundleSignal {
   pending_id: string;
@@ -18,12 +22,10 @@ export interface BundleSignal {
   from?: string;
 }
 
-const KINDS: readonly string[] = ['settled', 'reopened', 'expired', 'cancelled', 'superseded', 'detached', 'deliver'];
-
 export function parseBundleSignal(payload: string): BundleSignal | undefined {
   try {
     const value = JSON.parse(payload) as Partial<BundleSignal>;
-    if (typeof value.pending_id !== 'string' || typeof value.kind !== 'string' || !KINDS.includes(value.kind)) return undefined;
+    if (typeof value.pending_id !== 'string' || typeof value.kind !== 'string' || !(KINDS as readonly string[]).includes(value.kind)) return undefined;
     return {
       pending_id: value.pending_id,
       kind: value.kind,

@@ -11,8 +11,8 @@ export function settledSignal(pendingId: string, from: string): string {
 
 /**
  * The claim's two statements (the lock read also reads the task's workspace, which the receipt the
- * claim stores names), fixed texts sent as named prepared statements (planned once per
- * connection: the claim CTE's planning cost about twice its execution).
+ * claim stores names), fixed texts sent as named prepared statements: planned once per
+ * connection, as planning the claim CTE costs more than running it (docs/benchmarks.md, "5. planning").
  */
 export const CLAIM_LOCK = namedStatement(
   'claim_lock',

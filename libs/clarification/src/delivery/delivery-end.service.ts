@@ -1,10 +1,10 @@
 import { Injectable, Logger } from '@nestjs/common';
-import { EventBus } from '#common';
 import { ProcessLease } from '#persistence';
 import { BundleRepository } from '../bundle/bundle.repository.js';
 import { ClarificationError, ClarificationErrorCode } from '../bundle/clarification.errors.js';
 import type { ClarificationRequest, ClarificationResponse } from '../bundle/clarification.types.js';
 import { DeliveryOwnershipRepository } from '../claim/delivery-ownership.repository.js';
+import { LifecycleEventCounter } from '../events/lifecycle-event.counter.js';
 import { BundleSignals } from '../wait/bundle-signal.service.js';
 import { WaiterStore } from '../wait/waiter.store.js';
 import { type Target, WinnerDelivery } from './delivery.types.js';
@@ -23,25 +23,16 @@ export class DeliveryEndService {
     private readonly waiters: WaiterStore,
     private readonly signals: BundleSignals,
     private readonly lease: ProcessLease,
-    private readonly events: EventBus,
+    private readonly lifecycleEvents: LifecycleEventCounter,
     private readonly ownership: DeliveryOwnershipRepository,
   ) {}
 
-  /** The answer is final: tell the waiters here, wake local losers, and in-process subscribers. */
+  /** The answer is final: tell the waiters here, wake local losers, and count it. */
   announceFinal({ request, messageIds }: Target, response: ClarificationResponse, delivery: WinnerDelivery): void {
     const pendingId = request.pending_id;
     this.waiters.settle(pendingId, response);
     this.signals.dispatch({ pending_id: pendingId, kind: 'settled' });
-    const payload = { pending_id: pendingId, session_id: request.session_id, task_id: request.task_id, response };
-    this.events.publish('session.message.updated', {
-      session_id: request.session_id,
-      task_id: request.task_id,
-      message_ids: messageIds,
-    });
-    this.events.publish(
-      delivery === WinnerDelivery.StaleDismissed ? 'clarification.stale_dismissed' : 'clarification.primary_answered',
-      { ...payload, delivery },
-    );
+    this.lifecycleEvents.settled(request, messageIds, delivery === WinnerDelivery.StaleDismissed);
   }
 
   /**

@@ -1,15 +1,12 @@
 import { Injectable, type OnModuleInit } from '@nestjs/common';
 import { DataSource, type EntityManager } from 'typeorm';
-import { EventBus, type ParleyEventName } from '#common';
 import { inTransaction } from '#persistence';
 import { type AfterCommit, SessionLifecycle, type SessionLifecycleHooks, SessionRepository } from '#tasks';
 import { BundleRepository } from '../bundle/bundle.repository.js';
 import type { TouchedBundle } from '../bundle/bundle.types.js';
-import type { BundleSignalKind } from '../bundle/bundle-signal.channel.js';
+import { type EndingSignal, LifecycleEventCounter } from '../events/lifecycle-event.counter.js';
 import { BundleSignals } from '../wait/bundle-signal.service.js';
 import { BundleLifecycleRepository } from './bundle-lifecycle.repository.js';
-
-type LifecycleEvent = Extract<ParleyEventName, 'clarification.expired' | 'clarification.detached' | 'clarification.superseded' | 'clarification.cancelled'>;
 
 /**
  * Expire, detach and supersede: what happens to a session's bundles when the session ends, its task
@@ -24,7 +21,7 @@ export class ClarificationLifecycleService implements SessionLifecycleHooks, OnM
     private readonly bundles: BundleRepository,
     private readonly sessions: SessionRepository,
     private readonly signals: BundleSignals,
-    private readonly events: EventBus,
+    private readonly lifecycleEvents: LifecycleEventCounter,
     private readonly lifecycle: SessionLifecycle,
     private readonly bundleLifecycle: BundleLifecycleRepository,
   ) {}
@@ -36,20 +33,20 @@ export class ClarificationLifecycleService implements SessionLifecycleHooks, OnM
   /** Session terminal or task archived: the current pending rows expire. */
   async sessionEnded(sessionId: string, manager: EntityManager): Promise<AfterCommit> {
     const expired = await this.bundleLifecycle.expireSession(sessionId, manager);
-    return () => this.announce(expired, 'expired', 'clarification.expired');
+    return () => this.announce(expired, 'expired');
   }
 
   /** A newer turn is about to become current: the bundles active now are superseded (never rewritten). */
   async turnStarting(sessionId: string, manager: EntityManager): Promise<AfterCommit> {
     const superseded = await this.bundleLifecycle.supersedeSession(sessionId, manager);
-    return () => this.announce(superseded, 'superseded', 'clarification.superseded', false);
+    return () => this.announce(superseded, 'superseded', false);
   }
 
   /** The current turn completed while its agent may still wait: the bundle is detached. */
   async turnCompleted(sessionId: string, turnId: string, manager: EntityManager): Promise<AfterCommit> {
     if ((await this.bundles.currentTurnId(sessionId, manager)) !== turnId) return () => undefined;
     const detached = await this.bundleLifecycle.detachSession(sessionId, manager);
-    return () => this.announce(detached, 'detached', 'clarification.detached');
+    return () => this.announce(detached, 'detached');
   }
 
   /** The agent's blocking call was aborted or timed out: detach, the bundle stays answerable. */
@@ -58,20 +55,14 @@ export class ClarificationLifecycleService implements SessionLifecycleHooks, OnM
       await this.sessions.lockById(sessionId, manager);
       return this.bundleLifecycle.detachSession(sessionId, manager);
     });
-    this.announce(detached, 'detached', 'clarification.detached');
+    this.announce(detached, 'detached');
   }
 
-  /** Wakes this process's waiters at once and tells in-process subscribers what changed. */
-  announce(bundles: TouchedBundle[], signal: BundleSignalKind, event: LifecycleEvent, rowsWritten = true): void {
+  /** Wakes this process's waiters at once (the signal's NOTIFY tells the other replicas) and counts what this process changed. */
+  announce(bundles: TouchedBundle[], signal: EndingSignal, rowsWritten = true): void {
     for (const bundle of bundles) {
       this.signals.dispatch({ pending_id: bundle.pending_id, kind: signal });
-      if (bundle.message_ids.length === 0) continue;
-      this.events.publish(event, { pending_id: bundle.pending_id, session_id: bundle.session_id, task_id: bundle.task_id });
-      if (rowsWritten) this.events.publish('session.message.updated', {
-        session_id: bundle.session_id,
-        task_id: bundle.task_id,
-        message_ids: bundle.message_ids,
-      });
+      if (bundle.message_ids.length > 0) this.lifecycleEvents.ended(signal, bundle, rowsWritten ? bundle.message_ids : []);
     }
   }
 }

@@ -31,7 +31,7 @@ export class DeadlineSweeper implements OnApplicationBootstrap, OnApplicationShu
     handled: (expired) => {
       if (expired.length === 0) return;
       this.logger.log({ msg: 'deadline passed; bundle expired', pending_id: expired[0]?.pending_id });
-      this.lifecycle.announce(expired, 'expired', 'clarification.expired');
+      this.lifecycle.announce(expired, 'expired');
     },
   });
 

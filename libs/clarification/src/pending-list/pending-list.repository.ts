@@ -36,7 +36,7 @@ const MAX_KEY_WALKS = 32;
  * so LIMIT counts returned bundles (L1a); a bundle with a row lacking its question_id is never listed
  * (L16). The merged walks read the index alone and re-check only the page they yield: per-key walks
  * are planned once for every key, and with the checks inside them the planner reads and re-checks every
- * bundle of every key before sorting (65 ms vs 1.4 ms at 100k bundles). When a row
+ * bundle of every key before sorting (docs/benchmarks.md, "4. Scoped list"). When a row
  * of that page fails its re-check (the index out of step, L16, a filter naming a workspace that does
  * not exist), rows behind it may be missing, so the page is taken again with the checks inside the walks.
  */

@@ -14,8 +14,8 @@ export type PendingListParameter = (typeof WALK_PARAMETERS)[number];
  * What the bundle index answers by itself: its partial-index predicate, the created_since bound, the
  * keyset position. The bounds are written without `:bound IS NULL OR …`: the statements are named, and
  * in the generic plan PostgreSQL settles on after five calls such a disjunction is a filter, not an index
- * condition — a deep page then walked its keys from their start (10 ms instead of 2 ms on the last
- * scoped page at 1M bundles, linear in the backlog). An absent bound is the lowest position instead.
+ * condition — a deep page then walked its keys from their start, its cost linear in the backlog
+ * (docs/benchmarks.md, "4. Scoped list"). An absent bound is the lowest position instead.
  */
 function indexBounds(): Brackets {
   return new Brackets((query) =>
@@ -34,7 +34,7 @@ const BLANK_KEY_FILTER = `(walk.key <> '' OR CAST(:workspace_id AS text) IS NULL
  * What each bundle is re-checked against: the workspace filter and L1c visibility on its task (M5), the
  * activeness rule itself, and L16. The activeness rule is a scalar sub-select: a bare EXISTS is pulled
  * up into a semi-join, which at 1M bundles the planner drives from every pending message (then sorts)
- * instead of walking the index in order and stopping at the LIMIT (> 90 s vs 1.5 ms).
+ * instead of walking the index in order and stopping at the LIMIT (docs/benchmarks.md, "4. Scoped list").
  */
 function rowFilters(): Brackets {
   return new Brackets((query) =>

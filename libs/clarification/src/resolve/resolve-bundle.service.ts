@@ -1,7 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { type Caller, callerId, callerReach } from '#authorization';
-import { EventBus } from '#common';
 import { APP_CONFIG, type AppConfig } from '#config';
 import { ParleyMetrics } from '#observability';
 import { AuditRecorder } from '../audit/audit.recorder.js';
@@ -9,6 +8,7 @@ import { AuditOutcome, auditEntry, failureOf, rejectReasonOf } from '../audit/au
 import { BundleRepository } from '../bundle/bundle.repository.js';
 import { bundleTaskId, receiptOfRows, recordedAnswers } from '../bundle/bundle.mapper.js';
 import { BundleSignals } from '../wait/bundle-signal.service.js';
+import { LifecycleEventCounter } from '../events/lifecycle-event.counter.js';
 import { ClarificationError, ClarificationErrorCode } from '../bundle/clarification.errors.js';
 import { ClarificationService } from '../ask/clarification.service.js';
 import { type Answer, type BundleRow, type ClarificationResponse, ClarificationStatus, type TerminalStatus } from '../bundle/clarification.types.js';
@@ -67,7 +67,7 @@ export class ResolveBundleService {
   private readonly logger = new Logger('ResolveBundle');
   /**
    * The claim this process is making on each bundle, settled (never rejected) when it is over. Answers
-   * that arrive meanwhile wait for it instead of queueing on the session's lock one after another — 63
+   * that arrive meanwhile wait for it instead of queueing on the session's lock one after another — the
    * losers of a burst would each take the lock, run the claim statement and commit, in turn
    * (docs/benchmarks.md, contention). Only a wait: the claim itself is still the one claim, in the database. It settles to
    * the loser's replay when the claim won and its delivery is final (what the rows now record: the
@@ -92,7 +92,7 @@ export class ResolveBundleService {
     private readonly audit: AuditRecorder,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     private readonly metrics: ParleyMetrics,
-    private readonly events: EventBus,
+    private readonly lifecycleEvents: LifecycleEventCounter,
   ) {}
 
   /**
@@ -167,7 +167,7 @@ export class ResolveBundleService {
           const won = ballot === undefined ? await this.claimedAlone(pendingId, outcome, claim) : await claim();
           if (won !== undefined && 'verdict' in won) {
             const told = this.ballotTold(won);
-            if (told?.vote?.replayed === false) this.publishVote(pendingId, rows);
+            if (told?.vote?.replayed === false) this.countVote(pendingId, rows);
             if (told !== undefined) return told;
           } else if (won !== undefined) {
             return {
@@ -193,9 +193,9 @@ export class ResolveBundleService {
     }
   }
 
-  /** A new vote on a bundle that stays open: what shows its quorum's progress (the chat cards) learns it. */
-  private publishVote(pendingId: string, rows: BundleRow[]): void {
-    this.events.publish('clarification.voted', { pending_id: pendingId, session_id: rows[0]?.task_session_id ?? '', task_id: bundleTaskId(rows) });
+  /** A new vote on a bundle that stays open (its statement sent the `voted` signal, which redraws the chat cards). */
+  private countVote(pendingId: string, rows: BundleRow[]): void {
+    this.lifecycleEvents.voted({ pending_id: pendingId, session_id: rows[0]?.task_session_id ?? '', task_id: bundleTaskId(rows) });
   }
 
   /** What a ballot that did not claim tells its voter; undefined when the bundle was not active (the loser's path follows). */

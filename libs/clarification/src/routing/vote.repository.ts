@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { DataSource, type EntityManager } from 'typeorm';
 import { queryRows } from '#persistence';
 import { bundleIsActive, CLARIFICATION_REQUEST } from '#tasks';
+import { notifyBundlesSql } from '../bundle/bundle.sql.js';
 import type { BundleRow } from '../bundle/clarification.types.js';
 import { type Ballot, type BallotBox, routingOf } from './routing.rules.js';
 import type { VoteRow } from './routing.types.js';
@@ -34,11 +35,15 @@ export class VoteRepository {
     };
   }
 
+  /** Records the vote and announces it (`voted`, to every process once the transaction commits). */
   async insert(pendingId: string, ballot: Ballot, manager: EntityManager): Promise<void> {
     const { caller } = ballot;
     await manager.query(
-      `INSERT INTO clarification_votes (pending_id, voter, attempt_id, caller_kind, caller_user_id, caller_name, surface, rejected, reject_reason, answers, at)
-       SELECT $1, $2, $3, $4, $5::text, (SELECT u.name FROM users u WHERE u.id = $5::text), $6, $7, $8, $9::jsonb, statement_timestamp()`,
+      `WITH cast_vote AS (
+         INSERT INTO clarification_votes (pending_id, voter, attempt_id, caller_kind, caller_user_id, caller_name, surface, rejected, reject_reason, answers, at)
+         SELECT $1, $2, $3, $4, $5::text, (SELECT u.name FROM users u WHERE u.id = $5::text), $6, $7, $8, $9::jsonb, statement_timestamp()
+         RETURNING pending_id)
+       ${notifyBundlesSql('SELECT pending_id FROM cast_vote', 'voted')}`,
       [
         pendingId,
         ballot.voter,

@@ -41,8 +41,8 @@ export class BundleSignals implements OnModuleInit {
   }
 
   dispatch(signal: BundleSignal): void {
-    // A hand-off to another process is no change of the bundle's fate: its watchers wait on.
-    const watchers = signal.kind === 'deliver' ? undefined : this.watchers.get(signal.pending_id);
+    // A hand-off to another process, or a vote that left the bundle open, is no change of the bundle's fate: its watchers wait on.
+    const watchers = signal.kind === 'deliver' || signal.kind === 'voted' ? undefined : this.watchers.get(signal.pending_id);
     if (watchers) {
       this.watchers.delete(signal.pending_id);
       watchers.forEach((wake) => wake());
