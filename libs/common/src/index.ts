@@ -21,3 +21,4 @@ export * from './storable-text.pipe.js';
 export * from './detached-reply.js';
 export * from './api-docs.js';
 export * from './security-headers.js';
+export * from './surfaces/resolution-surfaces.js';
