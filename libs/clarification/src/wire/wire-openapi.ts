@@ -34,7 +34,7 @@ const registry = z.registry<{ id: string }>();
 for (const [schema, id] of COMPONENTS) registry.add(schema, { id });
 
 /** The component name of a wire shape. */
-export function wireComponentName(schema: z.ZodType): string {
+function wireComponentName(schema: z.ZodType): string {
   const name = registry.get(schema)?.id;
   if (name === undefined) throw new Error('not a published wire shape');
   return name;
