@@ -38,3 +38,7 @@ export { listedRouting, mayAnswer, routingOf } from './routing/routing.rules.js'
 export { actionOfRows } from './bundle/bundle.mapper.js';
 export type { RoutingView, VoteView } from './routing/routing.types.js';
 export { clarificationStatements } from './clarification.statements.js';
+export { resolvedByWire } from './wire/resolved-by.wire.js';
+export { answerWire, resolutionResponseWire, resolutionWire, voteReceiptWire } from './wire/resolution.wire.js';
+export { assignedUserWire, pendingBundleWire, pendingPageWire, pendingQuestionWire, questionOptionWire, routingViewWire } from './wire/pending-bundle.wire.js';
+export { wireOpenApiComponents } from './wire/wire-openapi.js';

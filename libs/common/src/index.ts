@@ -19,3 +19,4 @@ export * from './input/storable-text.pipe.js';
 export * from './http/detached-reply.js';
 export * from './http/api-docs.js';
 export * from './http/security-headers.js';
+export * from './surfaces/resolution-surfaces.js';

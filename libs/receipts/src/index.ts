@@ -6,4 +6,3 @@ export * from './receipts.errors.js';
 export * from './receipts.module.js';
 export * from './verify/receipt.service.js';
 export * from './verify/receipt.types.js';
-export { ActionDoc } from './http/receipts.dto.js';

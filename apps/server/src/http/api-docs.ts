@@ -5,6 +5,7 @@ import { ModulesContainer } from '@nestjs/core';
 import { DocumentBuilder, type OpenAPIObject, SwaggerModule } from '@nestjs/swagger';
 import { getMetadataStorage, IS_INT, IS_NOT_EMPTY } from 'class-validator';
 import { SESSION_COOKIE } from '#authorization';
+import { wireOpenApiComponents } from '#clarification';
 import { closedSchemaNames, ErrorBodyDto } from '#common';
 
 export const API_DOCS_PATH = 'docs';
@@ -26,6 +27,8 @@ export function buildOpenApiDocument(app: INestApplication): OpenAPIObject {
     extraModels: [ErrorBodyDto],
     operationIdFactory: (controller, method) => `${controller.replace(/Controller$/, '')}_${method}`,
   });
+  // The wire shapes every surface shares are declared once (zod): their components are generated from it.
+  document.components = { ...document.components, schemas: { ...document.components?.schemas, ...wireOpenApiComponents() } };
   documentValidationRules(app, document);
   return document;
 }

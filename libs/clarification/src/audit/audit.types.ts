@@ -1,5 +1,5 @@
 import type { Caller } from '#authorization';
-import { assertNever, INPUT_LIMITS } from '#common';
+import { assertNever, type AuditSurface, INPUT_LIMITS } from '#common';
 import { ClarificationError, ClarificationErrorCode } from '../bundle/clarification.errors.js';
 import type { ResolutionInput } from '../bundle/resolution.types.js';
 import type { ResolutionSurface } from '../bundle/resolution-surface.types.js';
@@ -55,7 +55,7 @@ export interface AuditAttemptView {
   id: string;
   pending_id: string;
   outcome: AuditOutcome;
-  surface: ResolutionSurface;
+  surface: AuditSurface;
   caller: { kind: Caller['kind']; user_id: string | null; name: string | null };
   rejected: boolean | null;
   reject_reason: string | null;

@@ -1,4 +1,5 @@
 import type { Action } from '#receipts';
+import type { AnswerWire, ClarificationResponseWire } from '../wire/resolution.wire.js';
 
 export interface QuestionOption {
   option_id: string;
@@ -31,21 +32,11 @@ export interface ClarificationRequest {
   action_digest?: string;
 }
 
-export interface Answer {
-  question_id: string;
-  selected_options: string[];
-  custom_text: string;
-}
+/** One question's answer, as every surface reports it. */
+export type Answer = AnswerWire;
 
-export interface ClarificationResponse {
-  pending_id: string;
-  answers: Answer[];
-  rejected: boolean;
-  reject_reason: string;
-  responded_at: string;
-  /** The resolution's signed receipt (a compact JWS), once the claim that made it won. */
-  receipt?: string;
-}
+/** What the asking agent receives; `receipt` once the claim that made it won. */
+export type ClarificationResponse = ClarificationResponseWire;
 
 export enum ClarificationStatus {
   Pending = 'pending',

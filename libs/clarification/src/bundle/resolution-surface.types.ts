@@ -1,8 +1,8 @@
 import type { Caller } from '#authorization';
+import type { ResolutionSurface } from '#common';
 import { ClarificationError } from './clarification.errors.js';
 
-/** Where a resolution came from: recorded on the winner's rows, in the audit trail and in metrics. */
-export type ResolutionSurface = 'rest' | 'mcp' | 'mcp_app' | 'graphql' | 'command' | 'web' | 'slack' | 'telegram';
+export type { ResolutionSurface };
 
 /** The header with which the inbox page says it is the page: heeded only while auth is disabled (no credential to tell it by). */
 export const SURFACE_HEADER = 'x-parley-surface';

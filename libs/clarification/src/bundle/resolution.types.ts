@@ -4,6 +4,7 @@
  * reports (ask/ reads it back). Here in bundle/, below all of them, so that resolve/ — which builds on
  * those rooms — is never imported back by them.
  */
+import type { ResolutionResponseWire } from '../wire/resolution.wire.js';
 import type { Answer, TerminalStatus } from './clarification.types.js';
 
 /** What a caller submits, from any surface, before validation. */
@@ -21,8 +22,4 @@ export interface NormalizedOutcome {
 }
 
 /** The response a resolution carries: the answers, or the rejection and its reason. */
-export interface ResolutionResponse {
-  answers: Answer[];
-  rejected: boolean;
-  reject_reason: string;
-}
+export type ResolutionResponse = ResolutionResponseWire;

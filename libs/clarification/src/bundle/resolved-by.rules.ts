@@ -1,6 +1,7 @@
 import type { Caller } from '#authorization';
 import type { BundleRow } from './clarification.types.js';
-import type { ResolutionSurface } from './resolution-surface.types.js';
+import { isResolutionSurface, type ResolutionSurface } from '#common';
+import { CALLER_KINDS, type ResolvedBy } from '../wire/resolved-by.wire.js';
 import { Settlement, settlementOf, winningRows } from './settlement.rules.js';
 
 /**
@@ -13,17 +14,7 @@ export interface WinnerIdentity {
   surface: ResolutionSurface;
 }
 
-/** Who answered a resolved bundle, as every surface reports it. */
-export interface ResolvedBy {
-  /** `user` (a personal access token or browser session), `admin` (ADMIN_TOKEN), `agent` (a session agent token) or `synthetic` (auth disabled). */
-  kind: Caller['kind'];
-  user_id: string | null;
-  /** The user's name when the answer won; null for the other kinds. */
-  name: string | null;
-  surface: ResolutionSurface;
-  /** RFC 3339 UTC: when the winning claim was made. */
-  at: string;
-}
+export type { ResolvedBy };
 
 export function winnerIdentity(caller: Caller, surface: ResolutionSurface): WinnerIdentity {
   return { kind: caller.kind, user_id: caller.kind === 'user' ? caller.userId : null, surface };
@@ -50,22 +41,22 @@ interface RecordedWinner {
   at?: unknown;
 }
 
-const KINDS: readonly string[] = ['synthetic', 'admin', 'user', 'agent'];
-const SURFACES: readonly string[] = ['rest', 'mcp', 'mcp_app', 'graphql', 'command', 'web', 'slack', 'telegram'];
+function isCallerKind(value: unknown): value is Caller['kind'] {
+  return (CALLER_KINDS as readonly unknown[]).includes(value);
+}
 
 /** A `resolved_by` as the claim stored it on a row, or null when it is absent or not one. */
 export function parseResolvedBy(value: unknown): ResolvedBy | null {
   if (value === null || typeof value !== 'object') return null;
   const recorded = value as RecordedWinner;
-  if (typeof recorded.kind !== 'string' || !KINDS.includes(recorded.kind)) return null;
-  if (typeof recorded.surface !== 'string' || !SURFACES.includes(recorded.surface)) return null;
+  if (!isCallerKind(recorded.kind) || !isResolutionSurface(recorded.surface)) return null;
   const at = typeof recorded.at === 'string' ? new Date(recorded.at) : undefined;
   if (!at || Number.isNaN(at.getTime())) return null;
   return {
-    kind: recorded.kind as Caller['kind'],
+    kind: recorded.kind,
     user_id: typeof recorded.user_id === 'string' ? recorded.user_id : null,
     name: typeof recorded.name === 'string' ? recorded.name : null,
-    surface: recorded.surface as ResolutionSurface,
+    surface: recorded.surface,
     at: at.toISOString(),
   };
 }

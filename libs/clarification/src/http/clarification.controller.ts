@@ -11,7 +11,10 @@ import { serializeResolution } from '../resolve/resolution.envelope.js';
 import { ResolveBundleService } from '../resolve/resolve-bundle.service.js';
 import { SURFACE_HEADER, surfaceOfRequest } from '../bundle/resolution-surface.types.js';
 import { ApiCaller, ApiErrors, ApiJsonBody, replyWhenSettled } from '#common';
-import { BundleDoc, ClarificationResponseDoc, PendingIdDoc, PendingPageDoc, RespondResultDoc, SuccessDoc } from './clarification.openapi.js';
+import { BundleDoc, PendingIdDoc, SuccessDoc } from './clarification.openapi.js';
+import { pendingPageWire } from '../wire/pending-bundle.wire.js';
+import { clarificationResponseWire, respondResultWire } from '../wire/resolution.wire.js';
+import { wireRef } from '../wire/wire-openapi.js';
 
 @ApiTags('clarification')
 @ApiCaller()
@@ -25,7 +28,7 @@ export class ClarificationController {
 
   /** The list of list_pending_questions_kandev and GraphQL pendingQuestions, for simple clients (same service). */
   @Get()
-  @ApiOkResponse({ type: PendingPageDoc, description: 'Pending bundles the caller may answer, oldest first (L1–L13)' })
+  @ApiOkResponse({ schema: wireRef(pendingPageWire), description: 'Pending bundles the caller may answer, oldest first (L1–L13)' })
   @ApiErrors(400, 429)
   @RateLimited(RateLimitKind.Lists)
   list(@CurrentCaller() caller: Caller, @Query() query: ListPendingQueryDto) {
@@ -62,7 +65,7 @@ export class ClarificationController {
   }
 
   @Get(':id/wait')
-  @ApiOkResponse({ type: ClarificationResponseDoc, description: 'Blocks until the bundle is answered or rejected' })
+  @ApiOkResponse({ schema: wireRef(clarificationResponseWire), description: 'Blocks until the bundle is answered or rejected' })
   @ApiErrors(404, 409, 504)
   @AcceptsSessionAgent()
   wait(@CurrentCaller() caller: Caller, @Param('id') pendingId: string, @Res() reply: FastifyReply): void {
@@ -74,7 +77,7 @@ export class ClarificationController {
    * Recorded as `web` when the browser session's cookie authenticated it (the page's header only while auth is disabled).
    */
   @Post(':id/respond')
-  @ApiOkResponse({ type: RespondResultDoc })
+  @ApiOkResponse({ schema: wireRef(respondResultWire) })
   @ApiJsonBody()
   @ApiErrors(403, 404, 409, 429)
   @RateLimited(RateLimitKind.Answers)

@@ -2,8 +2,10 @@ import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
 import { IsArray, IsBoolean, IsInt, IsNotEmpty, IsOptional, IsString, MaxLength } from 'class-validator';
 import { INPUT_LIMITS } from '#common';
-import { ActionDoc } from '#receipts';
-import { AnswerDoc, QuestionDoc, RoutingDoc } from './clarification.openapi.js';
+import { actionWire } from '#receipts';
+import { QuestionDoc, RoutingDoc } from './clarification.openapi.js';
+import { answerWire } from '../wire/resolution.wire.js';
+import { wireRef } from '../wire/wire-openapi.js';
 
 /** The envelope of a new bundle; the questions themselves are validated by the service (one rule set for every surface). */
 export class CreateClarificationDto {
@@ -41,14 +43,14 @@ export class CreateClarificationDto {
   routing?: unknown;
 
   /** Optional action the answer authorizes (name ≤ 200 characters, arguments a JSON object ≤ 64 KB); validated by the service. */
-  @ApiPropertyOptional({ type: ActionDoc, description: 'The action an answer authorizes; its digest is signed into the receipt' })
+  @ApiPropertyOptional({ allOf: [wireRef(actionWire)], description: 'The action an answer authorizes; its digest is signed into the receipt' })
   @IsOptional()
   action?: unknown;
 }
 
 /** The respond body of the baseline; answer contents are validated by ResolveBundle (N6–N8b). */
 export class RespondDto {
-  @ApiPropertyOptional({ type: [AnswerDoc], description: 'One answer per question of the bundle (unless rejected)' })
+  @ApiPropertyOptional({ type: 'array', items: wireRef(answerWire), description: 'One answer per question of the bundle (unless rejected)' })
   @IsOptional()
   @IsArray()
   answers?: unknown[];

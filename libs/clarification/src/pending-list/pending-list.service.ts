@@ -1,7 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { AccessService, type Caller } from '#authorization';
 import { decodeCursor, encodeCursor, isCalendarDate } from '#common';
-import type { Action } from '#receipts';
 import { bundleTaskId, finalReceipt, requestFromRows } from '../bundle/bundle.mapper.js';
 import { ClarificationError } from '../bundle/clarification.errors.js';
 import { ClarificationService } from '../ask/clarification.service.js';
@@ -10,7 +9,8 @@ import { finalResolvedBy, type ResolvedBy } from '../bundle/resolved-by.rules.js
 import type { BundleRow } from '../bundle/clarification.types.js';
 import { PendingListRepository } from './pending-list.repository.js';
 import { listedRouting } from '../routing/routing.rules.js';
-import type { RoutingView, VoteView } from '../routing/routing.types.js';
+import type { VoteView } from '../routing/routing.types.js';
+import type { PendingBundleView, PendingPage } from '../wire/pending-bundle.wire.js';
 import { RoutingReportService } from '../routing/routing-report.service.js';
 
 export const DEFAULT_PENDING_LIMIT = 50;
@@ -27,30 +27,7 @@ export interface PendingListInput {
   limit?: number;
 }
 
-export interface PendingQuestionView {
-  question_id: string;
-  title: string;
-  prompt: string;
-  status: string;
-  options: { option_id: string; label: string; description: string }[];
-}
-
-export interface PendingBundleView {
-  pending_id: string;
-  task_id: string;
-  session_id: string;
-  created_at: string;
-  age_seconds: number;
-  context: string;
-  questions: PendingQuestionView[];
-  /** The action an answer authorizes and its digest — only for a bundle asked with one. */
-  action?: Action;
-  action_digest?: string;
-  /** A routed bundle only: whether the caller may answer it (routing.answerers). */
-  eligible?: boolean;
-  /** A routed bundle only: who is assigned and how many must agree. */
-  routing?: RoutingView;
-}
+export type { PendingBundleView, PendingPage };
 
 /** One bundle as GraphQL `question` reports it: the list's shape, who won once final, its deadline, its votes. */
 export interface DescribedBundle extends PendingBundleView {
@@ -62,11 +39,6 @@ export interface DescribedBundle extends PendingBundleView {
   votes?: VoteView[];
 }
 
-export interface PendingPage {
-  bundles: PendingBundleView[];
-  count: number;
-  next_cursor: string;
-}
 
 /** L10: absent or below 1 ⇒ the default; above the cap ⇒ the cap. */
 function pageSize(limit: number | undefined): number {

@@ -1,6 +1,7 @@
 import type { TerminalStatus } from '../bundle/clarification.types.js';
 import type { ResolutionResponse } from '../bundle/resolution.types.js';
 import type { BallotReceipt } from '../routing/routing.types.js';
+import type { ResolutionWire } from '../wire/resolution.wire.js';
 
 export interface Resolution {
   claimed: boolean;
@@ -16,7 +17,7 @@ export interface Resolution {
  * R12: the resolution envelope always carries every key — `[]`, `""` and `false` included — for
  * REST, MCP and GraphQL alike. Built field by field so nothing can be omitted.
  */
-export function serializeResolution(resolution: Resolution) {
+export function serializeResolution(resolution: Resolution): ResolutionWire {
   return {
     claimed: resolution.claimed,
     status: resolution.status,

@@ -1,8 +1,8 @@
-/** A user a bundle is assigned to, with the name they had when it was assigned (shown by every listing). */
-export interface AssignedUser {
-  user_id: string;
-  name: string;
-}
+import type { AssignedUser, RoutingView } from '../wire/pending-bundle.wire.js';
+import type { VoteReceiptWire } from '../wire/resolution.wire.js';
+
+/** A user a bundle is assigned to, with the name they had when it was assigned (shown by every listing); routing as every listing reports it. */
+export type { AssignedUser, RoutingView };
 
 /** One rung of the escalation ladder, run once, `after_seconds` after the ask. */
 export interface EscalationStep {
@@ -30,12 +30,6 @@ export interface RoutingInput {
   escalation: EscalationStep[];
 }
 
-/** Routing as every listing reports it (null on a bundle asked without routing). */
-export interface RoutingView {
-  answerers: { user_ids: string[] } | null;
-  assigned_to: AssignedUser[];
-  required_answers: number;
-}
 
 /** One recorded vote (its answer is shown only once the bundle is resolved). */
 export interface VoteRow {
@@ -61,9 +55,5 @@ export interface VoteView {
 }
 
 /** What a recorded vote that did not resolve the bundle is told: how far the quorum has come. */
-export interface BallotReceipt {
-  /** The same voter sent the same answer again: nothing new was recorded. */
-  replayed: boolean;
-  votes: number;
-  required_answers: number;
-}
+/** How far a routed bundle's quorum is after a vote that did not resolve it (`replayed`: nothing new was recorded). */
+export type BallotReceipt = VoteReceiptWire;

@@ -1,8 +1,9 @@
 import { INPUT_LIMITS } from '#common';
 import { ClarificationError } from '../bundle/clarification.errors.js';
 import type { EscalationStep, RoutingInput } from './routing.types.js';
+import { MAX_ANSWERERS } from '../wire/pending-bundle.wire.js';
 
-export const MAX_ANSWERERS = 50;
+export { MAX_ANSWERERS };
 export const MAX_REQUIRED_ANSWERS = 10;
 export const MAX_ESCALATION_STEPS = 5;
 export const MIN_ESCALATION_SECONDS = 30;

@@ -1,4 +1,5 @@
 import { Field, ObjectType } from '@nestjs/graphql';
+import { AUDIT_SURFACES } from '#common';
 import { PageInfoModel } from './pending-question.model.js';
 
 @ObjectType('AttemptCaller')
@@ -13,7 +14,7 @@ export class ResolutionAttemptModel {
   @Field() id!: string;
   @Field() pendingId!: string;
   @Field({ description: 'won, lost, inactive, invalid, not_found or failed' }) outcome!: string;
-  @Field({ description: 'rest, web, mcp, graphql or command' }) surface!: string;
+  @Field({ description: `${AUDIT_SURFACES.join(', ')} (escalation: the escalation timer's own steps)` }) surface!: string;
   @Field(() => AttemptCallerModel) caller!: AttemptCallerModel;
   @Field(() => Boolean, { nullable: true, description: 'Whether the attempt was a rejection' }) rejected!: boolean | null;
   @Field(() => String, { nullable: true, description: 'The reason as the caller gave it' }) rejectReason!: string | null;

@@ -1,50 +1,61 @@
 import { Field, Int, ObjectType } from '@nestjs/graphql';
+import { pendingBundleWire, pendingPageWire, pendingQuestionWire, questionOptionWire } from '#clarification';
+import { actionWire } from '#receipts';
 import { listCost, MAX_OPTIONS_PER_QUESTION, MAX_QUESTIONS_PER_BUNDLE } from '../limits/operation-cost.js';
 import { ResolvedByModel } from './resolved-by.model.js';
 import { MAX_ANSWERERS, RoutingModel, VoteModel } from './routing.model.js';
 
-@ObjectType('QuestionOption')
+// The pending bundle's GraphQL types: the wire declarations (#clarification) in camelCase, their
+// descriptions taken from there; a test fails when a field, its nullability, list-ness or description
+// differs. GraphQL's own: an action's arguments as JSON text, `eligible` always present (true when not
+// routed), what question(pendingId) adds (receipt, resolvedBy, expiresAt, votes), and the connection.
+const option = questionOptionWire.shape;
+const question = pendingQuestionWire.shape;
+const action = actionWire.shape;
+const bundle = pendingBundleWire.shape;
+
+@ObjectType('QuestionOption', { description: questionOptionWire.description })
 export class QuestionOptionModel {
-  @Field() optionId!: string;
-  @Field() label!: string;
-  @Field() description!: string;
+  @Field({ description: option.option_id.description }) optionId!: string;
+  @Field({ description: option.label.description }) label!: string;
+  @Field({ description: option.description.description }) description!: string;
 }
 
-@ObjectType('PendingQuestion')
+@ObjectType('PendingQuestion', { description: pendingQuestionWire.description })
 export class PendingQuestionModel {
-  @Field() questionId!: string;
-  @Field() title!: string;
-  @Field() prompt!: string;
-  @Field({ description: 'pending, answered, rejected, expired or cancelled' }) status!: string;
-  @Field(() => [QuestionOptionModel], { complexity: listCost(MAX_OPTIONS_PER_QUESTION) }) options!: QuestionOptionModel[];
+  @Field({ description: question.question_id.description }) questionId!: string;
+  @Field({ description: question.title.description }) title!: string;
+  @Field({ description: question.prompt.description }) prompt!: string;
+  @Field({ description: question.status.description }) status!: string;
+  @Field(() => [QuestionOptionModel], { description: question.options.description, complexity: listCost(MAX_OPTIONS_PER_QUESTION) }) options!: QuestionOptionModel[];
 }
 
-@ObjectType('Action', { description: 'The action an answer authorizes: what the asking agent will do once answered.' })
+@ObjectType('Action', { description: actionWire.description })
 export class ActionModel {
-  @Field() name!: string;
-  @Field({ description: 'The arguments, a JSON object, as JSON text' }) arguments!: string;
+  @Field({ description: action.name.description }) name!: string;
+  @Field({ description: `${action.arguments.description ?? ''}, as JSON text` }) arguments!: string;
 }
 
-@ObjectType('PendingBundle', { description: 'A clarification bundle: 1-4 questions an agent asked together.' })
+@ObjectType('PendingBundle', { description: pendingBundleWire.description })
 export class PendingBundleModel {
-  @Field() pendingId!: string;
-  @Field() taskId!: string;
-  @Field() sessionId!: string;
-  @Field({ description: 'RFC3339 UTC; the earliest row of the bundle' }) createdAt!: string;
-  @Field(() => Int) ageSeconds!: number;
-  @Field() context!: string;
-  @Field(() => [PendingQuestionModel], { complexity: listCost(MAX_QUESTIONS_PER_BUNDLE) }) questions!: PendingQuestionModel[];
-  @Field(() => ActionModel, { nullable: true, description: 'The action an answer authorizes; null when asked without one' }) action!: ActionModel | null;
-  @Field(() => String, { nullable: true, description: 'SHA-256 (hex) of the RFC 8785 canonical JSON of the action {name, arguments}' })
-  actionDigest!: string | null;
+  @Field({ description: bundle.pending_id.description }) pendingId!: string;
+  @Field({ description: bundle.task_id.description }) taskId!: string;
+  @Field({ description: bundle.session_id.description }) sessionId!: string;
+  @Field({ description: bundle.created_at.description }) createdAt!: string;
+  @Field(() => Int, { description: bundle.age_seconds.description }) ageSeconds!: number;
+  @Field({ description: bundle.context.description }) context!: string;
+  @Field(() => [PendingQuestionModel], { description: bundle.questions.description, complexity: listCost(MAX_QUESTIONS_PER_BUNDLE) })
+  questions!: PendingQuestionModel[];
+  @Field(() => ActionModel, { nullable: true, description: bundle.action.description }) action!: ActionModel | null;
+  @Field(() => String, { nullable: true, description: bundle.action_digest.description }) actionDigest!: string | null;
   @Field(() => String, { nullable: true, description: "The resolution's signed receipt, once final (question(pendingId) only; null in lists)" })
   receipt!: string | null;
   @Field(() => ResolvedByModel, { nullable: true, description: 'Who answered, once the answer is final (question(pendingId) only; null in lists)' })
   resolvedBy!: ResolvedByModel | null;
   @Field(() => String, { nullable: true, description: 'RFC3339 UTC deadline, when asked with expires_in_seconds (question(pendingId) only)' })
   expiresAt!: string | null;
-  @Field({ description: 'Whether the caller may answer it (routing answerers)' }) eligible!: boolean;
-  @Field(() => RoutingModel, { nullable: true, description: 'null when asked without routing' }) routing!: RoutingModel | null;
+  @Field({ description: 'Whether the caller may answer it (true when not routed; false: answering is refused with NOT_ELIGIBLE)' }) eligible!: boolean;
+  @Field(() => RoutingModel, { nullable: true, description: bundle.routing.description }) routing!: RoutingModel | null;
   @Field(() => [VoteModel], { description: 'The votes of a routed bundle (question(pendingId) only; [] in lists)', complexity: listCost(MAX_ANSWERERS) })
   votes!: VoteModel[];
 }
@@ -59,6 +70,6 @@ export class PageInfoModel {
 export class PendingQuestionConnectionModel {
   // Priced once, by the page size on pendingQuestions.
   @Field(() => [PendingBundleModel]) nodes!: PendingBundleModel[];
-  @Field(() => Int, { description: 'Bundles on this page' }) count!: number;
+  @Field(() => Int, { description: pendingPageWire.shape.count.description }) count!: number;
   @Field(() => PageInfoModel) pageInfo!: PageInfoModel;
 }

@@ -1,38 +1,42 @@
 import { Field, InputType, Int, ObjectType } from '@nestjs/graphql';
+import { answerWire, resolutionResponseWire, resolutionWire, voteReceiptWire } from '#clarification';
 import { listCost, MAX_OPTIONS_PER_QUESTION, MAX_QUESTIONS_PER_BUNDLE } from '../limits/operation-cost.js';
 
-@ObjectType('Answer')
+// The resolution's GraphQL types: the wire declarations (#clarification) in camelCase, their descriptions
+// taken from there; a test fails when a field, its nullability, list-ness or description differs.
+const answer = answerWire.shape;
+const response = resolutionResponseWire.shape;
+const voteReceipt = voteReceiptWire.shape;
+const resolution = resolutionWire.shape;
+
+@ObjectType('Answer', { description: answerWire.description })
 export class AnswerModel {
-  @Field() questionId!: string;
-  @Field(() => [String], { complexity: listCost(MAX_OPTIONS_PER_QUESTION) }) selectedOptions!: string[];
-  @Field() customText!: string;
+  @Field({ description: answer.question_id.description }) questionId!: string;
+  @Field(() => [String], { description: answer.selected_options.description, complexity: listCost(MAX_OPTIONS_PER_QUESTION) }) selectedOptions!: string[];
+  @Field({ description: answer.custom_text.description }) customText!: string;
 }
 
-@ObjectType('ResolutionResponse')
+@ObjectType('ResolutionResponse', { description: resolutionResponseWire.description })
 export class ResolutionResponseModel {
-  @Field(() => [AnswerModel], { complexity: listCost(MAX_QUESTIONS_PER_BUNDLE) }) answers!: AnswerModel[];
-  @Field() rejected!: boolean;
-  @Field() rejectReason!: string;
+  @Field(() => [AnswerModel], { description: response.answers.description, complexity: listCost(MAX_QUESTIONS_PER_BUNDLE) }) answers!: AnswerModel[];
+  @Field({ description: response.rejected.description }) rejected!: boolean;
+  @Field({ description: response.reject_reason.description }) rejectReason!: string;
 }
 
-@ObjectType('VoteReceipt', { description: 'A recorded vote that did not resolve its bundle (status pending).' })
+@ObjectType('VoteReceipt', { description: voteReceiptWire.description })
 export class VoteReceiptModel {
-  @Field({ description: 'The same voter sent the same answer again' }) replayed!: boolean;
-  @Field(() => Int) votes!: number;
-  @Field(() => Int) requiredAnswers!: number;
+  @Field({ description: voteReceipt.replayed.description }) replayed!: boolean;
+  @Field(() => Int, { description: voteReceipt.votes.description }) votes!: number;
+  @Field(() => Int, { description: voteReceipt.required_answers.description }) requiredAnswers!: number;
 }
 
-@ObjectType('Resolution', { description: 'claimed:false means another answer won; response is what it said.' })
+@ObjectType('Resolution', { description: resolutionWire.description })
 export class ResolutionModel {
-  @Field() claimed!: boolean;
-  @Field({ description: 'answered or rejected; pending for a vote of a routed bundle that did not resolve it' }) status!: string;
-  @Field(() => ResolutionResponseModel) response!: ResolutionResponseModel;
-  @Field(() => VoteReceiptModel, { nullable: true, description: 'Only for a vote that did not resolve the bundle' }) vote!: VoteReceiptModel | null;
-  @Field(() => String, {
-    nullable: true,
-    description: "The resolution's signed receipt (compact JWS) — the same for the winner and every loser; null for a vote that did not resolve the bundle",
-  })
-  receipt!: string | null;
+  @Field({ description: resolution.claimed.description }) claimed!: boolean;
+  @Field({ description: resolution.status.description }) status!: string;
+  @Field(() => ResolutionResponseModel, { description: resolution.response.description }) response!: ResolutionResponseModel;
+  @Field(() => VoteReceiptModel, { nullable: true, description: resolution.vote.description }) vote!: VoteReceiptModel | null;
+  @Field(() => String, { nullable: true, description: resolution.receipt.description }) receipt!: string | null;
 }
 
 @InputType('AnswerInput')

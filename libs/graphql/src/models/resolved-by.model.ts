@@ -1,10 +1,14 @@
 import { Field, ObjectType } from '@nestjs/graphql';
+import { resolvedByWire } from '#clarification';
 
-@ObjectType('ResolvedBy', { description: 'Who answered a bundle: the caller, the surface it came through, and when.' })
+// Its wire declaration (#clarification) in camelCase, descriptions taken from there (a test checks the two agree).
+const resolvedBy = resolvedByWire.shape;
+
+@ObjectType('ResolvedBy', { description: resolvedByWire.description })
 export class ResolvedByModel {
-  @Field({ description: 'user, admin, agent (a session agent token) or synthetic (authentication disabled)' }) kind!: string;
-  @Field(() => String, { nullable: true }) userId!: string | null;
-  @Field(() => String, { nullable: true, description: "The user's name" }) name!: string | null;
-  @Field({ description: 'rest, web (the inbox page), mcp, graphql or command' }) surface!: string;
-  @Field({ description: 'RFC3339 UTC: when the winning claim was made' }) at!: string;
+  @Field({ description: resolvedBy.kind.description }) kind!: string;
+  @Field(() => String, { nullable: true, description: resolvedBy.user_id.description }) userId!: string | null;
+  @Field(() => String, { nullable: true, description: resolvedBy.name.description }) name!: string | null;
+  @Field({ description: resolvedBy.surface.description }) surface!: string;
+  @Field({ description: resolvedBy.at.description }) at!: string;
 }

@@ -1,22 +1,28 @@
 import { Field, Int, ObjectType } from '@nestjs/graphql';
+import { assignedUserWire, routingViewWire } from '#clarification';
 import { listCost } from '../limits/operation-cost.js';
 import { AnswerModel } from './resolution.model.js';
 
 /** At most this many answerers (and so votes) a bundle names: the cost of their lists. */
 export const MAX_ANSWERERS = 50;
 
-@ObjectType('AssignedUser')
+// Routing's GraphQL types: the wire declarations (#clarification) in camelCase, descriptions taken from
+// there (a test checks the two agree); GraphQL's own: `answererIds` is the wire's `answerers.user_ids`.
+const assigned = assignedUserWire.shape;
+const routing = routingViewWire.shape;
+
+@ObjectType('AssignedUser', { description: assignedUserWire.description })
 export class AssignedUserModel {
-  @Field() userId!: string;
-  @Field() name!: string;
+  @Field({ description: assigned.user_id.description }) userId!: string;
+  @Field({ description: assigned.name.description }) name!: string;
 }
 
-@ObjectType('Routing', { description: 'Who may answer a bundle and how many identical answers resolve it.' })
+@ObjectType('Routing', { description: routingViewWire.description })
 export class RoutingModel {
-  @Field(() => [String], { nullable: true, description: 'answerers.user_ids; null: whoever sees the bundle may answer', complexity: listCost(MAX_ANSWERERS) })
+  @Field(() => [String], { nullable: true, description: `answerers.user_ids; ${routing.answerers.description ?? ''}`, complexity: listCost(MAX_ANSWERERS) })
   answererIds!: string[] | null;
-  @Field(() => [AssignedUserModel], { complexity: listCost(MAX_ANSWERERS) }) assignedTo!: AssignedUserModel[];
-  @Field(() => Int) requiredAnswers!: number;
+  @Field(() => [AssignedUserModel], { description: routing.assigned_to.description, complexity: listCost(MAX_ANSWERERS) }) assignedTo!: AssignedUserModel[];
+  @Field(() => Int, { description: routing.required_answers.description }) requiredAnswers!: number;
 }
 
 @ObjectType('Voter')

@@ -1,8 +1,8 @@
 import { registerAppTool } from '@modelcontextprotocol/ext-apps/server';
 import { z } from 'zod';
 import type { Caller } from '#authorization';
-import { bundleReportView, type ClarificationService, type ResolveBundleService, serializeResolution } from '#clarification';
-import { answerInput, answerOutput } from '../external/answer.schemas.js';
+import { bundleReportView, type ClarificationService, resolutionWire, type ResolveBundleService, serializeResolution } from '#clarification';
+import { answerInput } from '../external/answer.schemas.js';
 import { toolResult } from '../mcp-errors.js';
 import { defineTool, type McpTool } from '../mcp-tool.js';
 import { QUESTION_APP_URI } from './question-app.resource.js';
@@ -65,7 +65,7 @@ export function questionAppTools(caller: Caller, services: QuestionAppServices):
       title: 'Answer in the app',
       description: 'The question app submits the person’s answer (or skip) here. Exactly one answer wins; a loser is told the winner’s answer.',
       input: answerInput,
-      output: answerOutput,
+      output: resolutionWire,
       annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
       meta: APP_ONLY,
       run: async ({ pending_id: pendingId, answers, rejected, reason, reject_reason: rejectReason }) =>

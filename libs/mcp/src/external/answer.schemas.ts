@@ -1,6 +1,6 @@
 import { z } from 'zod';
 
-// What answering takes and gives on /mcp: answer_question_kandev and the question app's own submit alike.
+// What answering takes on /mcp: answer_question_kandev and the question app's own submit alike (both give the resolution, resolutionWire).
 
 /**
  * question_id is optional here on purpose (rule N9: only pending_id is required): a missing one
@@ -19,19 +19,3 @@ export const answerInput = z.strictObject({
   reason: z.string().optional().describe('Why, when rejected (at most 2000 characters)'),
   reject_reason: z.string().optional().describe('Alias of reason (the REST body name)'),
 });
-
-export const answerOutput = z.object({
-  claimed: z.boolean().describe('false: another answer won; response is what it said'),
-  status: z.enum(['answered', 'rejected', 'pending']).describe('pending: your vote on a routed question was recorded; it is not resolved yet'),
-  response: z.object({
-    answers: z.array(z.object({ question_id: z.string(), selected_options: z.array(z.string()), custom_text: z.string() })),
-    rejected: z.boolean(),
-    reject_reason: z.string(),
-  }),
-  vote: z
-    .object({ replayed: z.boolean(), votes: z.number(), required_answers: z.number() })
-    .optional()
-    .describe('Only for a recorded vote that did not resolve the question'),
-  receipt: z.string().nullable().describe("The resolution's signed receipt (compact JWS) — the same for the winner and every loser; null for a vote that did not resolve it"),
-});
-

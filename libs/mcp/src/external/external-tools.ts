@@ -1,12 +1,12 @@
 import { z } from 'zod';
 import type { Caller } from '#authorization';
 import { LIST_PAGE } from '#common';
-import { type ClarificationService, type PendingListService, type ResolveBundleService, serializeResolution } from '#clarification';
+import { type ClarificationService, pendingPageWire, type PendingListService, resolutionWire, type ResolveBundleService, serializeResolution } from '#clarification';
 import { type TaskService, taskView } from '#tasks';
 import { toolResult } from '../mcp-errors.js';
 import { defineTool, type McpTool } from '../mcp-tool.js';
 import { questionAppTools, SHOWS_QUESTION_APP } from '../app/question-app.tools.js';
-import { answerInput, answerOutput } from './answer.schemas.js';
+import { answerInput } from './answer.schemas.js';
 
 export const LIST_PENDING_TOOL = 'list_pending_questions_kandev';
 export const ANSWER_TOOL = 'answer_question_kandev';
@@ -33,44 +33,6 @@ const listTasksInput = z.strictObject({
     .number()
     .optional()
     .describe(`Tasks per page: default ${LIST_PAGE.defaultLimit}, an integer from 1 to ${LIST_PAGE.maxLimit} (anything else is refused, never clamped)`),
-});
-
-/** `additionalProperties: true`: a free-form JSON object, said so (a bare `{}` schema says nothing). */
-const actionSchema = z.object({ name: z.string(), arguments: z.record(z.string(), z.unknown()).meta({ additionalProperties: true }) });
-
-const pendingBundle = z.object({
-  pending_id: z.string(),
-  task_id: z.string(),
-  session_id: z.string(),
-  created_at: z.string().describe('RFC3339: the earliest of its questions'),
-  age_seconds: z.number(),
-  context: z.string(),
-  questions: z.array(
-    z.object({
-      question_id: z.string(),
-      title: z.string(),
-      prompt: z.string(),
-      status: z.string(),
-      options: z.array(z.object({ option_id: z.string(), label: z.string(), description: z.string() })),
-    }),
-  ),
-  action: actionSchema.optional().describe('Only for a bundle asked with an action: what an answer authorizes'),
-  action_digest: z.string().optional().describe('With action: SHA-256 (hex) of the RFC 8785 canonical JSON of the action'),
-  eligible: z.boolean().optional().describe('A routed bundle only; false: routed to answerers you are not among (answering is refused with NOT_ELIGIBLE)'),
-  routing: z
-    .object({
-      answerers: z.object({ user_ids: z.array(z.string()) }).nullable(),
-      assigned_to: z.array(z.object({ user_id: z.string(), name: z.string() })),
-      required_answers: z.number(),
-    })
-    .optional()
-    .describe('A routed bundle only: who is assigned and how many identical answers resolve it'),
-});
-
-const listPendingOutput = z.object({
-  bundles: z.array(pendingBundle),
-  count: z.number().describe('Bundles on this page'),
-  next_cursor: z.string().describe('Empty when there is no more'),
 });
 
 const listTasksOutput = z.object({
@@ -100,7 +62,7 @@ export function externalTools(caller: Caller, services: ExternalServices): McpTo
         'List the clarification questions agents are blocked on, oldest first, across the workspaces you may see. ' +
         'Page with next_cursor; an empty next_cursor means there is no more.',
       input: listPendingInput,
-      output: listPendingOutput,
+      output: pendingPageWire,
       annotations: { readOnlyHint: true, openWorldHint: false },
       meta: SHOWS_QUESTION_APP,
       run: async (args) => toolResult(await services.pending.list(caller, args)),
@@ -112,7 +74,7 @@ export function externalTools(caller: Caller, services: ExternalServices): McpTo
         'Answer (one entry per question) or reject a pending clarification. Exactly one answer wins: ' +
         'claimed:false means another answer won and carries what it said.',
       input: answerInput,
-      output: answerOutput,
+      output: resolutionWire,
       // Idempotent: repeating a call changes nothing more — a repeat loses and is told the winner's answer.
       annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
       // Rules N1/N8b name the argument `reason`; `reject_reason` (the REST name) is accepted as an alias.

@@ -1,11 +1,6 @@
 import { childPath, findUnstorableText } from '#common';
 import { canonicalDigest } from './canonical-digest.js';
-import type { Action } from './action.types.js';
-
-/** At most this many characters (code points) in an action's name. */
-export const ACTION_NAME_MAX = 200;
-/** At most this many bytes in an action's arguments, as UTF-8 canonical JSON. */
-export const ACTION_ARGUMENTS_MAX_BYTES = 64 * 1024;
+import { type Action, ACTION_ARGUMENTS_MAX_BYTES, ACTION_NAME_MAX } from './action.types.js';
 
 const ACTION_KEYS: readonly string[] = ['name', 'arguments'];
 

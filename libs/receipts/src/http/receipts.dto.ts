@@ -1,14 +1,10 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { IsNotEmpty, IsObject, IsOptional, IsString, MaxLength } from 'class-validator';
+import { RESOLUTION_SURFACES } from '#common';
+import { ACTION_DOC_REF } from '../action/action.types.js';
 
 /** Far above any receipt this service signs (a few hundred bytes). */
 export const RECEIPT_MAX_CHARACTERS = 8_192;
-
-export class ActionDoc {
-  @ApiProperty({ maxLength: 200, example: 'deploy' }) name!: string;
-  @ApiProperty({ type: 'object', additionalProperties: true, description: 'Any JSON object of at most 64 KB', example: { env: 'prod' } })
-  arguments!: Record<string, unknown>;
-}
 
 /** POST /api/v1/receipts/verify: a receipt, and optionally the action the executor is about to run. */
 export class VerifyReceiptDto {
@@ -18,7 +14,7 @@ export class VerifyReceiptDto {
   @MaxLength(RECEIPT_MAX_CHARACTERS)
   receipt!: string;
 
-  @ApiPropertyOptional({ type: ActionDoc, description: "The action about to run: it must be the one the receipt's action_digest was signed over" })
+  @ApiPropertyOptional({ allOf: [ACTION_DOC_REF], description: "The action about to run: it must be the one the receipt's action_digest was signed over" })
   @IsOptional()
   @IsObject()
   action?: unknown;
@@ -37,7 +33,7 @@ export class RedeemReceiptDto {
   @MaxLength(RECEIPT_MAX_CHARACTERS)
   receipt!: string;
 
-  @ApiProperty({ type: ActionDoc, description: "The action about to run: it must be the one the receipt's action_digest was signed over" })
+  @ApiProperty({ allOf: [ACTION_DOC_REF], description: "The action about to run: it must be the one the receipt's action_digest was signed over" })
   @IsObject()
   action!: unknown;
 
@@ -79,7 +75,7 @@ export class ReceiptClaimsDoc {
   @ApiProperty({ ...SELECTIONS_SCHEMA, description: 'Option ids chosen, per question id ({} for a rejection; free text is never in a receipt)' }) selections!: Record<string, string[]>;
   @ApiProperty({ type: AnsweredByDoc, description: "Who asked: the session's agent, the identity that opened the session, or an admin" }) asked_by!: AnsweredByDoc;
   @ApiProperty({ type: AnsweredByDoc }) answered_by!: AnsweredByDoc;
-  @ApiProperty({ enum: ['rest', 'web', 'graphql', 'mcp', 'mcp_app', 'command', 'slack', 'telegram'] }) surface!: string;
+  @ApiProperty({ enum: [...RESOLUTION_SURFACES] }) surface!: string;
   @ApiProperty() session_id!: string;
   @ApiProperty() task_id!: string;
   @ApiProperty({ description: "The task's workspace ('' when none)" }) workspace_id!: string;

@@ -1,3 +1,4 @@
+import { isResolutionSurface, type ResolutionSurface } from '#common';
 import { QUESTION_EVENTS_OF, WEBHOOK_EVENT_TYPES, type WebhookEventType, WebhookFormat } from '../webhook.types.js';
 
 /** A claimed outbox row with what its body needs. */
@@ -60,7 +61,8 @@ interface Winner {
   surface?: string;
 }
 
-const SURFACE_NAMES: Record<string, string> = {
+/** Every resolution surface's name in a message (a surface added to the list does not compile until it is named here). */
+const SURFACE_NAMES: Record<ResolutionSurface, string> = {
   web: 'the inbox',
   rest: 'the REST API',
   mcp: 'MCP',
@@ -92,7 +94,7 @@ function slackBody(delivery: OutgoingDelivery, link: string): Record<string, unk
   const more = delivery.question_count > 1 ? ` (+${delivery.question_count - 1} more)` : '';
   const question = delivery.first_prompt ? ` “${slackEscape(delivery.first_prompt)}”${more}` : '';
   const winner = delivery.payload.resolved_by as Winner | undefined;
-  const via = winner?.surface ? ` via ${SURFACE_NAMES[winner.surface] ?? winner.surface}` : '';
+  const via = winner?.surface ? ` via ${isResolutionSurface(winner.surface) ? SURFACE_NAMES[winner.surface] : winner.surface}` : '';
   const expiresAt = typeof delivery.payload.expires_at === 'string' ? ` It expires at ${delivery.payload.expires_at}.` : '';
   const lines: Record<string, string> = {
     ASKED: `:raising_hand: An agent is blocked waiting for an answer on *${task}*:${question}.${expiresAt} <${link}|Answer in Parley>`,

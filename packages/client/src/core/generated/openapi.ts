@@ -635,19 +635,6 @@ export interface components {
         JwksDoc: {
             keys: components["schemas"]["JwkDoc"][];
         };
-        ActionDoc: {
-            /** @example deploy */
-            name: string;
-            /**
-             * @description Any JSON object of at most 64 KB
-             * @example {
-             *       "env": "prod"
-             *     }
-             */
-            arguments: {
-                [key: string]: unknown;
-            };
-        };
         AnsweredByDoc: {
             /** @enum {string} */
             kind: "user" | "admin" | "agent" | "synthetic";
@@ -708,7 +695,7 @@ export interface components {
             asked_by: components["schemas"]["AnsweredByDoc"];
             answered_by: components["schemas"]["AnsweredByDoc"];
             /** @enum {string} */
-            surface: "rest" | "web" | "graphql" | "mcp" | "mcp_app" | "command" | "slack" | "telegram";
+            surface: "rest" | "web" | "mcp" | "mcp_app" | "graphql" | "command" | "slack" | "telegram";
             session_id: string;
             task_id: string;
             /** @description The task's workspace ('' when none) */
@@ -943,50 +930,6 @@ export interface components {
             label: string;
             description?: string;
         };
-        PendingQuestionDoc: {
-            question_id: string;
-            title: string;
-            prompt: string;
-            status: string;
-            options: components["schemas"]["OptionDoc"][];
-        };
-        UserIdsDoc: {
-            user_ids: string[];
-        };
-        AssignedUserDoc: {
-            user_id: string;
-            name: string;
-        };
-        RoutingViewDoc: {
-            /** @description null: whoever sees the bundle may answer */
-            answerers: components["schemas"]["UserIdsDoc"] | null;
-            assigned_to: components["schemas"]["AssignedUserDoc"][];
-            required_answers: number;
-        };
-        PendingBundleDoc: {
-            pending_id: string;
-            task_id: string;
-            session_id: string;
-            /** Format: date-time */
-            created_at: string;
-            age_seconds: number;
-            context: string;
-            questions: components["schemas"]["PendingQuestionDoc"][];
-            /** @description Only for a bundle asked with an action: what an answer authorizes */
-            action?: components["schemas"]["ActionDoc"];
-            /** @description With action: SHA-256 (hex) of the RFC 8785 canonical JSON of the action */
-            action_digest?: string;
-            /** @description A routed bundle only: whether the caller may answer it */
-            eligible?: boolean;
-            /** @description A routed bundle only */
-            routing?: components["schemas"]["RoutingViewDoc"];
-        };
-        PendingPageDoc: {
-            bundles: components["schemas"]["PendingBundleDoc"][];
-            count: number;
-            /** @description Pass as `cursor` for the next page; "" on the last page */
-            next_cursor: string;
-        };
         QuestionDoc: {
             /** @description Generated as q1..qN when absent */
             id?: string;
@@ -1030,22 +973,6 @@ export interface components {
         };
         PendingIdDoc: {
             pending_id: string;
-        };
-        ResolvedByDoc: {
-            /** @enum {string} */
-            kind: "user" | "admin" | "agent" | "synthetic";
-            user_id: string | null;
-            name: string | null;
-            /** @enum {string} */
-            surface: "web" | "rest" | "mcp" | "mcp_app" | "graphql" | "command" | "slack" | "telegram";
-            /** Format: date-time */
-            at: string;
-        };
-        AnswerDoc: {
-            question_id: string;
-            selected_options: string[];
-            /** @description At most 2000 code points */
-            custom_text: string;
         };
         VoteDoc: {
             /** @description {kind, user_id, name} */
@@ -1097,50 +1024,12 @@ export interface components {
             /** @description A routed bundle only: its votes */
             votes?: components["schemas"]["VoteDoc"][];
         };
-        ClarificationResponseDoc: {
-            pending_id: string;
-            answers: components["schemas"]["AnswerDoc"][];
-            rejected: boolean;
-            reject_reason: string;
-            /** Format: date-time */
-            responded_at: string;
-            /** @description The resolution's signed receipt (compact JWS) */
-            receipt?: string;
-        };
         RespondDto: {
             /** @description One answer per question of the bundle (unless rejected) */
             answers?: components["schemas"]["AnswerDoc"][];
             rejected?: boolean;
             /** @description At most 2000 code points */
             reject_reason?: string;
-        };
-        ResolutionResponseDoc: {
-            answers: components["schemas"]["AnswerDoc"][];
-            rejected: boolean;
-            /** @description Always "" on a replay (the reason is not stored) */
-            reject_reason: string;
-        };
-        VoteReceiptDoc: {
-            /** @description The same voter sent the same answer again */
-            replayed: boolean;
-            votes: number;
-            required_answers: number;
-        };
-        RespondResultDoc: {
-            /** @example true */
-            success: boolean;
-            /** @description true: this call won the claim; false: another answer won first (its answer is reported) */
-            claimed: boolean;
-            /**
-             * @description pending: a vote of a routed bundle, recorded; not resolved yet
-             * @enum {string}
-             */
-            status: "answered" | "rejected" | "pending";
-            response: components["schemas"]["ResolutionResponseDoc"];
-            /** @description Only for a vote that did not resolve the bundle */
-            vote?: components["schemas"]["VoteReceiptDoc"];
-            /** @description The resolution's signed receipt — the same for the winner and every loser; null for a vote that did not resolve the bundle */
-            receipt: string | null;
         };
         SuccessDoc: {
             /** @example true */
@@ -1270,6 +1159,143 @@ export interface components {
         SetChatDestinationDto: {
             /** @description A Slack channel id (C…) or a Telegram chat id */
             destination: string;
+        };
+        RespondResultDoc: {
+            /** @example true */
+            success: boolean;
+            /** @description true: this call won the claim; false: another answer won first (its answer is reported) */
+            claimed: boolean;
+            /**
+             * @description answered or rejected; pending: a vote of a routed bundle, recorded; not resolved yet
+             * @enum {string}
+             */
+            status: "answered" | "rejected" | "pending";
+            response: components["schemas"]["ResolutionResponseDoc"];
+            /** @description Only for a vote that did not resolve the bundle */
+            vote?: components["schemas"]["VoteReceiptDoc"];
+            /** @description The resolution's signed receipt (compact JWS) — the same for the winner and every loser; null for a vote that did not resolve the bundle */
+            receipt: string | null;
+        };
+        /** @description What the winning answer said: its answers, or the rejection and its reason. */
+        ResolutionResponseDoc: {
+            answers: components["schemas"]["AnswerDoc"][];
+            rejected: boolean;
+            /** @description Always "" on a replay (the reason is not stored) */
+            reject_reason: string;
+        };
+        AnswerDoc: {
+            question_id: string;
+            selected_options: string[];
+            /** @description At most 2000 code points */
+            custom_text: string;
+        };
+        /** @description A recorded vote that did not resolve its bundle (status pending). */
+        VoteReceiptDoc: {
+            /** @description The same voter sent the same answer again */
+            replayed: boolean;
+            votes: number;
+            required_answers: number;
+        };
+        ClarificationResponseDoc: {
+            pending_id: string;
+            answers: components["schemas"]["AnswerDoc"][];
+            rejected: boolean;
+            reject_reason: string;
+            /** Format: date-time */
+            responded_at: string;
+            /** @description The resolution's signed receipt (compact JWS) */
+            receipt?: string;
+        };
+        /** @description Who answered a bundle: the caller, the surface it came through, and when. */
+        ResolvedByDoc: {
+            /**
+             * @description user, admin, agent (a session agent token) or synthetic (authentication disabled)
+             * @enum {string}
+             */
+            kind: "user" | "admin" | "agent" | "synthetic";
+            user_id: string | null;
+            /** @description The user's name when the answer won; null for the other kinds */
+            name: string | null;
+            /**
+             * @description The surface the answer came through: rest, web, mcp, mcp_app, graphql, command, slack, telegram (web: the inbox page)
+             * @enum {string}
+             */
+            surface: "rest" | "web" | "mcp" | "mcp_app" | "graphql" | "command" | "slack" | "telegram";
+            /**
+             * Format: date-time
+             * @description RFC 3339 UTC: when the winning claim was made
+             */
+            at: string;
+        };
+        PendingPageDoc: {
+            bundles: components["schemas"]["PendingBundleDoc"][];
+            /** @description Bundles on this page */
+            count: number;
+            /** @description Pass as `cursor` for the next page; "" on the last page */
+            next_cursor: string;
+        };
+        /** @description A clarification bundle: 1-4 questions an agent asked together. */
+        PendingBundleDoc: {
+            pending_id: string;
+            task_id: string;
+            session_id: string;
+            /**
+             * Format: date-time
+             * @description RFC 3339 UTC: the earliest of its questions
+             */
+            created_at: string;
+            age_seconds: number;
+            context: string;
+            questions: components["schemas"]["PendingQuestionDoc"][];
+            /** @description Only for a bundle asked with an action: what an answer authorizes */
+            action?: components["schemas"]["ActionDoc"];
+            /** @description With action: SHA-256 (hex) of the RFC 8785 canonical JSON of the action */
+            action_digest?: string;
+            /** @description A routed bundle only: whether the caller may answer it (false: answering is refused with NOT_ELIGIBLE) */
+            eligible?: boolean;
+            /** @description A routed bundle only: who is assigned and how many identical answers resolve it */
+            routing?: components["schemas"]["RoutingViewDoc"];
+        };
+        PendingQuestionDoc: {
+            question_id: string;
+            title: string;
+            prompt: string;
+            /** @description pending, answered, rejected, expired or cancelled */
+            status: string;
+            options: components["schemas"]["QuestionOptionDoc"][];
+        };
+        QuestionOptionDoc: {
+            option_id: string;
+            label: string;
+            description: string;
+        };
+        /** @description The action an answer authorizes: what the asking agent will do once answered. */
+        ActionDoc: {
+            /** @example deploy */
+            name: string;
+            /**
+             * @description Any JSON object of at most 64 KB
+             * @example {
+             *       "env": "prod"
+             *     }
+             */
+            arguments: {
+                [key: string]: unknown;
+            };
+        };
+        /** @description Who may answer a bundle and how many identical answers resolve it. */
+        RoutingViewDoc: {
+            /** @description null: whoever sees the bundle may answer */
+            answerers: components["schemas"]["UserIdsDoc"] | null;
+            assigned_to: components["schemas"]["AssignedUserDoc"][];
+            required_answers: number;
+        };
+        UserIdsDoc: {
+            user_ids: string[];
+        };
+        AssignedUserDoc: {
+            user_id: string;
+            name: string;
         };
     };
     responses: never;

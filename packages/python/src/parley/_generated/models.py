@@ -63,13 +63,6 @@ class JwksDoc(BaseModel):
     keys: list[JwkDoc]
 
 
-class ActionDoc(BaseModel):
-    name: str = Field(..., examples=["deploy"], max_length=200)
-    arguments: dict[str, Any] = Field(
-        ..., description="Any JSON object of at most 64 KB", examples=[{"env": "prod"}]
-    )
-
-
 class Kind(Enum):
     user = "user"
     admin = "admin"
@@ -101,29 +94,12 @@ class ReceiptExpectationDoc(BaseModel):
     asked_by: AnsweredByDoc | None = None
 
 
-class VerifyReceiptDto(BaseModel):
-    model_config = ConfigDict(
-        extra="forbid",
-    )
-    receipt: str = Field(
-        ..., description="The compact JWS of a receipt", max_length=8192, min_length=1
-    )
-    action: ActionDoc | None = Field(
-        None,
-        description="The action about to run: it must be the one the receipt's action_digest was signed over",
-    )
-    expect: ReceiptExpectationDoc | None = Field(
-        None,
-        description="What the receipt must say (each field given must hold), else expectation_mismatch",
-    )
-
-
 class Surface(Enum):
     rest = "rest"
     web = "web"
-    graphql = "graphql"
     mcp = "mcp"
     mcp_app = "mcp_app"
+    graphql = "graphql"
     command = "command"
     slack = "slack"
     telegram = "telegram"
@@ -177,23 +153,6 @@ class ReceiptVerdictDoc(BaseModel):
     mismatch: list[str] | None = Field(
         None,
         description="With expectation_mismatch: the expectation fields that do not hold (`outcome`, `selections.<question id>`, …)",
-    )
-
-
-class RedeemReceiptDto(BaseModel):
-    model_config = ConfigDict(
-        extra="forbid",
-    )
-    receipt: str = Field(
-        ..., description="The compact JWS of a receipt", max_length=8192, min_length=1
-    )
-    action: ActionDoc = Field(
-        ...,
-        description="The action about to run: it must be the one the receipt's action_digest was signed over",
-    )
-    expect: ReceiptExpectationDoc | None = Field(
-        None,
-        description="What the receipt must say (each field given must hold), else expectation_mismatch",
     )
 
 
@@ -489,68 +448,6 @@ class OptionDoc(BaseModel):
     description: str | None = Field(None, max_length=4000)
 
 
-class PendingQuestionDoc(BaseModel):
-    question_id: str
-    title: str
-    prompt: str
-    status: str
-    options: list[OptionDoc]
-
-
-class UserId(RootModel[str]):
-    root: str = Field(..., max_length=200, min_length=1)
-
-
-class UserIdsDoc(BaseModel):
-    model_config = ConfigDict(
-        extra="forbid",
-    )
-    user_ids: list[UserId] = Field(..., max_length=50, min_length=1)
-
-
-class AssignedUserDoc(BaseModel):
-    user_id: str
-    name: str
-
-
-class RoutingViewDoc(BaseModel):
-    answerers: UserIdsDoc | None = Field(
-        ..., description="null: whoever sees the bundle may answer"
-    )
-    assigned_to: list[AssignedUserDoc]
-    required_answers: float
-
-
-class PendingBundleDoc(BaseModel):
-    pending_id: str
-    task_id: str
-    session_id: str
-    created_at: AwareDatetime
-    age_seconds: float
-    context: str
-    questions: list[PendingQuestionDoc]
-    action: ActionDoc | None = Field(
-        None,
-        description="Only for a bundle asked with an action: what an answer authorizes",
-    )
-    action_digest: str | None = Field(
-        None,
-        description="With action: SHA-256 (hex) of the RFC 8785 canonical JSON of the action",
-    )
-    eligible: bool | None = Field(
-        None, description="A routed bundle only: whether the caller may answer it"
-    )
-    routing: RoutingViewDoc | None = Field(None, description="A routed bundle only")
-
-
-class PendingPageDoc(BaseModel):
-    bundles: list[PendingBundleDoc]
-    count: float
-    next_cursor: str = Field(
-        ..., description='Pass as `cursor` for the next page; "" on the last page'
-    )
-
-
 class Kind2(Enum):
     single = "single"
     plan = "plan"
@@ -572,113 +469,8 @@ class QuestionDoc(BaseModel):
     kind: Kind2 | None = None
 
 
-class EscalationStepDoc(BaseModel):
-    model_config = ConfigDict(
-        extra="forbid",
-    )
-    after_seconds: int = Field(
-        ...,
-        description="Seconds after the ask; strictly increasing from step to step",
-        ge=30,
-        le=2592000,
-    )
-    remind: bool | None = Field(
-        None, description="true: emit a REMINDED event naming the eligible users"
-    )
-    reassign_to: UserIdsDoc | None = Field(
-        None, description="Replace the eligible answerers (an ESCALATED event)"
-    )
-
-
-class RoutingDoc(BaseModel):
-    model_config = ConfigDict(
-        extra="forbid",
-    )
-    answerers: UserIdsDoc | None = Field(
-        None,
-        description="Only these users (and an admin) may answer; others who see the bundle get 403 NOT_ELIGIBLE",
-    )
-    required_answers: int = Field(
-        1,
-        description="Identical answers from this many people resolve the bundle",
-        ge=1,
-        le=10,
-    )
-    escalation: list[EscalationStepDoc] | None = Field(None, max_length=5)
-
-
-class CreateClarificationDto(BaseModel):
-    model_config = ConfigDict(
-        extra="forbid",
-    )
-    session_id: str = Field(..., max_length=200, min_length=1)
-    task_id: str | None = Field(
-        None, description="Must be the session's task when given"
-    )
-    questions: list[QuestionDoc] = Field(..., max_length=4, min_length=1)
-    context: str | None = Field(None, max_length=20000)
-    expires_in_seconds: int | None = Field(
-        None,
-        description="Seconds until the bundle expires unanswered (1 to 30 days)",
-        ge=1,
-        le=2592000,
-    )
-    routing: RoutingDoc | None = None
-    action: ActionDoc | None = Field(
-        None,
-        description="The action an answer authorizes; its digest is signed into the receipt",
-    )
-
-
 class PendingIdDoc(BaseModel):
     pending_id: str
-
-
-class Kind3(Enum):
-    user = "user"
-    admin = "admin"
-    agent = "agent"
-    synthetic = "synthetic"
-
-
-class Surface1(Enum):
-    web = "web"
-    rest = "rest"
-    mcp = "mcp"
-    mcp_app = "mcp_app"
-    graphql = "graphql"
-    command = "command"
-    slack = "slack"
-    telegram = "telegram"
-
-
-class ResolvedByDoc(BaseModel):
-    kind: Kind3
-    user_id: str | None = Field(...)
-    name: str | None = Field(...)
-    surface: Surface1
-    at: AwareDatetime
-
-
-class AnswerDoc(BaseModel):
-    model_config = ConfigDict(
-        extra="forbid",
-    )
-    question_id: str = Field(..., min_length=1)
-    selected_options: list[str]
-    custom_text: str = Field(
-        ..., description="At most 2000 code points", max_length=2000
-    )
-
-
-class VoteDoc(BaseModel):
-    user: dict[str, Any] = Field(..., description="{kind, user_id, name}")
-    surface: str
-    at: AwareDatetime
-    rejected: bool | None = Field(None, description="Once the bundle is resolved")
-    answers: list[AnswerDoc] | None = Field(
-        None, description="Once the bundle is resolved"
-    )
 
 
 class Status1(Enum):
@@ -689,111 +481,6 @@ class Status1(Enum):
     expired = "expired"
     cancelled = "cancelled"
     inactive = "inactive"
-
-
-class BundleDoc(BaseModel):
-    pending_id: str
-    session_id: str
-    task_id: str
-    questions: list[QuestionDoc]
-    context: str
-    created_at: AwareDatetime
-    action: ActionDoc | None = Field(
-        None,
-        description="Only for a bundle asked with an action: what an answer authorizes",
-    )
-    action_digest: str | None = Field(
-        None,
-        description="With action: SHA-256 (hex) of the RFC 8785 canonical JSON of the action",
-    )
-    status: Status1 = Field(
-        ...,
-        description="`delivering`: an answer won and is being handed to the agent (not final yet); `inactive`: superseded by a newer turn",
-    )
-    response: dict[str, Any] | None = Field(
-        ..., description="The winner's response once final"
-    )
-    resolved_by: ResolvedByDoc | None = Field(
-        ..., description="The winner, once its answer is final"
-    )
-    receipt: str | None = Field(
-        None,
-        description="The resolution's signed receipt (compact JWS), once final; the same one every answerer got",
-    )
-    expires_at: AwareDatetime | None = Field(
-        ...,
-        description="The deadline, when the bundle was asked with expires_in_seconds",
-    )
-    eligible: bool | None = Field(
-        None,
-        description="A routed bundle only: whether the caller may answer it (routing.answerers)",
-    )
-    routing: RoutingViewDoc | None = Field(None, description="A routed bundle only")
-    votes: list[VoteDoc] | None = Field(
-        None, description="A routed bundle only: its votes"
-    )
-
-
-class ClarificationResponseDoc(BaseModel):
-    pending_id: str
-    answers: list[AnswerDoc]
-    rejected: bool
-    reject_reason: str
-    responded_at: AwareDatetime
-    receipt: str | None = Field(
-        None, description="The resolution's signed receipt (compact JWS)"
-    )
-
-
-class RespondDto(BaseModel):
-    model_config = ConfigDict(
-        extra="forbid",
-    )
-    answers: list[AnswerDoc] | None = Field(
-        None, description="One answer per question of the bundle (unless rejected)"
-    )
-    rejected: bool | None = None
-    reject_reason: str | None = Field(None, description="At most 2000 code points")
-
-
-class ResolutionResponseDoc(BaseModel):
-    answers: list[AnswerDoc]
-    rejected: bool
-    reject_reason: str = Field(
-        ..., description='Always "" on a replay (the reason is not stored)'
-    )
-
-
-class VoteReceiptDoc(BaseModel):
-    replayed: bool = Field(..., description="The same voter sent the same answer again")
-    votes: float
-    required_answers: float
-
-
-class Status2(Enum):
-    answered = "answered"
-    rejected = "rejected"
-    pending = "pending"
-
-
-class RespondResultDoc(BaseModel):
-    success: bool = Field(..., examples=[True])
-    claimed: bool = Field(
-        ...,
-        description="true: this call won the claim; false: another answer won first (its answer is reported)",
-    )
-    status: Status2 = Field(
-        ...,
-        description="pending: a vote of a routed bundle, recorded; not resolved yet",
-    )
-    response: ResolutionResponseDoc
-    vote: VoteReceiptDoc | None = Field(
-        None, description="Only for a vote that did not resolve the bundle"
-    )
-    receipt: str | None = Field(
-        ...,
-        description="The resolution's signed receipt — the same for the winner and every loser; null for a vote that did not resolve the bundle",
-    )
 
 
 class SuccessDoc(BaseModel):
@@ -1059,4 +746,330 @@ class SetChatDestinationDto(BaseModel):
     )
     destination: str = Field(
         ..., description="A Slack channel id (C…) or a Telegram chat id", max_length=64
+    )
+
+
+class Status2(Enum):
+    answered = "answered"
+    rejected = "rejected"
+    pending = "pending"
+
+
+class AnswerDoc(BaseModel):
+    model_config = ConfigDict(
+        extra="forbid",
+    )
+    question_id: str = Field(..., min_length=1)
+    selected_options: list[str]
+    custom_text: str = Field(
+        ..., description="At most 2000 code points", max_length=2000
+    )
+
+
+class VoteReceiptDoc(BaseModel):
+    replayed: bool = Field(..., description="The same voter sent the same answer again")
+    votes: float
+    required_answers: float
+
+
+class ClarificationResponseDoc(BaseModel):
+    pending_id: str
+    answers: list[AnswerDoc]
+    rejected: bool
+    reject_reason: str
+    responded_at: AwareDatetime
+    receipt: str | None = Field(
+        None, description="The resolution's signed receipt (compact JWS)"
+    )
+
+
+class Kind3(Enum):
+    user = "user"
+    admin = "admin"
+    agent = "agent"
+    synthetic = "synthetic"
+
+
+class ResolvedByDoc(BaseModel):
+    kind: Kind3 = Field(
+        ...,
+        description="user, admin, agent (a session agent token) or synthetic (authentication disabled)",
+    )
+    user_id: str | None = Field(...)
+    name: str | None = Field(
+        ..., description="The user's name when the answer won; null for the other kinds"
+    )
+    surface: Surface = Field(
+        ...,
+        description="The surface the answer came through: rest, web, mcp, mcp_app, graphql, command, slack, telegram (web: the inbox page)",
+    )
+    at: AwareDatetime = Field(
+        ..., description="RFC 3339 UTC: when the winning claim was made"
+    )
+
+
+class QuestionOptionDoc(BaseModel):
+    option_id: str
+    label: str
+    description: str
+
+
+class ActionDoc(BaseModel):
+    name: str = Field(..., examples=["deploy"], max_length=200)
+    arguments: dict[str, Any] = Field(
+        ..., description="Any JSON object of at most 64 KB", examples=[{"env": "prod"}]
+    )
+
+
+class UserId(RootModel[str]):
+    root: str = Field(..., max_length=200, min_length=1)
+
+
+class UserIdsDoc(BaseModel):
+    model_config = ConfigDict(
+        extra="forbid",
+    )
+    user_ids: list[UserId] = Field(..., max_length=50, min_length=1)
+
+
+class AssignedUserDoc(BaseModel):
+    user_id: str
+    name: str
+
+
+class VerifyReceiptDto(BaseModel):
+    model_config = ConfigDict(
+        extra="forbid",
+    )
+    receipt: str = Field(
+        ..., description="The compact JWS of a receipt", max_length=8192, min_length=1
+    )
+    action: ActionDoc | None = Field(
+        None,
+        description="The action about to run: it must be the one the receipt's action_digest was signed over",
+    )
+    expect: ReceiptExpectationDoc | None = Field(
+        None,
+        description="What the receipt must say (each field given must hold), else expectation_mismatch",
+    )
+
+
+class RedeemReceiptDto(BaseModel):
+    model_config = ConfigDict(
+        extra="forbid",
+    )
+    receipt: str = Field(
+        ..., description="The compact JWS of a receipt", max_length=8192, min_length=1
+    )
+    action: ActionDoc = Field(
+        ...,
+        description="The action about to run: it must be the one the receipt's action_digest was signed over",
+    )
+    expect: ReceiptExpectationDoc | None = Field(
+        None,
+        description="What the receipt must say (each field given must hold), else expectation_mismatch",
+    )
+
+
+class EscalationStepDoc(BaseModel):
+    model_config = ConfigDict(
+        extra="forbid",
+    )
+    after_seconds: int = Field(
+        ...,
+        description="Seconds after the ask; strictly increasing from step to step",
+        ge=30,
+        le=2592000,
+    )
+    remind: bool | None = Field(
+        None, description="true: emit a REMINDED event naming the eligible users"
+    )
+    reassign_to: UserIdsDoc | None = Field(
+        None, description="Replace the eligible answerers (an ESCALATED event)"
+    )
+
+
+class RoutingDoc(BaseModel):
+    model_config = ConfigDict(
+        extra="forbid",
+    )
+    answerers: UserIdsDoc | None = Field(
+        None,
+        description="Only these users (and an admin) may answer; others who see the bundle get 403 NOT_ELIGIBLE",
+    )
+    required_answers: int = Field(
+        1,
+        description="Identical answers from this many people resolve the bundle",
+        ge=1,
+        le=10,
+    )
+    escalation: list[EscalationStepDoc] | None = Field(None, max_length=5)
+
+
+class CreateClarificationDto(BaseModel):
+    model_config = ConfigDict(
+        extra="forbid",
+    )
+    session_id: str = Field(..., max_length=200, min_length=1)
+    task_id: str | None = Field(
+        None, description="Must be the session's task when given"
+    )
+    questions: list[QuestionDoc] = Field(..., max_length=4, min_length=1)
+    context: str | None = Field(None, max_length=20000)
+    expires_in_seconds: int | None = Field(
+        None,
+        description="Seconds until the bundle expires unanswered (1 to 30 days)",
+        ge=1,
+        le=2592000,
+    )
+    routing: RoutingDoc | None = None
+    action: ActionDoc | None = Field(
+        None,
+        description="The action an answer authorizes; its digest is signed into the receipt",
+    )
+
+
+class VoteDoc(BaseModel):
+    user: dict[str, Any] = Field(..., description="{kind, user_id, name}")
+    surface: str
+    at: AwareDatetime
+    rejected: bool | None = Field(None, description="Once the bundle is resolved")
+    answers: list[AnswerDoc] | None = Field(
+        None, description="Once the bundle is resolved"
+    )
+
+
+class RespondDto(BaseModel):
+    model_config = ConfigDict(
+        extra="forbid",
+    )
+    answers: list[AnswerDoc] | None = Field(
+        None, description="One answer per question of the bundle (unless rejected)"
+    )
+    rejected: bool | None = None
+    reject_reason: str | None = Field(None, description="At most 2000 code points")
+
+
+class ResolutionResponseDoc(BaseModel):
+    answers: list[AnswerDoc]
+    rejected: bool
+    reject_reason: str = Field(
+        ..., description='Always "" on a replay (the reason is not stored)'
+    )
+
+
+class PendingQuestionDoc(BaseModel):
+    question_id: str
+    title: str
+    prompt: str
+    status: str = Field(
+        ..., description="pending, answered, rejected, expired or cancelled"
+    )
+    options: list[QuestionOptionDoc]
+
+
+class RoutingViewDoc(BaseModel):
+    answerers: UserIdsDoc | None = Field(
+        ..., description="null: whoever sees the bundle may answer"
+    )
+    assigned_to: list[AssignedUserDoc]
+    required_answers: float
+
+
+class BundleDoc(BaseModel):
+    pending_id: str
+    session_id: str
+    task_id: str
+    questions: list[QuestionDoc]
+    context: str
+    created_at: AwareDatetime
+    action: ActionDoc | None = Field(
+        None,
+        description="Only for a bundle asked with an action: what an answer authorizes",
+    )
+    action_digest: str | None = Field(
+        None,
+        description="With action: SHA-256 (hex) of the RFC 8785 canonical JSON of the action",
+    )
+    status: Status1 = Field(
+        ...,
+        description="`delivering`: an answer won and is being handed to the agent (not final yet); `inactive`: superseded by a newer turn",
+    )
+    response: dict[str, Any] | None = Field(
+        ..., description="The winner's response once final"
+    )
+    resolved_by: ResolvedByDoc | None = Field(
+        ..., description="The winner, once its answer is final"
+    )
+    receipt: str | None = Field(
+        None,
+        description="The resolution's signed receipt (compact JWS), once final; the same one every answerer got",
+    )
+    expires_at: AwareDatetime | None = Field(
+        ...,
+        description="The deadline, when the bundle was asked with expires_in_seconds",
+    )
+    eligible: bool | None = Field(
+        None,
+        description="A routed bundle only: whether the caller may answer it (routing.answerers)",
+    )
+    routing: RoutingViewDoc | None = Field(None, description="A routed bundle only")
+    votes: list[VoteDoc] | None = Field(
+        None, description="A routed bundle only: its votes"
+    )
+
+
+class RespondResultDoc(BaseModel):
+    success: bool = Field(..., examples=[True])
+    claimed: bool = Field(
+        ...,
+        description="true: this call won the claim; false: another answer won first (its answer is reported)",
+    )
+    status: Status2 = Field(
+        ...,
+        description="answered or rejected; pending: a vote of a routed bundle, recorded; not resolved yet",
+    )
+    response: ResolutionResponseDoc
+    vote: VoteReceiptDoc | None = Field(
+        None, description="Only for a vote that did not resolve the bundle"
+    )
+    receipt: str | None = Field(
+        ...,
+        description="The resolution's signed receipt (compact JWS) — the same for the winner and every loser; null for a vote that did not resolve the bundle",
+    )
+
+
+class PendingBundleDoc(BaseModel):
+    pending_id: str
+    task_id: str
+    session_id: str
+    created_at: AwareDatetime = Field(
+        ..., description="RFC 3339 UTC: the earliest of its questions"
+    )
+    age_seconds: float
+    context: str
+    questions: list[PendingQuestionDoc]
+    action: ActionDoc | None = Field(
+        None,
+        description="Only for a bundle asked with an action: what an answer authorizes",
+    )
+    action_digest: str | None = Field(
+        None,
+        description="With action: SHA-256 (hex) of the RFC 8785 canonical JSON of the action",
+    )
+    eligible: bool | None = Field(
+        None,
+        description="A routed bundle only: whether the caller may answer it (false: answering is refused with NOT_ELIGIBLE)",
+    )
+    routing: RoutingViewDoc | None = Field(
+        None,
+        description="A routed bundle only: who is assigned and how many identical answers resolve it",
+    )
+
+
+class PendingPageDoc(BaseModel):
+    bundles: list[PendingBundleDoc]
+    count: float = Field(..., description="Bundles on this page")
+    next_cursor: str = Field(
+        ..., description='Pass as `cursor` for the next page; "" on the last page'
     )
