@@ -10,3 +10,4 @@ export * from './decision.mapper.js';
 export * from './decisions.errors.js';
 export * from './decisions.module.js';
 export * from './pending-interactions.service.js';
+export { decisionsStatements } from './decisions.statements.js';

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import type pg from 'pg';
 import { DataSource, type QueryRunner } from 'typeorm';
-import { queryRows, type SqlExecutor } from './query-rows.js';
+import { queryText, type ReadExecutor, type SqlExecutor } from './query-rows.js';
 
 /** PostgreSQL truncates identifiers to 63 bytes; a label plus `_` and the 16-hex digest stays under it. */
 const MAX_LABEL = 40;
@@ -47,9 +47,15 @@ export class NamedStatement<P extends string = string> {
     });
   }
 
-  /** The rows of a rare statement, sent unnamed: not worth a prepared statement on every connection. */
-  runUnprepared<T>(executor: SqlExecutor, values: Readonly<Record<P, unknown>>): Promise<T[]> {
-    return queryRows<T>(executor, this.text, this.bind(values));
+  /** The rows of a statement sent unnamed (parsed and planned on every call): not worth a prepared statement on every connection. */
+  rows<T>(executor: ReadExecutor, values: Readonly<Record<P, unknown>>): Promise<T[]> {
+    return queryText<T>(executor, this.text, this.bind(values));
+  }
+
+  /** The first row of `rows`. */
+  async row<T>(executor: SqlExecutor, values: Readonly<Record<P, unknown>>): Promise<T | undefined> {
+    const rows = await this.rows<T>(executor, values);
+    return rows[0];
   }
 
   private bind(values: Readonly<Record<P, unknown>>): unknown[] {

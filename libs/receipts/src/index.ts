@@ -7,3 +7,4 @@ export * from './receipts.module.js';
 export * from './verify/receipt.service.js';
 export * from './verify/receipt.types.js';
 export { ActionDoc } from './http/receipts.dto.js';
+export { receiptsStatements } from './receipts.statements.js';
