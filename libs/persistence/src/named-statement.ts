@@ -18,11 +18,10 @@ export function sendUnnamed(dataSource: DataSource): void {
 }
 
 /**
- * A hot statement with a fixed text, sent as a named prepared statement. Its text is written with
- * `:name` placeholders; `parameters` lists the names, and the name at index i is bound as `$(i+1)` —
- * the one place a long parameter list is mapped to positions. `npm run sql:write` writes every such
- * text (one file per label and variant) to the lib's `sql/` folder, so a reviewer sees the SQL a
- * change produces.
+ * A statement a repository runs: a fixed text written with `:name` placeholders, declared once at
+ * module level; `parameters` lists the names, and the name at index i is bound as `$(i+1)` — the one
+ * place a parameter list is mapped to positions. `npm run sql:write` writes every such text (one file
+ * per label and variant) to the lib's `sql/` folder, so a reviewer sees the SQL a change produces.
  */
 export class NamedStatement<P extends string = string> {
   constructor(
@@ -36,8 +35,8 @@ export class NamedStatement<P extends string = string> {
   ) {}
 
   /**
-   * The rows the statement returns: PostgreSQL parses and plans it once per connection (a generic
-   * plan after its five custom ones) instead of on every call, as TypeORM's unnamed `query()` makes it.
+   * The rows of a hot statement, sent as a named prepared statement: PostgreSQL parses and plans it
+   * once per connection (a generic plan after its five custom ones) instead of on every call.
    */
   run<T>(executor: SqlExecutor, values: Readonly<Record<P, unknown>>): Promise<T[]> {
     return runNamed<T>(executor, {
