@@ -5,7 +5,7 @@ import { namedStatement, type NamedStatement } from '#persistence';
 import { CLARIFICATION_REQUEST } from '#tasks';
 import { D2_ORDER } from '../bundle/bundle.sql.js';
 import type { BundleRow } from '../bundle/clarification.types.js';
-import { PENDING_LIST, type PendingListStatements } from './pending-list.sql.js';
+import { PENDING_LIST } from './pending-list.sql.js';
 
 export interface PendingListQuery {
   visibility: WorkspaceVisibility;
@@ -66,8 +66,6 @@ export const pendingListStatements: readonly NamedStatement[] = [
  */
 @Injectable()
 export class PendingListRepository {
-  private readonly statements: PendingListStatements = PENDING_LIST;
-
   constructor(private readonly dataSource: DataSource) {}
 
   /** The bundle index's count of active bundles: an index-only count over `clarification_bundles_session_idx` (WHERE active). */
@@ -88,15 +86,15 @@ export class PendingListRepository {
     const keys = this.walkKeys(query);
     // The two common statements are named (planned once per connection): their generic plans keep the
     // ordered index walks (docs/benchmarks.md); the rare re-walk below is not kept prepared.
-    if (keys === undefined) return this.statements.heads.run<PendingBundleHead>(this.dataSource, values);
-    const candidates = await this.statements.candidates.run<PendingBundleHead & { listed: boolean | null }>(this.dataSource, {
+    if (keys === undefined) return PENDING_LIST.heads.run<PendingBundleHead>(this.dataSource, values);
+    const candidates = await PENDING_LIST.candidates.run<PendingBundleHead & { listed: boolean | null }>(this.dataSource, {
       ...values,
       keys,
     });
     if (candidates.every((candidate) => candidate.listed === true)) {
       return candidates.map(({ pending_id, task_id, session_id, scan_key }) => ({ pending_id, task_id, session_id, scan_key }));
     }
-    return this.statements.rewalk.rows<PendingBundleHead>(this.dataSource, { ...values, keys });
+    return PENDING_LIST.rewalk.rows<PendingBundleHead>(this.dataSource, { ...values, keys });
   }
 
   /** The visibility keys to walk one by one, or undefined for one filtered walk of every key. */
