@@ -3,7 +3,7 @@
 --   $1 pending_id
 --   $2 voter
 --   $3 attempt_id
---   $4 kind
+--   $4 caller_kind
 --   $5 user_id
 --   $6 surface
 --   $7 rejected

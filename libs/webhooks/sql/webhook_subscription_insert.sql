@@ -8,7 +8,7 @@
 --   $6 format
 --   $7 created_by
 --   $8 owner
---   $9 max
+--   $9 max_subscriptions
 WITH workspace AS (SELECT w.id FROM workspaces w WHERE w.id = $2 AND ($8::text IS NULL OR w.owner_id = $8::text)),
             counted AS (SELECT COUNT(*) AS n FROM webhook_subscriptions WHERE workspace_id = $2),
             inserted AS (

@@ -40,12 +40,12 @@ const WEBHOOK_SUBSCRIPTION_WORKSPACE_MANAGED = namedStatement(
 
 const WEBHOOK_SUBSCRIPTION_INSERT = namedStatement(
   'webhook_subscription_insert',
-  ['id', 'workspace_id', 'url', 'secret', 'events', 'format', 'created_by', 'owner', 'max'],
+  ['id', 'workspace_id', 'url', 'secret', 'events', 'format', 'created_by', 'owner', 'max_subscriptions'],
   `WITH workspace AS (SELECT w.id FROM workspaces w WHERE w.id = :workspace_id AND ${managedBy(':owner')}),
             counted AS (SELECT COUNT(*) AS n FROM webhook_subscriptions WHERE workspace_id = :workspace_id),
             inserted AS (
               INSERT INTO webhook_subscriptions (id, workspace_id, url, secret, event_types, format, created_by)
-              SELECT :id, workspace.id, :url, :secret, :events::text[], :format, :created_by FROM workspace, counted WHERE counted.n < :max
+              SELECT :id, workspace.id, :url, :secret, :events::text[], :format, :created_by FROM workspace, counted WHERE counted.n < :max_subscriptions
               RETURNING *)
        SELECT EXISTS (SELECT 1 FROM workspace) AS managed, ${SUBSCRIPTION_COLUMNS}
          FROM (SELECT 1) one LEFT JOIN inserted s ON true`,
@@ -139,7 +139,7 @@ export class WebhookSubscriptionRepository {
       format: subscription.format,
       created_by: subscription.createdBy,
       owner,
-      max,
+      max_subscriptions: max,
     });
     if (!row?.managed) return undefined;
     if (!row.id) return 'full';

@@ -22,9 +22,9 @@ const VOTE_BALLOT_BOX = namedStatement(
 
 const VOTE_INSERT = namedStatement(
   'vote_insert',
-  ['pending_id', 'voter', 'attempt_id', 'kind', 'user_id', 'surface', 'rejected', 'reject_reason', 'answers'],
+  ['pending_id', 'voter', 'attempt_id', 'caller_kind', 'user_id', 'surface', 'rejected', 'reject_reason', 'answers'],
   `INSERT INTO clarification_votes (pending_id, voter, attempt_id, caller_kind, caller_user_id, caller_name, surface, rejected, reject_reason, answers, at)
-       SELECT :pending_id, :voter, :attempt_id, :kind, :user_id::text, (SELECT u.name FROM users u WHERE u.id = :user_id::text), :surface, :rejected, :reject_reason, :answers::jsonb, statement_timestamp()`,
+       SELECT :pending_id, :voter, :attempt_id, :caller_kind, :user_id::text, (SELECT u.name FROM users u WHERE u.id = :user_id::text), :surface, :rejected, :reject_reason, :answers::jsonb, statement_timestamp()`,
 );
 
 const VOTE_LIST = namedStatement(
@@ -58,7 +58,7 @@ export class VoteRepository {
       pending_id: pendingId,
       voter: ballot.voter,
       attempt_id: ballot.attemptId,
-      kind: caller.kind,
+      caller_kind: caller.kind,
       user_id: caller.kind === 'user' ? caller.userId : null,
       surface: ballot.surface,
       rejected: ballot.own.rejected,
