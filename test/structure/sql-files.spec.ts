@@ -1,7 +1,9 @@
 /**
- * Every named statement's text is committed under `libs/<lib>/sql/` (`npm run sql:write`), so a
+ * Every SQL statement a repository runs is a named statement (label, text, parameter order) listed in
+ * its lib's catalog, and its text is committed under `libs/<lib>/sql/` (`npm run sql:write`), so a
  * reviewer sees the SQL a change produces. Fails when a committed file is stale, missing or left over,
- * and when code defines a named statement that no lib's catalog lists (its text would never be written).
+ * when a lib's code defines a named statement its catalog does not list (its text would never be
+ * written), and when code runs SQL text that is not a named statement.
  */
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
@@ -17,22 +19,51 @@ function sourcesUnder(dir: string): string[] {
   });
 }
 
+const relative = (file: string): string => path.relative(ROOT, file).split(path.sep).join('/');
+
+/**
+ * The only places that send SQL text themselves, each for a reason a named statement cannot serve:
+ * the runners of named statements, the migration lock taken before any statement exists, the
+ * listener's LISTEN and probe on its own connection, the dialect builder that composes templates, and
+ * the rate limiter's store, whose statements the rate-limiter-flexible library writes.
+ */
+const RUNS_TEXT = new Set([
+  'libs/persistence/src/query-rows.ts',
+  'libs/persistence/src/named-statement.ts',
+  'libs/persistence/src/database.ts',
+  'libs/persistence/src/database-listener.ts',
+  'libs/persistence/src/statement-builder.sql.ts',
+  'libs/rate-limit/src/rate-limit.repository.ts',
+]);
+
+/** A call that sends SQL text or runs a query builder against a connection. */
+const SENDS_TEXT = /\.query\s*[<(]|createQueryBuilder\s*\(|\.getRaw(?:Many|One)\s*[<(]|\.getMany\s*[<(]|\.getOne\s*[<(]|\bqueryText\s*[<(]/;
+
 describe('committed SQL of the named statements (run `npm run sql:write` when this fails)', () => {
   const wanted = sqlFiles();
+  const sources = ['libs', 'apps/server/src'].flatMap((dir) => sourcesUnder(path.join(ROOT, dir)));
 
-  it('lists the statements (claim, claim_lock, authorized_bundle, the pending list heads, active_token)', () => {
+  it('lists the statements of every lib whose repositories run SQL', () => {
     const paths = wanted.map((file) => file.path);
     expect(paths).toEqual(
       expect.arrayContaining([
         'libs/clarification/sql/claim.sql',
-        'libs/clarification/sql/claim_lock.sql',
         'libs/clarification/sql/authorized_bundle.user.sql',
         'libs/clarification/sql/pending_heads.sql',
-        'libs/clarification/sql/pending_candidates.sql',
         'libs/authorization/sql/active_token.sql',
+        'libs/authorization/sql/visible_workspaces.sql',
+        'libs/channels/sql/chat_card_claim_due.sql',
+        'libs/persistence/sql/process_lease_renew.sql',
+        'libs/tasks/sql/task_list.all.sql',
+        'libs/tasks/sql/task_list.workspace.sql',
       ]),
     );
     expect(new Set(paths).size).toBe(paths.length);
+    const libsWithRepositories = new Set(
+      sources.filter((file) => file.endsWith('.repository.ts') && /namedStatement\(/.test(readFileSync(file, 'utf8'))).map((file) => relative(file).split('/')[1]),
+    );
+    const libsWritten = new Set(paths.map((file) => file.split('/')[1]));
+    expect([...libsWithRepositories].filter((lib) => !libsWritten.has(lib))).toEqual([]);
   });
 
   it('every committed file is exactly what the code builds, and there is no other', async () => {
@@ -43,13 +74,26 @@ describe('committed SQL of the named statements (run `npm run sql:write` when th
     }
   });
 
-  it('every label code passes to namedStatement is in a catalog', () => {
-    const labels = new Set<string>();
-    for (const file of sourcesUnder(path.join(ROOT, 'libs'))) {
-      for (const match of readFileSync(file, 'utf8').matchAll(/namedStatement\(\s*'([a-z0-9_]+)'/g)) labels.add(match[1]);
+  it("every label a lib's code passes to namedStatement is in that lib's catalog", () => {
+    const missing: string[] = [];
+    for (const file of sources.filter((entry) => relative(entry).startsWith('libs/'))) {
+      const lib = relative(file).split('/')[1];
+      for (const match of readFileSync(file, 'utf8').matchAll(/namedStatement\(\s*'([a-z0-9_]+)'/g)) {
+        const written = wanted.some((entry) => entry.path.startsWith(`libs/${lib}/sql/${match[1]}.`));
+        if (!written) missing.push(`${relative(file)}: ${match[1]}`);
+      }
     }
-    expect(labels.size).toBeGreaterThan(0);
-    const written = new Set(wanted.map((file) => path.basename(file.path).split('.')[0]));
-    expect([...labels].filter((label) => !written.has(label))).toEqual([]);
+    expect(missing).toEqual([]);
+  });
+
+  it('no code runs SQL text of its own: every statement is a named statement', () => {
+    const offenders = sources
+      .filter((file) => !RUNS_TEXT.has(relative(file)))
+      .flatMap((file) =>
+        readFileSync(file, 'utf8')
+          .split('\n')
+          .flatMap((line, index) => (SENDS_TEXT.test(line) ? [`${relative(file)}:${index + 1}: ${line.trim()}`] : [])),
+      );
+    expect(offenders).toEqual([]);
   });
 });

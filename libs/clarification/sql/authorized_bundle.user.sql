@@ -10,9 +10,7 @@ WITH bundle AS (
          FROM task_session_messages m LEFT JOIN task_sessions s ON s.id = m.task_session_id
         WHERE m.metadata->>'pending_id' = $1 AND m.type = 'clarification_request'),
      access AS (
-       SELECT (SELECT (t.id IS NOT NULL AND t.id <> '' AND (t.workspace_id = ''
-    OR NOT EXISTS (SELECT 1 FROM workspaces access_w WHERE access_w.id = t.workspace_id)
-    OR EXISTS (SELECT 1 FROM workspaces access_w WHERE access_w.id = t.workspace_id AND access_w.owner_id IN ('', $2))
+       SELECT (SELECT (t.id IS NOT NULL AND t.id <> '' AND (t.workspace_id = '' OR NOT EXISTS (SELECT 1 FROM workspaces visible_w WHERE visible_w.id = t.workspace_id) OR EXISTS (SELECT 1 FROM workspaces access_w WHERE access_w.id = t.workspace_id AND access_w.owner_id IN ('', $2))
     OR EXISTS (SELECT 1 FROM workspace_members access_m WHERE access_m.workspace_id = t.workspace_id AND access_m.user_id = $2))) FROM bundle m
                  LEFT JOIN tasks t ON t.id = COALESCE(NULLIF(m.task_id, ''), m.session_task_id, '')
                 ORDER BY m.d2 LIMIT 1) AS allowed),

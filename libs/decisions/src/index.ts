@@ -10,3 +10,4 @@ export * from './decision/decision.mapper.js';
 export * from './decisions.errors.js';
 export * from './decisions.module.js';
 export * from './decision/pending-interactions.service.js';
+export { decisionsStatements } from './decisions.statements.js';

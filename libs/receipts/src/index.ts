@@ -6,3 +6,4 @@ export * from './receipts.errors.js';
 export * from './receipts.module.js';
 export * from './verify/receipt.service.js';
 export * from './verify/receipt.types.js';
+export { receiptsStatements } from './receipts.statements.js';

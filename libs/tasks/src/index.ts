@@ -11,3 +11,4 @@ export * from './tasks.module.js';
 export * from './tasks.rows.js';
 export * from './tasks.views.js';
 export * from './workspace/workspace.service.js';
+export { tasksStatements } from './tasks.statements.js';

@@ -8,3 +8,4 @@ export * from './delivery/webhook.dispatcher.js';
 export * from './webhook.types.js';
 export * from './webhooks.errors.js';
 export * from './webhooks.module.js';
+export { webhooksStatements } from './webhooks.statements.js';

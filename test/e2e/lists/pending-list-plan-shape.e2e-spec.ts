@@ -8,7 +8,6 @@
  */
 import { readFileSync } from 'node:fs';
 import type pg from 'pg';
-import { DataSource } from 'typeorm';
 import { clarificationStatements } from '#clarification';
 import { startApp, type TestApp } from '../../support/app.js';
 import { at, insertSession, insertTurn, syncBundleIndex } from '../../support/bundles.js';
@@ -102,7 +101,7 @@ describe('the pending list built with the query builder plans exactly as the han
         ORDER BY created_at, pending_id OFFSET (SELECT count(*) * 2 / 3 FROM clarification_bundles) LIMIT 1`,
     );
     deep = { at: rows[0].at, pendingId: rows[0].pending_id };
-    statements = clarificationStatements(t.app.get(DataSource)).statements;
+    statements = clarificationStatements().statements;
     client = await t.db.connect();
   }, 120_000);
 

@@ -1,9 +1,13 @@
 import { mkdir, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { DataSource } from 'typeorm';
 import { authorizationStatements } from '#authorization';
+import { channelsStatements } from '#channels';
 import { clarificationStatements } from '#clarification';
-import type { NamedStatement, StatementCatalog } from '#persistence';
+import { decisionsStatements } from '#decisions';
+import { type NamedStatement, persistenceStatements, type StatementCatalog } from '#persistence';
+import { receiptsStatements } from '#receipts';
+import { tasksStatements } from '#tasks';
+import { webhooksStatements } from '#webhooks';
 
 export interface SqlFile {
   /** Relative to the repository root: `libs/<lib>/sql/<label>[.<variant>].sql`. */
@@ -11,10 +15,18 @@ export interface SqlFile {
   text: string;
 }
 
-/** The texts need the query builder's SQL dialect only: a DataSource that never connects. */
+/** Every lib's catalog: each lists the statements its repositories run. */
 function catalogs(): StatementCatalog[] {
-  const dialect = new DataSource({ type: 'postgres' });
-  return [authorizationStatements(), clarificationStatements(dialect)];
+  return [
+    authorizationStatements(),
+    channelsStatements(),
+    clarificationStatements(),
+    decisionsStatements(),
+    persistenceStatements(),
+    receiptsStatements(),
+    tasksStatements(),
+    webhooksStatements(),
+  ];
 }
 
 function fileText(statement: NamedStatement): string {

@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
-import { AccessRepository, type WorkspaceVisibility } from './access.repository.js';
+import { AccessRepository } from './access.repository.js';
+import type { WorkspaceVisibility } from './task-visibility.sql.js';
 import { type Caller, callerReach } from '../caller/caller.js';
 
 const NOTHING: WorkspaceVisibility = { all: false, ids: [] };

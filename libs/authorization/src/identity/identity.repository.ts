@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
-import { namedStatement, queryRow, queryRows } from '#persistence';
+import { namedStatement, type NamedStatement } from '#persistence';
 import { REVOCATION_CHANNEL } from '../caller/revocation.channel.js';
 
 export interface UserRow {
@@ -37,51 +37,98 @@ export const ACTIVE_TOKEN = namedStatement(
    SELECT id AS token_id, user_id FROM token`,
 );
 
+const IDENTITY_INSERT_USER = namedStatement(
+  'identity_insert_user',
+  ['id', 'name'],
+  `INSERT INTO users (id, name) VALUES (:id, :name) RETURNING id, name, created_at`,
+);
+
+const IDENTITY_FIND_USER_NAME = namedStatement('identity_find_user_name', ['id'], `SELECT name FROM users WHERE id = :id`);
+
+const IDENTITY_USER_EXISTS = namedStatement('identity_user_exists', ['id'], `SELECT 1 FROM users WHERE id = :id`);
+
+const IDENTITY_LIST_USERS = namedStatement(
+  'identity_list_users',
+  [],
+  `SELECT id, name, created_at FROM users ORDER BY created_at, id`,
+);
+
+const IDENTITY_LIST_TOKENS = namedStatement(
+  'identity_list_tokens',
+  ['user_id'],
+  `SELECT id, user_id, name, created_at, last_used_at, revoked_at FROM access_tokens
+       WHERE :user_id::text IS NULL OR user_id = :user_id ORDER BY created_at, id`,
+);
+
+const IDENTITY_INSERT_TOKEN = namedStatement(
+  'identity_insert_token',
+  ['id', 'user_id', 'name', 'token_sha256'],
+  `INSERT INTO access_tokens (id, user_id, name, token_sha256) VALUES (:id, :user_id, :name, :token_sha256)
+       RETURNING id, user_id, name, created_at, last_used_at, revoked_at`,
+);
+
+const IDENTITY_REVOKE_TOKEN = namedStatement(
+  'identity_revoke_token',
+  ['id'],
+  `WITH revoked AS (
+         UPDATE access_tokens SET revoked_at = COALESCE(revoked_at, clock_timestamp()) WHERE id = :id
+         RETURNING id, user_id, name, created_at, last_used_at, revoked_at
+       ), ended AS (
+         DELETE FROM browser_sessions WHERE token_id IN (SELECT id FROM revoked)
+       ), told AS (
+         SELECT pg_notify('${REVOCATION_CHANNEL}', json_build_object('token_id', id)::text) AS sent FROM revoked
+       )
+       SELECT revoked.*, (SELECT COUNT(*) FROM told) AS told FROM revoked`,
+);
+
+/** The statements IdentityRepository runs, for `npm run sql:write`. */
+export const identityStatements: readonly NamedStatement[] = [
+  ACTIVE_TOKEN,
+  IDENTITY_INSERT_USER,
+  IDENTITY_FIND_USER_NAME,
+  IDENTITY_USER_EXISTS,
+  IDENTITY_LIST_USERS,
+  IDENTITY_LIST_TOKENS,
+  IDENTITY_INSERT_TOKEN,
+  IDENTITY_REVOKE_TOKEN,
+];
+
 @Injectable()
 export class IdentityRepository {
   constructor(private readonly dataSource: DataSource) {}
 
   async insertUser(id: string, name: string): Promise<UserRow> {
-    const row = await queryRow<UserRow>(
-      this.dataSource,
-      `INSERT INTO users (id, name) VALUES ($1, $2) RETURNING id, name, created_at`,
-      [id, name],
-    );
+    const row = await IDENTITY_INSERT_USER.row<UserRow>(this.dataSource, { id, name });
     return row as UserRow;
   }
 
   async findUserName(id: string): Promise<string | undefined> {
-    const row = await queryRow<{ name: string }>(this.dataSource, `SELECT name FROM users WHERE id = $1`, [id]);
+    const row = await IDENTITY_FIND_USER_NAME.row<{ name: string }>(this.dataSource, { id });
     return row?.name;
   }
 
   async userExists(id: string): Promise<boolean> {
-    const rows = await queryRows(this.dataSource, `SELECT 1 FROM users WHERE id = $1`, [id]);
+    const rows = await IDENTITY_USER_EXISTS.rows(this.dataSource, { id });
     return rows.length > 0;
   }
 
   /** Every user, oldest first (an operator's listing: the CLI). */
   listUsers(): Promise<UserRow[]> {
-    return queryRows<UserRow>(this.dataSource, `SELECT id, name, created_at FROM users ORDER BY created_at, id`);
+    return IDENTITY_LIST_USERS.rows<UserRow>(this.dataSource, {});
   }
 
   /** Every token (never its hash), oldest first; only one user's when userId is given. */
   listTokens(userId: string | undefined): Promise<AccessTokenRow[]> {
-    return queryRows<AccessTokenRow>(
-      this.dataSource,
-      `SELECT id, user_id, name, created_at, last_used_at, revoked_at FROM access_tokens
-       WHERE $1::text IS NULL OR user_id = $1 ORDER BY created_at, id`,
-      [userId ?? null],
-    );
+    return IDENTITY_LIST_TOKENS.rows<AccessTokenRow>(this.dataSource, { user_id: userId ?? null });
   }
 
   async insertToken(id: string, userId: string, name: string, tokenSha256: string): Promise<AccessTokenRow> {
-    const row = await queryRow<AccessTokenRow>(
-      this.dataSource,
-      `INSERT INTO access_tokens (id, user_id, name, token_sha256) VALUES ($1, $2, $3, $4)
-       RETURNING id, user_id, name, created_at, last_used_at, revoked_at`,
-      [id, userId, name, tokenSha256],
-    );
+    const row = await IDENTITY_INSERT_TOKEN.row<AccessTokenRow>(this.dataSource, {
+      id,
+      user_id: userId,
+      name,
+      token_sha256: tokenSha256,
+    });
     return row as AccessTokenRow;
   }
 
@@ -93,18 +140,6 @@ export class IdentityRepository {
 
   /** Revokes a token, ends the browser sessions it opened and tells every process — in one statement. */
   async revokeToken(id: string): Promise<AccessTokenRow | undefined> {
-    return queryRow<AccessTokenRow>(
-      this.dataSource,
-      `WITH revoked AS (
-         UPDATE access_tokens SET revoked_at = COALESCE(revoked_at, clock_timestamp()) WHERE id = $1
-         RETURNING id, user_id, name, created_at, last_used_at, revoked_at
-       ), ended AS (
-         DELETE FROM browser_sessions WHERE token_id IN (SELECT id FROM revoked)
-       ), told AS (
-         SELECT pg_notify('${REVOCATION_CHANNEL}', json_build_object('token_id', id)::text) AS sent FROM revoked
-       )
-       SELECT revoked.*, (SELECT COUNT(*) FROM told) AS told FROM revoked`,
-      [id],
-    );
+    return IDENTITY_REVOKE_TOKEN.row<AccessTokenRow>(this.dataSource, { id });
   }
 }

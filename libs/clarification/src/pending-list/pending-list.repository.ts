@@ -1,11 +1,11 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { visibleWorkspaceIds, type WorkspaceVisibility } from '#authorization';
-import { queryRow, queryRows } from '#persistence';
+import { namedStatement, type NamedStatement } from '#persistence';
 import { CLARIFICATION_REQUEST } from '#tasks';
 import { D2_ORDER } from '../bundle/bundle.sql.js';
 import type { BundleRow } from '../bundle/clarification.types.js';
-import { pendingListStatements, type PendingListStatements } from './pending-list.sql.js';
+import { PENDING_LIST } from './pending-list.sql.js';
 
 export interface PendingListQuery {
   visibility: WorkspaceVisibility;
@@ -26,6 +26,30 @@ export interface PendingBundleHead {
 /** Up to this many visibility keys, the page merges one index walk per key; beyond, one walk filters. */
 const MAX_KEY_WALKS = 32;
 
+const PENDING_LIST_ACTIVE_COUNT = namedStatement(
+  'pending_list_active_count',
+  [],
+  `SELECT count(*)::text AS count FROM clarification_bundles WHERE active`,
+);
+
+const PENDING_LIST_ROWS_OF = namedStatement(
+  'pending_list_rows_of',
+  ['pending_ids'],
+  `SELECT m.id, m.task_session_id, m.task_id, NULL AS session_task_id, m.turn_id, m.content, m.metadata, m.created_at
+         FROM task_session_messages m
+        WHERE m.metadata->>'pending_id' = ANY(:pending_ids) AND m.type = '${CLARIFICATION_REQUEST}'
+        ORDER BY m.metadata->>'pending_id', ${D2_ORDER}`,
+);
+
+/** The statements PendingListRepository runs, for `npm run sql:write`. */
+export const pendingListStatements: readonly NamedStatement[] = [
+  PENDING_LIST.heads,
+  PENDING_LIST.candidates,
+  PENDING_LIST.rewalk,
+  PENDING_LIST_ACTIVE_COUNT,
+  PENDING_LIST_ROWS_OF,
+];
+
 /**
  * The pending list as a keyset walk of the bundle index (`clarification_bundles`, one row per bundle,
  * in step with the activeness rule): ordered by the bundle's D1 created_at then pending_id (L6), so
@@ -42,15 +66,11 @@ const MAX_KEY_WALKS = 32;
  */
 @Injectable()
 export class PendingListRepository {
-  private readonly statements: PendingListStatements;
-
-  constructor(private readonly dataSource: DataSource) {
-    this.statements = pendingListStatements(dataSource);
-  }
+  constructor(private readonly dataSource: DataSource) {}
 
   /** The bundle index's count of active bundles: an index-only count over `clarification_bundles_session_idx` (WHERE active). */
   async activeCount(): Promise<number> {
-    const row = await queryRow<{ count: string }>(this.dataSource, `SELECT count(*)::text AS count FROM clarification_bundles WHERE active`);
+    const row = await PENDING_LIST_ACTIVE_COUNT.row<{ count: string }>(this.dataSource, {});
     return Number(row?.count ?? 0);
   }
 
@@ -66,12 +86,15 @@ export class PendingListRepository {
     const keys = this.walkKeys(query);
     // The two common statements are named (planned once per connection): their generic plans keep the
     // ordered index walks (docs/benchmarks.md); the rare re-walk below is not kept prepared.
-    if (keys === undefined) return this.statements.heads.run<PendingBundleHead>(this.dataSource, values);
-    const candidates = await this.statements.candidates.run<PendingBundleHead & { listed: boolean | null }>(this.dataSource, { ...values, keys });
+    if (keys === undefined) return PENDING_LIST.heads.run<PendingBundleHead>(this.dataSource, values);
+    const candidates = await PENDING_LIST.candidates.run<PendingBundleHead & { listed: boolean | null }>(this.dataSource, {
+      ...values,
+      keys,
+    });
     if (candidates.every((candidate) => candidate.listed === true)) {
       return candidates.map(({ pending_id, task_id, session_id, scan_key }) => ({ pending_id, task_id, session_id, scan_key }));
     }
-    return this.statements.rewalk.runUnprepared<PendingBundleHead>(this.dataSource, { ...values, keys });
+    return PENDING_LIST.rewalk.rows<PendingBundleHead>(this.dataSource, { ...values, keys });
   }
 
   /** The visibility keys to walk one by one, or undefined for one filtered walk of every key. */
@@ -86,13 +109,6 @@ export class PendingListRepository {
   /** The rows of the listed bundles, each bundle in D2 order. */
   rowsOf(pendingIds: string[]): Promise<BundleRow[]> {
     if (pendingIds.length === 0) return Promise.resolve([]);
-    return queryRows<BundleRow>(
-      this.dataSource,
-      `SELECT m.id, m.task_session_id, m.task_id, NULL AS session_task_id, m.turn_id, m.content, m.metadata, m.created_at
-         FROM task_session_messages m
-        WHERE m.metadata->>'pending_id' = ANY($1) AND m.type = '${CLARIFICATION_REQUEST}'
-        ORDER BY m.metadata->>'pending_id', ${D2_ORDER}`,
-      [pendingIds],
-    );
+    return PENDING_LIST_ROWS_OF.rows<BundleRow>(this.dataSource, { pending_ids: pendingIds });
   }
 }

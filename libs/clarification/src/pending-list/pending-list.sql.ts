@@ -1,7 +1,7 @@
-import { Brackets, type DataSource } from 'typeorm';
+import { Brackets } from 'typeorm';
 import { keysetAfter, keysetInstantSql } from '#common';
 import { taskVisibleTo, VISIBLE_WORKSPACE_IDS } from '#authorization';
-import { conditionSql, type NamedStatement, namedStatement } from '#persistence';
+import { conditionSql, type NamedStatement, namedStatement, statementBuilder } from '#persistence';
 import { bundleIsActive, CLARIFICATION_REQUEST } from '#tasks';
 
 /** The pending list's parameters, in their bind order (`keys` only where the walks are merged per key). */
@@ -67,8 +67,8 @@ export interface PendingListStatements {
  * bound are the conditions every list shares. The texts are fixed (no value is inlined), so each is
  * sent as one named statement; `npm run sql:write` shows them in `libs/clarification/sql/`.
  */
-export function pendingListStatements(dataSource: DataSource): PendingListStatements {
-  const builder = () => dataSource.createQueryBuilder();
+function pendingListStatements(): PendingListStatements {
+  const builder = statementBuilder;
   const heads = builder()
     .select(HEAD_COLUMNS)
     .from('clarification_bundles', 'b')
@@ -89,7 +89,7 @@ export function pendingListStatements(dataSource: DataSource): PendingListStatem
       ORDER BY walked.created_at, walked.pending_id LIMIT :limit)`;
   const candidates = builder()
     .select(['b.pending_id', 'b.task_id', 'b.session_id', `${keysetInstantSql('b.created_at')} AS scan_key`])
-    .addSelect(`(t.id IS NOT NULL AND ${conditionSql(dataSource, rowFilters())})`, 'listed')
+    .addSelect(`(t.id IS NOT NULL AND ${conditionSql(rowFilters())})`, 'listed')
     .from(mergedWalks, 'b')
     .leftJoin('tasks', 't', 't.id = b.task_id')
     .orderBy(ORDER);
@@ -112,3 +112,5 @@ export function pendingListStatements(dataSource: DataSource): PendingListStatem
     rewalk: namedStatement('pending_rewalk', WALK_PARAMETERS, rewalk),
   };
 }
+
+export const PENDING_LIST = pendingListStatements();

@@ -1,4 +1,5 @@
-import type { Brackets, DataSource } from 'typeorm';
+import type { Brackets } from 'typeorm';
+import { statementBuilder } from './statement-builder.sql.js';
 
 const WHERE = ' WHERE ';
 
@@ -7,7 +8,7 @@ const WHERE = ' WHERE ';
  * places TypeORM's builder cannot hold a condition itself: a select-list expression, a LATERAL
  * subquery. The builder renders it as the WHERE clause of a query whose text before it is fixed.
  */
-export function conditionSql(dataSource: DataSource, condition: Brackets): string {
-  const text = dataSource.createQueryBuilder().select('1').from('condition', 'condition').where(condition).getQuery();
+export function conditionSql(condition: Brackets): string {
+  const text = statementBuilder().select('1').from('condition', 'condition').where(condition).getQuery();
   return text.slice(text.indexOf(WHERE) + WHERE.length);
 }

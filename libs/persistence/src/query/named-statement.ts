@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import type pg from 'pg';
 import { DataSource, type QueryRunner } from 'typeorm';
-import { queryRows, type SqlExecutor } from './query-rows.js';
+import { queryText, type ReadExecutor, type SqlExecutor } from './query-rows.js';
 
 /** PostgreSQL truncates identifiers to 63 bytes; a label plus `_` and the 16-hex digest stays under it. */
 const MAX_LABEL = 40;
@@ -18,11 +18,10 @@ export function sendUnnamed(dataSource: DataSource): void {
 }
 
 /**
- * A hot statement with a fixed text, sent as a named prepared statement. Its text is written with
- * `:name` placeholders; `parameters` lists the names, and the name at index i is bound as `$(i+1)` —
- * the one place a long parameter list is mapped to positions. `npm run sql:write` writes every such
- * text (one file per label and variant) to the lib's `sql/` folder, so a reviewer sees the SQL a
- * change produces.
+ * A statement a repository runs: a fixed text written with `:name` placeholders, declared once at
+ * module level; `parameters` lists the names, and the name at index i is bound as `$(i+1)` — the one
+ * place a parameter list is mapped to positions. `npm run sql:write` writes every such text (one file
+ * per label and variant) to the lib's `sql/` folder, so a reviewer sees the SQL a change produces.
  */
 export class NamedStatement<P extends string = string> {
   constructor(
@@ -36,8 +35,8 @@ export class NamedStatement<P extends string = string> {
   ) {}
 
   /**
-   * The rows the statement returns: PostgreSQL parses and plans it once per connection (a generic
-   * plan after its five custom ones) instead of on every call, as TypeORM's unnamed `query()` makes it.
+   * The rows of a hot statement, sent as a named prepared statement: PostgreSQL parses and plans it
+   * once per connection (a generic plan after its five custom ones) instead of on every call.
    */
   run<T>(executor: SqlExecutor, values: Readonly<Record<P, unknown>>): Promise<T[]> {
     return runNamed<T>(executor, {
@@ -47,9 +46,15 @@ export class NamedStatement<P extends string = string> {
     });
   }
 
-  /** The rows of a rare statement, sent unnamed: not worth a prepared statement on every connection. */
-  runUnprepared<T>(executor: SqlExecutor, values: Readonly<Record<P, unknown>>): Promise<T[]> {
-    return queryRows<T>(executor, this.text, this.bind(values));
+  /** The rows of a statement sent unnamed (parsed and planned on every call): not worth a prepared statement on every connection. */
+  rows<T>(executor: ReadExecutor, values: Readonly<Record<P, unknown>>): Promise<T[]> {
+    return queryText<T>(executor, this.text, this.bind(values));
+  }
+
+  /** The first row of `rows`. */
+  async row<T>(executor: SqlExecutor, values: Readonly<Record<P, unknown>>): Promise<T | undefined> {
+    const rows = await this.rows<T>(executor, values);
+    return rows[0];
   }
 
   private bind(values: Readonly<Record<P, unknown>>): unknown[] {

@@ -12,10 +12,11 @@ async function runStructured<T>(runner: QueryRunner, sql: string, parameters: un
 }
 
 /**
- * The rows a statement returns, whatever its command. TypeORM's plain `query()` returns
- * `[rows, count]` for UPDATE/DELETE … RETURNING, so repositories read rows through this instead.
+ * The rows a statement's text returns, whatever its command. TypeORM's plain `query()` returns
+ * `[rows, count]` for UPDATE/DELETE … RETURNING, so statements read rows through this instead. Only
+ * NamedStatement calls it: a repository runs a declared statement, never a text of its own.
  */
-export async function queryRows<T>(executor: ReadExecutor, sql: string, parameters: unknown[] = []): Promise<T[]> {
+export async function queryText<T>(executor: ReadExecutor, sql: string, parameters: unknown[]): Promise<T[]> {
   if (executor instanceof pg.Client) return (await executor.query<T & pg.QueryResultRow>(sql, parameters)).rows;
   if (!(executor instanceof DataSource) && executor.queryRunner) {
     return runStructured<T>(executor.queryRunner, sql, parameters);
@@ -27,9 +28,4 @@ export async function queryRows<T>(executor: ReadExecutor, sql: string, paramete
   } finally {
     await runner.release();
   }
-}
-
-export async function queryRow<T>(executor: SqlExecutor, sql: string, parameters: unknown[] = []): Promise<T | undefined> {
-  const rows = await queryRows<T>(executor, sql, parameters);
-  return rows[0];
 }

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
-import { inTransaction, queryRows, type ReadExecutor } from '#persistence';
+import { inTransaction, namedStatement, type NamedStatement, type ReadExecutor } from '#persistence';
 import type { NewReceiptKey, PublishedReceiptKey } from './receipt-key.types.js';
 
 /** The advisory lock every rotation takes, so two rotations at once retire and add in turn. */
@@ -8,6 +8,52 @@ const ROTATION_LOCK = `pg_advisory_xact_lock(hashtextextended('parley.receipt_ke
 const KEY_COLUMNS = 'kid, public_jwk, private_jwk, created_at, retired_at, publish_until';
 /** The channel a rotation is announced on, so every process re-reads the key set at once. */
 export const RECEIPT_KEYS_CHANNEL = 'parley_receipt_keys';
+
+const RECEIPT_KEY_PUBLISHED = namedStatement(
+  'receipt_key_published',
+  [],
+  `SELECT ${KEY_COLUMNS}, (EXTRACT(EPOCH FROM publish_until - clock_timestamp()) * 1000)::float8 AS published_for_ms FROM receipt_keys
+        WHERE retired_at IS NULL OR publish_until > clock_timestamp()
+        ORDER BY created_at DESC, kid DESC`,
+);
+
+const RECEIPT_KEY_ADD_FIRST = namedStatement(
+  'receipt_key_add_first',
+  ['kid', 'public_jwk', 'private_jwk'],
+  `INSERT INTO receipt_keys (kid, public_jwk, private_jwk) VALUES (:kid, :public_jwk::jsonb, :private_jwk::jsonb)
+       ON CONFLICT ((true)) WHERE retired_at IS NULL DO NOTHING`,
+);
+
+const RECEIPT_KEY_ROTATION_LOCK = namedStatement('receipt_key_rotation_lock', [], `SELECT ${ROTATION_LOCK}`);
+
+const RECEIPT_KEY_RETIRE = namedStatement(
+  'receipt_key_retire',
+  ['publish_seconds'],
+  `UPDATE receipt_keys SET retired_at = clock_timestamp(), publish_until = clock_timestamp() + make_interval(secs => :publish_seconds)
+          WHERE retired_at IS NULL RETURNING kid`,
+);
+
+const RECEIPT_KEY_INSERT = namedStatement(
+  'receipt_key_insert',
+  ['kid', 'public_jwk', 'private_jwk'],
+  `INSERT INTO receipt_keys (kid, public_jwk, private_jwk) VALUES (:kid, :public_jwk::jsonb, :private_jwk::jsonb)`,
+);
+
+const RECEIPT_KEY_NOTIFY = namedStatement(
+  'receipt_key_notify',
+  ['kid'],
+  `SELECT pg_notify('${RECEIPT_KEYS_CHANNEL}', :kid::text)`,
+);
+
+/** The statements ReceiptKeyRepository runs, for `npm run sql:write`. */
+export const receiptKeyStatements: readonly NamedStatement[] = [
+  RECEIPT_KEY_PUBLISHED,
+  RECEIPT_KEY_ADD_FIRST,
+  RECEIPT_KEY_ROTATION_LOCK,
+  RECEIPT_KEY_RETIRE,
+  RECEIPT_KEY_INSERT,
+  RECEIPT_KEY_NOTIFY,
+];
 
 /** The receipt signing keys, kept in PostgreSQL so every replica signs and verifies with one set. */
 @Injectable()
@@ -19,12 +65,7 @@ export class ReceiptKeyRepository {
    * each with how long it stays published by the database's clock. Newest first.
    */
   published(executor: ReadExecutor = this.dataSource): Promise<PublishedReceiptKey[]> {
-    return queryRows<PublishedReceiptKey>(
-      executor,
-      `SELECT ${KEY_COLUMNS}, (EXTRACT(EPOCH FROM publish_until - clock_timestamp()) * 1000)::float8 AS published_for_ms FROM receipt_keys
-        WHERE retired_at IS NULL OR publish_until > clock_timestamp()
-        ORDER BY created_at DESC, kid DESC`,
-    );
+    return RECEIPT_KEY_PUBLISHED.rows<PublishedReceiptKey>(executor, {});
   }
 
   /**
@@ -33,11 +74,11 @@ export class ReceiptKeyRepository {
    * does nothing; both then read the one signing key.
    */
   async addFirst(key: NewReceiptKey): Promise<void> {
-    await this.dataSource.query(
-      `INSERT INTO receipt_keys (kid, public_jwk, private_jwk) VALUES ($1, $2::jsonb, $3::jsonb)
-       ON CONFLICT ((true)) WHERE retired_at IS NULL DO NOTHING`,
-      [key.kid, JSON.stringify(key.publicJwk), JSON.stringify(key.privateJwk)],
-    );
+    await RECEIPT_KEY_ADD_FIRST.rows(this.dataSource, {
+      kid: key.kid,
+      public_jwk: JSON.stringify(key.publicJwk),
+      private_jwk: JSON.stringify(key.privateJwk),
+    });
   }
 
   /**
@@ -47,19 +88,14 @@ export class ReceiptKeyRepository {
    */
   rotate(key: NewReceiptKey, publishSeconds: number): Promise<string | undefined> {
     return inTransaction(this.dataSource, async (manager) => {
-      await manager.query(`SELECT ${ROTATION_LOCK}`);
-      const retired = await queryRows<{ kid: string }>(
-        manager,
-        `UPDATE receipt_keys SET retired_at = clock_timestamp(), publish_until = clock_timestamp() + make_interval(secs => $1)
-          WHERE retired_at IS NULL RETURNING kid`,
-        [publishSeconds],
-      );
-      await manager.query(`INSERT INTO receipt_keys (kid, public_jwk, private_jwk) VALUES ($1, $2::jsonb, $3::jsonb)`, [
-        key.kid,
-        JSON.stringify(key.publicJwk),
-        JSON.stringify(key.privateJwk),
-      ]);
-      await manager.query(`SELECT pg_notify('${RECEIPT_KEYS_CHANNEL}', $1::text)`, [key.kid]);
+      await RECEIPT_KEY_ROTATION_LOCK.rows(manager, {});
+      const retired = await RECEIPT_KEY_RETIRE.rows<{ kid: string }>(manager, { publish_seconds: publishSeconds });
+      await RECEIPT_KEY_INSERT.rows(manager, {
+        kid: key.kid,
+        public_jwk: JSON.stringify(key.publicJwk),
+        private_jwk: JSON.stringify(key.privateJwk),
+      });
+      await RECEIPT_KEY_NOTIFY.rows(manager, { kid: key.kid });
       return retired[0]?.kid;
     });
   }

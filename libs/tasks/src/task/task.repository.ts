@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { type CursorPosition, keysetAfter, keysetInstantSql } from '#common';
 import { taskVisibleTo, VISIBLE_WORKSPACE_IDS, visibleWorkspaceIds, type WorkspaceVisibility } from '#authorization';
-import { queryRow, type SqlExecutor } from '#persistence';
+import { namedStatement, type NamedStatement, type SqlExecutor, statementBuilder } from '#persistence';
 import { sessionHasActiveBundle } from './activeness.sql.js';
 import type { ListedTaskRow, TaskRow } from '../tasks.rows.js';
 
@@ -29,50 +29,92 @@ export interface TaskListFilter {
   limit: number;
 }
 
+const TASK_INSERT = namedStatement(
+  'task_insert',
+  ['id', 'workspace_id', 'title', 'state'],
+  `INSERT INTO tasks (id, workspace_id, title, state) VALUES (:id, :workspace_id, :title, :state) ${RETURNING}`,
+);
+
+const TASK_FIND_BY_ID = namedStatement(
+  'task_find_by_id',
+  ['id'],
+  `SELECT ${PROJECTED_COLUMNS.join(', ')} FROM tasks t WHERE t.id = :id`,
+);
+
+const TASK_LOCK_FOR_NEW_SESSION = namedStatement(
+  'task_lock_for_new_session',
+  ['id'],
+  `SELECT id, archived_at FROM tasks WHERE id = :id FOR SHARE`,
+);
+
+const TASK_ARCHIVE = namedStatement(
+  'task_archive',
+  ['id', 'state'],
+  `UPDATE tasks SET state = :state, archived_at = COALESCE(archived_at, clock_timestamp()),
+              updated_at = CASE WHEN archived_at IS NULL THEN clock_timestamp() ELSE updated_at END
+        WHERE id = :id ${RETURNING}`,
+);
+
+const LIST_PARAMETERS = [VISIBLE_WORKSPACE_IDS, 'after_at', 'after_id', 'limit'] as const;
+
+/** One page of the visible tasks: of every workspace, or of one (`:workspace_id`). */
+function taskList<const P extends string>(parameters: readonly P[], workspaceFilter: string | undefined, variant: string): NamedStatement<P> {
+  const query = statementBuilder()
+    .select([...PROJECTED_COLUMNS, `${keysetInstantSql('t.created_at')} AS created_at_key`])
+    .from('tasks', 't')
+    .where(taskVisibleTo('t'))
+    .andWhere(keysetAfter({ at: 't.created_at', id: 't.id' }, { at: 'after_at', id: 'after_id' }))
+    .orderBy('t.created_at', 'ASC')
+    .addOrderBy('t.id', 'ASC');
+  if (workspaceFilter !== undefined) query.andWhere(workspaceFilter);
+  return namedStatement('task_list', parameters, `${query.getQuery()} LIMIT :limit`, variant);
+}
+
+const TASK_LIST = {
+  all: taskList(LIST_PARAMETERS, undefined, 'all'),
+  workspace: taskList([...LIST_PARAMETERS, 'workspace_id'], 't.workspace_id = :workspace_id', 'workspace'),
+};
+
+/** The statements TaskRepository runs, for `npm run sql:write`. */
+export const taskStatements: readonly NamedStatement[] = [
+  TASK_INSERT,
+  TASK_FIND_BY_ID,
+  TASK_LOCK_FOR_NEW_SESSION,
+  TASK_ARCHIVE,
+  TASK_LIST.all,
+  TASK_LIST.workspace,
+];
+
 @Injectable()
 export class TaskRepository {
   constructor(private readonly dataSource: DataSource) {}
 
   async insert(id: string, workspaceId: string, title: string, state: string): Promise<TaskRow> {
-    return (await queryRow<TaskRow>(
-      this.dataSource,
-      `INSERT INTO tasks (id, workspace_id, title, state) VALUES ($1, $2, $3, $4) ${RETURNING}`,
-      [id, workspaceId, title, state],
-    )) as TaskRow;
+    return (await TASK_INSERT.row<TaskRow>(this.dataSource, { id, workspace_id: workspaceId, title, state })) as TaskRow;
   }
 
   findById(id: string, executor: SqlExecutor = this.dataSource): Promise<TaskRow | undefined> {
-    return queryRow<TaskRow>(executor, `SELECT ${PROJECTED_COLUMNS.join(', ')} FROM tasks t WHERE t.id = $1`, [id]);
+    return TASK_FIND_BY_ID.row<TaskRow>(executor, { id });
   }
 
   lockForNewSession(id: string, executor: SqlExecutor): Promise<Pick<TaskRow, 'id' | 'archived_at'> | undefined> {
-    return queryRow(executor, `SELECT id, archived_at FROM tasks WHERE id = $1 FOR SHARE`, [id]);
+    return TASK_LOCK_FOR_NEW_SESSION.row(executor, { id });
   }
 
   /** One page of the visible tasks, oldest first (created_at, then id: the keyset order). */
   list(filter: TaskListFilter): Promise<ListedTaskRow[]> {
-    const query = this.dataSource
-      .createQueryBuilder()
-      .select([...PROJECTED_COLUMNS, `${keysetInstantSql('t.created_at')} AS created_at_key`])
-      .from('tasks', 't')
-      .where(taskVisibleTo('t'))
-      .andWhere(keysetAfter({ at: 't.created_at', id: 't.id' }, { at: 'after_at', id: 'after_id' }))
-      .setParameters({ [VISIBLE_WORKSPACE_IDS]: visibleWorkspaceIds(filter.visibility), after_at: filter.after?.at ?? null, after_id: filter.after?.id ?? null })
-      .orderBy('t.created_at', 'ASC')
-      .addOrderBy('t.id', 'ASC')
-      .limit(filter.limit);
-    if (filter.workspaceId !== undefined) query.andWhere('t.workspace_id = :workspace_id', { workspace_id: filter.workspaceId });
-    return query.getRawMany<ListedTaskRow>();
+    const values = {
+      [VISIBLE_WORKSPACE_IDS]: visibleWorkspaceIds(filter.visibility),
+      after_at: filter.after?.at ?? null,
+      after_id: filter.after?.id ?? null,
+      limit: filter.limit,
+    };
+    if (filter.workspaceId === undefined) return TASK_LIST.all.rows<ListedTaskRow>(this.dataSource, values);
+    return TASK_LIST.workspace.rows<ListedTaskRow>(this.dataSource, { ...values, workspace_id: filter.workspaceId });
   }
 
   /** Archives the task (idempotent: the first archival time is kept). */
   archive(id: string, state: string, executor: SqlExecutor = this.dataSource): Promise<TaskRow | undefined> {
-    return queryRow<TaskRow>(
-      executor,
-      `UPDATE tasks SET state = $2, archived_at = COALESCE(archived_at, clock_timestamp()),
-              updated_at = CASE WHEN archived_at IS NULL THEN clock_timestamp() ELSE updated_at END
-        WHERE id = $1 ${RETURNING}`,
-      [id, state],
-    );
+    return TASK_ARCHIVE.row<TaskRow>(executor, { id, state });
   }
 }

@@ -1,0 +1,4 @@
+-- chat_toggle_prune: a named statement, written by `npm run sql:write` (a test fails when this file is stale).
+-- Parameters:
+--   $1 older_than
+DELETE FROM chat_toggles WHERE updated_at < $1

@@ -1,0 +1,16 @@
+-- bundle_session_has_active_bundle: a named statement, written by `npm run sql:write` (a test fails when this file is stale).
+-- Parameters:
+--   $1 session_id
+SELECT EXISTS (SELECT 1 FROM task_session_messages guard_m
+    WHERE guard_m.task_session_id = $1 AND (((guard_m.type = 'clarification_request'
+    AND guard_m.turn_id = (SELECT current_t.id FROM task_session_turns current_t
+            WHERE current_t.task_session_id = guard_m.task_session_id AND (COALESCE(current_t.metadata->>'prompt_dispatch_pending', 'false') <> 'true'
+    OR COALESCE(current_t.metadata->>'prompt_dispatch_attempted', 'false') = 'true'
+    OR EXISTS (SELECT 1 FROM task_session_messages authority_m WHERE authority_m.turn_id = current_t.id))
+            ORDER BY current_t.started_at DESC, current_t.created_at DESC, current_t.id DESC
+            LIMIT 1)) AND COALESCE(guard_m.metadata->>'status', '') IN ('', 'pending')) AND EXISTS (SELECT 1 FROM task_sessions active_s
+                 WHERE active_s.id = guard_m.task_session_id AND active_s.state NOT IN ('COMPLETED', 'FAILED', 'CANCELLED')) AND NOT EXISTS (SELECT 1 FROM task_session_messages malformed_m
+    WHERE malformed_m.metadata->>'pending_id' = guard_m.metadata->>'pending_id'
+      AND (malformed_m.type <> 'clarification_request'
+        OR malformed_m.task_session_id <> guard_m.task_session_id
+        OR malformed_m.turn_id IS DISTINCT FROM guard_m.turn_id)))) AS active

@@ -1,0 +1,11 @@
+-- delivery_ownership_queue_prompt: a named statement, written by `npm run sql:write` (a test fails when this file is stale).
+-- Parameters:
+--   $1 message_id
+--   $2 session_id
+--   $3 session_task_id
+--   $4 turn_id
+--   $5 content
+--   $6 metadata
+INSERT INTO task_session_messages (id, task_session_id, task_id, turn_id, author_type, type, content, metadata)
+         SELECT $1, $2, $3, $4, 'system', 'resume_prompt', $5, $6::jsonb
+          WHERE NOT EXISTS (SELECT 1 FROM task_session_messages WHERE turn_id = $4 AND type = 'resume_prompt')
