@@ -28,11 +28,11 @@ const relative = (file: string): string => path.relative(ROOT, file).split(path.
  * the rate limiter's store, whose statements the rate-limiter-flexible library writes.
  */
 const RUNS_TEXT = new Set([
-  'libs/persistence/src/query-rows.ts',
-  'libs/persistence/src/named-statement.ts',
-  'libs/persistence/src/database.ts',
-  'libs/persistence/src/database-listener.ts',
-  'libs/persistence/src/statement-builder.sql.ts',
+  'libs/persistence/src/query/query-rows.ts',
+  'libs/persistence/src/query/named-statement.ts',
+  'libs/persistence/src/connection/database.ts',
+  'libs/persistence/src/connection/database-listener.ts',
+  'libs/persistence/src/query/statement-builder.sql.ts',
   'libs/rate-limit/src/rate-limit.repository.ts',
 ]);
 
