@@ -3,7 +3,7 @@
  * the claim and its delivery, sweepers and signals. Only test/ and bench/ may import this entry
  * (eslint's lib-boundaries rule); libs and apps use `index.ts`.
  */
-export { ClarificationService } from './ask/clarification.service.js';
+export { BundleWaitService } from './ask/bundle-wait.service.js';
 export { bundleTaskId, responseFor } from './bundle/bundle.mapper.js';
 export { BundleRepository } from './bundle/bundle.repository.js';
 export { ClarificationStatus, type TerminalStatus } from './bundle/clarification.types.js';
@@ -11,6 +11,7 @@ export { winnerIdentity } from './bundle/resolved-by.rules.js';
 export { ClaimRepository } from './claim/claim.repository.js';
 export type { ClaimedRow, ClaimPlan } from './claim/claim.types.js';
 export { DeliveryOwnershipRepository } from './claim/delivery-ownership.repository.js';
+export { ClaimService } from './delivery/claim.service.js';
 export { DeliveryService } from './delivery/delivery.service.js';
 export { DeliverySweeper } from './delivery/delivery.sweeper.js';
 export { WinnerDelivery, type WinnerResult } from './delivery/delivery.types.js';

@@ -1,6 +1,6 @@
 import { type BeforeApplicationShutdown, Inject, Injectable, Logger, type OnApplicationBootstrap } from '@nestjs/common';
 import { ADMIN_CALLER } from '#authorization';
-import { BUNDLE_CHANNEL, ClarificationError, ClarificationService } from '#clarification';
+import { BUNDLE_CHANNEL, ClarificationError, BundleReadService } from '#clarification';
 import { EventBus } from '#common';
 import { APP_CONFIG, type AppConfig } from '#config';
 import { DatabaseListener, ProcessLease } from '#persistence';
@@ -46,7 +46,7 @@ export class CardPoster implements OnApplicationBootstrap, BeforeApplicationShut
     private readonly feed: CardFeedService,
     private readonly cards: ChatCardRepository,
     private readonly interactions: ChatInteractionRepository,
-    private readonly clarifications: ClarificationService,
+    private readonly reader: BundleReadService,
     private readonly listener: DatabaseListener,
     private readonly lease: ProcessLease,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
@@ -118,7 +118,7 @@ export class CardPoster implements OnApplicationBootstrap, BeforeApplicationShut
 
   private async show(platform: ChatPlatform, card: ChatCardRow): Promise<void> {
     try {
-      const view = cardOf(await this.clarifications.getBundle(ADMIN_CALLER, card.pending_id), this.baseUrl());
+      const view = cardOf(await this.reader.getBundle(ADMIN_CALLER, card.pending_id), this.baseUrl());
       if (card.message_ref !== null && card.channel_ref !== null) {
         await platform.update({ channelRef: card.channel_ref, messageRef: card.message_ref }, view);
         await this.cards.shown(card.id, this.lease.id, card.wanted_version, undefined);
