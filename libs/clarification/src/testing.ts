@@ -11,7 +11,6 @@ export { winnerIdentity } from './bundle/resolved-by.rules.js';
 export { ClaimRepository } from './claim/claim.repository.js';
 export type { ClaimedRow, ClaimPlan } from './claim/claim.types.js';
 export { DeliveryOwnershipRepository } from './claim/delivery-ownership.repository.js';
-export { ClaimService } from './delivery/claim.service.js';
 export { DeliveryService } from './delivery/delivery.service.js';
 export { DeliverySweeper } from './delivery/delivery.sweeper.js';
 export { WinnerDelivery, type WinnerResult } from './delivery/delivery.types.js';
