@@ -6,8 +6,8 @@
  */
 import { jest } from '@jest/globals';
 import request from 'supertest';
-import { ResolveBundleService } from '#clarification';
-import { BundleRepository, ClarificationService, DeliveryService } from '#clarification/testing';
+import { BundleReadService, ResolveBundleService } from '#clarification';
+import { BundleRepository, DeliveryService } from '#clarification/testing';
 import { startApp, type TestApp } from '../support/app.js';
 import { eventually } from '../support/eventually.js';
 import { freshBundle } from '../support/fixtures.js';
@@ -38,11 +38,11 @@ describe('answers arriving during a claim wait for it (R2a, R3)', () => {
   /** Holds every claim until released; counts the claims and the authorize reads that came back. */
   function holdClaims(failFirst = false) {
     const delivery = t.app.get(DeliveryService);
-    const clarifications = t.app.get(ClarificationService);
+    const reader = t.app.get(BundleReadService);
     let release!: () => void;
     const gate = new Promise<void>((resolve) => (release = resolve));
     const claim = delivery.claimAndDeliver.bind(delivery);
-    const authorize = clarifications.authorizeBundle.bind(clarifications);
+    const authorize = reader.authorizeBundle.bind(reader);
     let authorized = 0;
     const claims = jest.spyOn(delivery, 'claimAndDeliver').mockImplementation(async (...args) => {
       const first = claims.mock.calls.length === 1;
@@ -50,7 +50,7 @@ describe('answers arriving during a claim wait for it (R2a, R3)', () => {
       if (failFirst && first) throw new Error('the first claim failed');
       return claim(...args);
     });
-    jest.spyOn(clarifications, 'authorizeBundle').mockImplementation(async (...args) => {
+    jest.spyOn(reader, 'authorizeBundle').mockImplementation(async (...args) => {
       const bundle = await authorize(...args);
       authorized += 1;
       return bundle;

@@ -12,6 +12,7 @@ const CLARIFICATION_SRC = path.join(ROOT, 'libs/clarification/src');
 const RESOLVER = path.join(CLARIFICATION_SRC, 'resolve/resolve-bundle.service.ts');
 const VALIDATION = path.join(CLARIFICATION_SRC, 'resolve/resolution.validation.ts');
 const REPOSITORY = path.join(CLARIFICATION_SRC, 'claim/claim.repository.ts');
+const CLAIM_SERVICE = path.join(CLARIFICATION_SRC, 'delivery/claim.service.ts');
 const DELIVERY = path.join(CLARIFICATION_SRC, 'delivery/delivery.service.ts');
 
 /** Every regular file under `dir`, recursively (paths absolute). */
@@ -73,25 +74,32 @@ describe('P1: one claim mechanism (structure)', () => {
       expect(occurrences(source, 'completeActiveBundle(')).toBe(0);
     });
 
-    it('completeActiveBundle( appears under libs/ only in its definition and in the one delivery path that calls it', () => {
+    it('completeActiveBundle( appears under libs/ only in its definition and in the one claim service that calls it', () => {
       const sources = filesUnder(path.join(ROOT, 'libs')).filter((file) => /\.(ts|js|mjs|cjs)$/.test(file));
       expect(sources).toContain(REPOSITORY);
       const users = sources.filter((file) => readFileSync(file, 'utf8').includes('completeActiveBundle(')).sort();
-      expect(users).toEqual([REPOSITORY, DELIVERY].sort());
+      expect(users).toEqual([REPOSITORY, CLAIM_SERVICE].sort());
       const repository = readFileSync(REPOSITORY, 'utf8');
       expect(occurrences(repository, 'completeActiveBundle(')).toBe(1);
       expect(repository).toMatch(/^\s+async completeActiveBundle\(manager: EntityManager, request: ClaimRequest/m);
-      expect(occurrences(readFileSync(DELIVERY, 'utf8'), 'completeActiveBundle(')).toBe(1);
+      expect(occurrences(readFileSync(CLAIM_SERVICE, 'utf8'), 'completeActiveBundle(')).toBe(1);
     });
 
-    it('the claim statement runs only in the claim repository, in the transaction the delivery path owns (the repository calls nothing back)', () => {
+    it('the claim statement runs only in the claim repository, in the transaction the claim service owns (the repository calls nothing back)', () => {
       const sources = filesUnder(path.join(ROOT, 'libs')).filter((file) => /\.ts$/.test(file));
       expect(sources.filter((file) => /\bCLAIM\.run\b/.test(readFileSync(file, 'utf8')))).toEqual([REPOSITORY]);
       const repository = codeOf(REPOSITORY);
       expect(repository).not.toMatch(/\binTransaction\b|\.transaction\(|=>\s*ClaimPlan|\bseal\b|\bcastBallot\b/);
-      const delivery = codeOf(DELIVERY);
-      expect(delivery).toMatch(/inTransaction\(this\.dataSource/);
-      expect(delivery).not.toMatch(/\bas ClaimPlan\b/);
+      const claim = codeOf(CLAIM_SERVICE);
+      expect(claim).toMatch(/inTransaction\(this\.dataSource/);
+      expect(claim).not.toMatch(/\bas ClaimPlan\b/);
+    });
+
+    it('the claim service is called only by the winner\'s delivery path', () => {
+      const sources = filesUnder(path.join(ROOT, 'libs')).filter((file) => /\.ts$/.test(file));
+      expect(sources.filter((file) => /\bClaimService\b/.test(codeOf(file))).sort()).toEqual(
+        [CLAIM_SERVICE, DELIVERY, path.join(CLARIFICATION_SRC, 'clarification.module.ts')].sort(),
+      );
     });
 
     it('claimAndDeliver( is called only by ResolveBundle (every surface resolves through it)', () => {
@@ -235,7 +243,7 @@ describe('boundaries', () => {
     for (const file of answering) expect({ file, resolves: /\bResolveBundleService\b/.test(codeOf(path.join(ROOT, file))) }).toEqual({ file, resolves: true });
     const outsideCore = sourceFiles(LIBS).filter((file) => libOf(file) !== 'clarification');
     const reachingPast = outsideCore
-      .filter((file) => /\b(ClaimRepository|DeliveryOwnershipRepository|DeliveryService|completeActiveBundle|claimAndDeliver)\b/.test(codeOf(file)))
+      .filter((file) => /\b(ClaimRepository|ClaimService|DeliveryOwnershipRepository|DeliveryService|completeActiveBundle|claimAndDeliver)\b/.test(codeOf(file)))
       .map(relative);
     expect(reachingPast).toEqual([]);
   });

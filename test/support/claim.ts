@@ -1,13 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import { DataSource, type EntityManager } from 'typeorm';
-import { type Answer, validateOutcome } from '#clarification';
+import { type Answer, BundleReadService, validateOutcome } from '#clarification';
 import {
   BundleRepository,
   bundleTaskId,
   type ClaimedRow,
   type ClaimPlan,
   ClaimRepository,
-  ClarificationService,
   DeliveryOwnershipRepository,
   DeliveryService,
   type TerminalStatus,
@@ -45,7 +44,7 @@ export const QUIET_LEASE = { leaseTtlMs: 3_600_000, leaseHeartbeatMs: 1_800_000 
 
 /**
  * The claim primitive (baseline "completeActiveBundle") on its own, the way the baseline states it:
- * the session's lock and the claim statement in one transaction, as DeliveryService.claimAndDeliver
+ * the session's lock and the claim statement in one transaction, as ClaimService.claim
  * runs them; the claimed rows are marked as awaiting delivery, owned by TEST_OWNER; nothing is delivered.
  */
 export function claimer(t: TestApp) {
@@ -106,7 +105,7 @@ export type Outcome = { answers: Answer[] } | { rejected: true; reason: string }
  * delivery. Resolves with how it was delivered and the response it carried; undefined when lost.
  */
 export async function claimAndDeliver(t: TestApp, pendingId: string, outcome: Outcome): Promise<WinnerResult | undefined> {
-  const bundle = await t.app.get(ClarificationService).authorizeBundle(SYNTHETIC_CALLER, pendingId);
+  const bundle = await t.app.get(BundleReadService).authorizeBundle(SYNTHETIC_CALLER, pendingId);
   const input = 'answers' in outcome ? { answers: outcome.answers } : { rejected: true, reject_reason: outcome.reason };
   const won = await t.app.get(DeliveryService).claimAndDeliver({ rows: bundle.rows, session: bundle.session, outcome: validateOutcome(input, bundle.rows), winner: TEST_WINNER, answeredBy: { kind: TEST_WINNER.kind, id: null }, audit: testAudit() });
   if (won !== undefined && 'verdict' in won) throw new Error('claimAndDeliver without a ballot returned a verdict');

@@ -2,7 +2,9 @@ import { Module } from '@nestjs/common';
 import { ReceiptsModule } from '#receipts';
 import { TasksModule } from '#tasks';
 import { AgentAskService } from './ask/agent-ask.service.js';
-import { ClarificationService } from './ask/clarification.service.js';
+import { AskService } from './ask/ask.service.js';
+import { BundleWaitService } from './ask/bundle-wait.service.js';
+import { CancelBundleService } from './ask/cancel-bundle.service.js';
 import { AuditController } from './audit/audit.controller.js';
 import { AuditRecorder } from './audit/audit.recorder.js';
 import { AuditRepository } from './audit/audit.repository.js';
@@ -10,6 +12,8 @@ import { AuditService } from './audit/audit.service.js';
 import { BundleRepository } from './bundle/bundle.repository.js';
 import { ClaimRepository } from './claim/claim.repository.js';
 import { DeliveryOwnershipRepository } from './claim/delivery-ownership.repository.js';
+import { AgentDeliveryService } from './delivery/agent-delivery.service.js';
+import { ClaimService } from './delivery/claim.service.js';
 import { DeliveryEndService } from './delivery/delivery-end.service.js';
 import { DeliveryFlightStore } from './delivery/delivery-flight.store.js';
 import { DeliveryRecoveryService } from './delivery/delivery-recovery.service.js';
@@ -35,6 +39,7 @@ import { PendingListRepository } from './pending-list/pending-list.repository.js
 import { PendingListService } from './pending-list/pending-list.service.js';
 import { WorkerBundleRepository } from './pending-list/worker-bundle.repository.js';
 import { WorkerBundleService } from './pending-list/worker-bundle.service.js';
+import { BundleReadService } from './read/bundle-read.service.js';
 import { ResolveBundleService } from './resolve/resolve-bundle.service.js';
 import { BundleSignals } from './wait/bundle-signal.service.js';
 import { WaiterPresenceRepository } from './wait/waiter-presence.repository.js';
@@ -46,15 +51,20 @@ import { WaiterStore } from './wait/waiter.store.js';
   controllers: [ClarificationController, AuditController],
   providers: [
     AgentAskService,
+    AgentDeliveryService,
+    AskService,
     AuditRecorder,
     AuditRepository,
     AuditService,
     BundleLifecycleRepository,
+    BundleReadService,
     BundleRepository,
     BundleSignals,
+    BundleWaitService,
+    CancelBundleService,
     ClaimRepository,
+    ClaimService,
     ClarificationLifecycleService,
-    ClarificationService,
     DeadlineRepository,
     VoteRepository,
     RoutingReportService,
@@ -86,10 +96,10 @@ import { WaiterStore } from './wait/waiter.store.js';
   exports: [
     AgentAskService,
     AuditService,
+    BundleReadService,
     BundleRepository,
     BundleSignals,
     ClarificationLifecycleService,
-    ClarificationService,
     DeadlineSweeper,
     DeliveryService,
     EscalationSweeper,

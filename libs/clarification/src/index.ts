@@ -4,9 +4,9 @@
  */
 export { ClarificationModule } from './clarification.module.js';
 export { AgentAskService } from './ask/agent-ask.service.js';
-export { ClarificationService } from './ask/clarification.service.js';
-export { bundleReportView } from './ask/bundle-state.mapper.js';
-export type { BundleReport } from './ask/bundle-state.mapper.js';
+export { bundleReportView } from './read/bundle-state.mapper.js';
+export type { BundleReport } from './read/bundle-state.mapper.js';
+export { BundleReadService } from './read/bundle-read.service.js';
 export type { AgentAskListener } from './ask/parked-agent-ask.js';
 export { normalizeQuestions } from './ask/question.validation.js';
 export { AuditService } from './audit/audit.service.js';

@@ -3,7 +3,7 @@
  * the claim and its delivery, sweepers and signals. Only test/ and bench/ may import this entry
  * (eslint's lib-boundaries rule); libs and apps use `index.ts`.
  */
-export { ClarificationService } from './ask/clarification.service.js';
+export { BundleWaitService } from './ask/bundle-wait.service.js';
 export { bundleTaskId, responseFor } from './bundle/bundle.mapper.js';
 export { BundleRepository } from './bundle/bundle.repository.js';
 export { ClarificationStatus, type TerminalStatus } from './bundle/clarification.types.js';

@@ -6,8 +6,8 @@
 import http from 'node:http';
 import { jest } from '@jest/globals';
 import request from 'supertest';
-import { WaiterStore } from '#clarification';
-import { ClarificationService } from '#clarification/testing';
+import { BundleReadService, WaiterStore } from '#clarification';
+import { BundleWaitService } from '#clarification/testing';
 import { DetachedReply } from '#common';
 import { startApp, type TestApp } from '../../support/app.js';
 import { eventually } from '../../support/eventually.js';
@@ -36,9 +36,8 @@ describe('a /wait abandoned before it was parked', () => {
 
   it('a client gone during the authorize read leaves no waiter and no presence; the answer then resumes the agent', async () => {
     const { pendingId, sessionId, agentToken } = await freshBundle(t);
-    const clarifications = t.app.get(ClarificationService);
-    const { calls: reads, release } = holdCalls(clarifications, 'authorizeBundle');
-    const waits = jest.spyOn(clarifications, 'wait');
+    const { calls: reads, release } = holdCalls(t.app.get(BundleReadService), 'authorizeBundle');
+    const waits = jest.spyOn(t.app.get(BundleWaitService), 'wait');
     const closed = jest.spyOn(DetachedReply.prototype, 'closed');
 
     // A connection of its own, closed by the client while the server still reads the bundle.

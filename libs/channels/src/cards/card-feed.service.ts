@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { ADMIN_CALLER } from '#authorization';
-import { ClarificationError, ClarificationService, type QuestionEventRow, QuestionEventRepository, QuestionEventType } from '#clarification';
+import { ClarificationError, BundleReadService, type QuestionEventRow, QuestionEventRepository, QuestionEventType } from '#clarification';
 import { inTransaction } from '#persistence';
 import { ChatLinkRepository } from '../links/chat-link.repository.js';
 import { ChatCardRepository } from './chat-card.repository.js';
@@ -26,7 +26,7 @@ export class CardFeedService {
     private readonly dataSource: DataSource,
     private readonly cards: ChatCardRepository,
     private readonly events: QuestionEventRepository,
-    private readonly clarifications: ClarificationService,
+    private readonly reader: BundleReadService,
     private readonly links: ChatLinkRepository,
   ) {}
 
@@ -85,7 +85,7 @@ export class CardFeedService {
   /** The user ids a routed bundle is assigned to (none for one anyone who sees it may answer, or one gone). */
   private async assigneesOf(pendingId: string): Promise<string[]> {
     try {
-      const report = await this.clarifications.getBundle(ADMIN_CALLER, pendingId);
+      const report = await this.reader.getBundle(ADMIN_CALLER, pendingId);
       return report.routing?.assigned_to.map((user) => user.user_id) ?? [];
     } catch (error) {
       if (error instanceof ClarificationError) return [];

@@ -1,6 +1,6 @@
 import { type BeforeApplicationShutdown, Inject, Injectable, Logger, type OnApplicationBootstrap } from '@nestjs/common';
 import { ADMIN_CALLER } from '#authorization';
-import { BundleSignals, ClarificationError, ClarificationService } from '#clarification';
+import { BundleReadService, BundleSignals, ClarificationError } from '#clarification';
 import { APP_CONFIG, type AppConfig } from '#config';
 import { DatabaseListener, ProcessLease } from '#persistence';
 import { ChatInteractionRepository, INTERACTION_RETENTION_MS } from '../answer/chat-interaction.repository.js';
@@ -47,7 +47,7 @@ export class CardPoster implements OnApplicationBootstrap, BeforeApplicationShut
     private readonly feed: CardFeedService,
     private readonly cards: ChatCardRepository,
     private readonly interactions: ChatInteractionRepository,
-    private readonly clarifications: ClarificationService,
+    private readonly reader: BundleReadService,
     private readonly listener: DatabaseListener,
     private readonly signals: BundleSignals,
     private readonly lease: ProcessLease,
@@ -125,7 +125,7 @@ export class CardPoster implements OnApplicationBootstrap, BeforeApplicationShut
 
   private async show(platform: ChatPlatform, card: ChatCardRow): Promise<void> {
     try {
-      const view = cardOf(await this.clarifications.getBundle(ADMIN_CALLER, card.pending_id), this.baseUrl());
+      const view = cardOf(await this.reader.getBundle(ADMIN_CALLER, card.pending_id), this.baseUrl());
       if (card.message_ref !== null && card.channel_ref !== null) {
         await platform.update({ channelRef: card.channel_ref, messageRef: card.message_ref }, view);
         await this.cards.shown(card.id, this.lease.id, card.wanted_version, undefined);

@@ -1,6 +1,6 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { ADMIN_CALLER } from '#authorization';
-import { ClarificationService } from '#clarification';
+import { BundleReadService } from '#clarification';
 import { APP_CONFIG, type AppConfig, type SlackSettings } from '#config';
 import { ChatAnswerService } from '../answer/chat-answer.service.js';
 import type { ChatAnswer } from '../answer/chat-answer.types.js';
@@ -74,7 +74,7 @@ export class SlackInteractionService {
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     private readonly answers: ChatAnswerService,
     private readonly api: SlackApi,
-    private readonly clarifications: ClarificationService,
+    private readonly reader: BundleReadService,
     private readonly poster: CardPoster,
     private readonly links: ChatLinkService,
   ) {}
@@ -164,7 +164,7 @@ export class SlackInteractionService {
 
   /** The modal for a bundle a button cannot answer; the trigger expires in 3 s, so it is opened before the reply. */
   private async openModal(interaction: SlackBlockActions, pendingId: string, channel: string | undefined): Promise<void> {
-    const report = await this.clarifications.getBundle(ADMIN_CALLER, pendingId).catch(() => undefined);
+    const report = await this.reader.getBundle(ADMIN_CALLER, pendingId).catch(() => undefined);
     const view = report ? cardOf(report, this.config.publicUrl ?? '') : undefined;
     if (!view?.open) {
       if (channel !== undefined) this.ephemeral(channel, interaction.user.id, 'This question is no longer open: nothing was changed.');

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { ADMIN_CALLER } from '#authorization';
-import { ClarificationService } from '#clarification';
+import { BundleReadService } from '#clarification';
 import { assertNever } from '#common';
 import { ChatAnswerService } from '../answer/chat-answer.service.js';
 import type { ChatAnswerOutcome } from '../answer/chat-answer.types.js';
@@ -28,7 +28,7 @@ export class TelegramUpdateService {
   constructor(
     private readonly answers: ChatAnswerService,
     private readonly api: TelegramApi,
-    private readonly clarifications: ClarificationService,
+    private readonly reader: BundleReadService,
     private readonly poster: CardPoster,
     private readonly links: ChatLinkService,
     private readonly toggles: TelegramToggleRepository,
@@ -97,7 +97,7 @@ export class TelegramUpdateService {
 
   /** The bundle's one question, as its buttons number its options; undefined once there is none. */
   private async questionOf(pendingId: string): Promise<{ id: string; options: { id: string; label: string; questionId: string }[] } | undefined> {
-    const report = await this.clarifications.getBundle(ADMIN_CALLER, pendingId).catch(() => undefined);
+    const report = await this.reader.getBundle(ADMIN_CALLER, pendingId).catch(() => undefined);
     const question = report?.request.questions[0];
     return question && { id: question.id, options: question.options.map((option) => ({ id: option.option_id, label: option.label, questionId: question.id })) };
   }

@@ -4,10 +4,10 @@ import { APP_CONFIG, type AppConfig } from '#config';
 import { BundleRepository } from '../bundle/bundle.repository.js';
 import { ClarificationLifecycleService } from '../lifecycle/clarification-lifecycle.service.js';
 import { ClarificationError, ClarificationErrorCode } from '../bundle/clarification.errors.js';
-import { ClarificationService } from './clarification.service.js';
+import { AskService } from './ask.service.js';
 import { waitEnded } from '../wait/wait.errors.js';
 import { deadlinePassed } from '../lifecycle/deadline.rules.js';
-import { type ParkedWait, WaitFailure } from '../wait/waiter.store.js';
+import { type ParkedWait, WaitFailure, WaiterRole, WaiterStore } from '../wait/waiter.store.js';
 import { type AgentAskEndings, type AgentAskListener, ParkedAgentAsk } from './parked-agent-ask.js';
 
 export interface AgentAskOptions {
@@ -28,7 +28,8 @@ const STILL_PENDING: readonly WaitFailure[] = [WaitFailure.Aborted, WaitFailure.
 @Injectable()
 export class AgentAskService implements AgentAskEndings {
   constructor(
-    private readonly clarifications: ClarificationService,
+    private readonly asks: AskService,
+    private readonly waiters: WaiterStore,
     private readonly lifecycle: ClarificationLifecycleService,
     private readonly bundles: BundleRepository,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
@@ -40,7 +41,7 @@ export class AgentAskService implements AgentAskEndings {
    * the parked wait (to end it early); once parked, nothing of this call stays referenced.
    */
   async ask(agent: SessionAgent, questions: unknown, context: unknown, options: AgentAskOptions, listener: AgentAskListener): Promise<ParkedWait> {
-    const { request, resolved } = await this.clarifications.ask({
+    const { request, resolved } = await this.asks.ask({
       sessionId: agent.sessionId,
       askedBy: { kind: 'agent', id: agent.sessionId },
       questions,
@@ -59,7 +60,9 @@ export class AgentAskService implements AgentAskEndings {
     const ask = new ParkedAgentAsk(agent.sessionId, request.pending_id, listener, this, this.config.askProgressIntervalMs);
     // Aborted while the bundle was created: the wait ends at once (the agent detached, the bundle pending).
     if (options.signal.aborted) ask.ended(WaitFailure.Aborted);
-    else ask.parked = this.clarifications.parkAgent(request.pending_id, this.config.askTimeoutMs, ask);
+    // Attached in the same tick the ask committed (no answer can be decided here in between; other
+    // replicas see the presence the ask recorded), so nothing needs to be read again.
+    else ask.parked = this.waiters.park(request.pending_id, { role: WaiterRole.Agent, timeoutMs: this.config.askTimeoutMs }, ask);
     return ask;
   }
 

@@ -22,6 +22,6 @@ export interface AskResult {
   request: ClarificationRequest;
   /** False when an identical still-pending bundle of the session was returned instead. */
   created: boolean;
-  /** The one answer of the agent's retried ask, when its bundle was resolved meanwhile (ClarificationService.ask). */
+  /** The one answer of the agent's retried ask, when its bundle was resolved meanwhile (AskService.ask). */
   resolved?: ClarificationResponse;
 }

@@ -91,7 +91,7 @@ export function normalizeQuestions(value: unknown): Question[] {
 
 /**
  * A bundle's context: optional text of at most INPUT_LIMITS.context characters, '' when absent.
- * For ClarificationService.ask(), so every surface that asks (REST, the in-session MCP tool) gets it.
+ * For AskService.ask(), so every surface that asks (REST, the in-session MCP tool) gets it.
  */
 export function normalizeContext(value: unknown): string {
   return optionalText(value, 'context', INPUT_LIMITS.context);

@@ -5,7 +5,7 @@ import { AuditRecorder } from './audit.recorder.js';
 import { AuditRepository, type AuditRow } from './audit.repository.js';
 import type { AuditAttemptView, AuditPage } from './audit.types.js';
 import { ClarificationError } from '../bundle/clarification.errors.js';
-import { ClarificationService } from '../ask/clarification.service.js';
+import { BundleReadService } from '../read/bundle-read.service.js';
 
 export interface AuditQuery {
   cursor?: string;
@@ -37,14 +37,14 @@ function attemptView(row: AuditRow): AuditAttemptView {
 @Injectable()
 export class AuditService {
   constructor(
-    private readonly clarifications: ClarificationService,
+    private readonly reader: BundleReadService,
     private readonly recorder: AuditRecorder,
     private readonly audit: AuditRepository,
   ) {}
 
   async list(caller: Caller, pendingId: string, query: AuditQuery): Promise<AuditPage> {
     const { limit, after } = pageRequest(query);
-    await this.clarifications.authorizeBundle(caller, pendingId);
+    await this.reader.authorizeBundle(caller, pendingId);
     await this.recorder.flush();
     const rows = await this.audit.list(pendingId, after, limit + 1);
     const page = pageOf(rows, limit, (row) => ({ at: row.position, id: row.id }));

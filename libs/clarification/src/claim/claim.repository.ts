@@ -6,7 +6,7 @@ import { CLAIM, CLAIM_LOCK, settledSignal } from './claim.sql.js';
 import type { ClaimedRow, ClaimLock, ClaimPlan, ClaimRequest } from './claim.types.js';
 
 /**
- * The claim's statements, each run in the transaction its caller owns (DeliveryService.claimAndDeliver):
+ * The claim's statements, each run in the transaction its caller owns (ClaimService.claim):
  * the session's lock, then — once the caller has decided the plan — the one claim statement. A routed
  * bundle's ballot box is VoteRepository's, read and written between the two.
  */

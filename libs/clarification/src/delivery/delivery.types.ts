@@ -26,7 +26,7 @@ export interface WinningAttempt {
   /** Who answered, as the receipt names them. */
   answeredBy: ReceiptIdentity;
   audit: ClaimAudit;
-  /** A routed bundle's answer is a vote, cast under the session's lock in the claim's transaction (DeliveryService.claimAndDeliver). */
+  /** A routed bundle's answer is a vote, cast under the session's lock in the claim's transaction (ClaimService.claim). */
   ballot?: Ballot;
 }
 

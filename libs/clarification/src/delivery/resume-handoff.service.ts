@@ -77,8 +77,9 @@ export class ResumeHandoffService {
    * A claim this process owns, planned as a live delivery that did not happen, becomes a resume:
    * through the webhook, or a queued prompt (a rejection is just recorded).
    */
-  async resumeInstead(target: Target, response: ClarificationResponse, session: BundleSession, webhook: string | undefined): Promise<WinnerDelivery> {
+  async resumeInstead(target: Target, response: ClarificationResponse, session: BundleSession): Promise<WinnerDelivery> {
     const { request } = target;
+    const webhook = response.rejected ? undefined : this.resume.webhookFor(session.resume_url);
     const turnId = randomUUID();
     const queued = webhook
       ? undefined

@@ -4,8 +4,11 @@ import type { FastifyReply } from 'fastify';
 import { AcceptsSessionAgent, type Caller, CurrentCaller } from '#authorization';
 import { RateLimited, RateLimitKind } from '#rate-limit';
 import { CreateClarificationDto, ListPendingQueryDto, RespondDto } from './clarification.dto.js';
-import { ClarificationService } from '../ask/clarification.service.js';
-import { bundleReportView } from '../ask/bundle-state.mapper.js';
+import { AskService } from '../ask/ask.service.js';
+import { BundleWaitService } from '../ask/bundle-wait.service.js';
+import { CancelBundleService } from '../ask/cancel-bundle.service.js';
+import { bundleReportView } from '../read/bundle-state.mapper.js';
+import { BundleReadService } from '../read/bundle-read.service.js';
 import { PendingListService } from '../pending-list/pending-list.service.js';
 import { serializeResolution } from '../resolve/resolution.envelope.js';
 import { ResolveBundleService } from '../resolve/resolve-bundle.service.js';
@@ -21,7 +24,10 @@ import { wireRef } from '../wire/wire-openapi.js';
 @Controller('api/v1/clarification')
 export class ClarificationController {
   constructor(
-    private readonly clarifications: ClarificationService,
+    private readonly asks: AskService,
+    private readonly reader: BundleReadService,
+    private readonly waits: BundleWaitService,
+    private readonly cancels: CancelBundleService,
     private readonly resolver: ResolveBundleService,
     private readonly pending: PendingListService,
   ) {}
@@ -43,7 +49,7 @@ export class ClarificationController {
   @RateLimited(RateLimitKind.Asks)
   @HttpCode(200)
   async create(@CurrentCaller() caller: Caller, @Body() body: CreateClarificationDto) {
-    const { request } = await this.clarifications.askAs(caller, {
+    const { request } = await this.asks.askAs(caller, {
       sessionId: body.session_id,
       taskId: body.task_id,
       questions: body.questions,
@@ -61,7 +67,7 @@ export class ClarificationController {
   @ApiErrors(404)
   @AcceptsSessionAgent()
   async get(@CurrentCaller() caller: Caller, @Param('id') pendingId: string) {
-    return bundleReportView(await this.clarifications.getBundle(caller, pendingId));
+    return bundleReportView(await this.reader.getBundle(caller, pendingId));
   }
 
   @Get(':id/wait')
@@ -69,7 +75,7 @@ export class ClarificationController {
   @ApiErrors(404, 409, 504)
   @AcceptsSessionAgent()
   wait(@CurrentCaller() caller: Caller, @Param('id') pendingId: string, @Res() reply: FastifyReply): void {
-    replyWhenSettled(reply, (answer) => this.clarifications.wait(caller, pendingId, answer));
+    replyWhenSettled(reply, (answer) => this.waits.wait(caller, pendingId, answer));
   }
 
   /**
@@ -98,7 +104,7 @@ export class ClarificationController {
   @AcceptsSessionAgent()
   @HttpCode(200)
   async cancel(@CurrentCaller() caller: Caller, @Param('id') pendingId: string) {
-    await this.clarifications.cancel(caller, pendingId);
+    await this.cancels.cancel(caller, pendingId);
     return { success: true };
   }
 }

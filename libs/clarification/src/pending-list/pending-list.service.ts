@@ -3,7 +3,7 @@ import { AccessService, type Caller } from '#authorization';
 import { decodeCursor, encodeCursor, isCalendarDate } from '#common';
 import { bundleTaskId, finalReceipt, requestFromRows } from '../bundle/bundle.mapper.js';
 import { ClarificationError } from '../bundle/clarification.errors.js';
-import { ClarificationService } from '../ask/clarification.service.js';
+import { BundleReadService } from '../read/bundle-read.service.js';
 import { expiresAtOf } from '../lifecycle/deadline.rules.js';
 import { finalResolvedBy, type ResolvedBy } from '../bundle/resolved-by.rules.js';
 import type { BundleRow } from '../bundle/clarification.types.js';
@@ -93,7 +93,7 @@ export class PendingListService {
   constructor(
     private readonly pending: PendingListRepository,
     private readonly access: AccessService,
-    private readonly clarifications: ClarificationService,
+    private readonly reader: BundleReadService,
     private readonly routing: RoutingReportService,
   ) {}
 
@@ -104,7 +104,7 @@ export class PendingListService {
 
   /** One bundle in the list's shape, whatever its state; a foreign id is the same not-found as a missing one. */
   async describe(caller: Caller, pendingId: string): Promise<DescribedBundle> {
-    const { rows, active } = await this.clarifications.authorizeBundle(caller, pendingId);
+    const { rows, active } = await this.reader.authorizeBundle(caller, pendingId);
     const first = rows[0];
     const view = bundleView(caller, rows, { pending_id: pendingId, task_id: bundleTaskId(rows), session_id: first.task_session_id }, Date.now());
     const resolvedBy = finalResolvedBy(rows, active);

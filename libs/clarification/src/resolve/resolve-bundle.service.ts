@@ -10,7 +10,7 @@ import { bundleTaskId, receiptOfRows, recordedAnswers } from '../bundle/bundle.m
 import { BundleSignals } from '../wait/bundle-signal.service.js';
 import { LifecycleEventCounter } from '../events/lifecycle-event.counter.js';
 import { ClarificationError, ClarificationErrorCode } from '../bundle/clarification.errors.js';
-import { ClarificationService } from '../ask/clarification.service.js';
+import { BundleReadService, type ReadableBundle } from '../read/bundle-read.service.js';
 import { type Answer, type BundleRow, type ClarificationResponse, ClarificationStatus, type TerminalStatus } from '../bundle/clarification.types.js';
 import { DeliveryService } from '../delivery/delivery.service.js';
 import type { Resolution } from './resolution.envelope.js';
@@ -82,10 +82,10 @@ export class ResolveBundleService {
    * open bundle read stale is settled by the claim (a failed claim re-reads); a delivery in progress
    * is re-read. Only resolvers share it: a plain read must see its caller's own earlier writes.
    */
-  private readonly reading = new Map<string, ReturnType<ClarificationService['authorizeBundle']>>();
+  private readonly reading = new Map<string, Promise<ReadableBundle>>();
 
   constructor(
-    private readonly clarifications: ClarificationService,
+    private readonly reader: BundleReadService,
     private readonly bundles: BundleRepository,
     private readonly delivery: DeliveryService,
     private readonly signals: BundleSignals,
@@ -213,7 +213,7 @@ export class ResolveBundleService {
   }
 
   /** The bundle as `caller` may see it, read once for every answer by the same reach meanwhile (see `reading`). */
-  private async authorizedShared(caller: Caller, pendingId: string): ReturnType<ClarificationService['authorizeBundle']> {
+  private async authorizedShared(caller: Caller, pendingId: string): Promise<ReadableBundle> {
     const key = JSON.stringify([pendingId, callerReach(caller)]);
     const shared = this.reading.get(key);
     if (shared !== undefined) {
@@ -223,9 +223,9 @@ export class ResolveBundleService {
         throw error;
       });
       if (joined !== undefined) return joined;
-      return this.clarifications.authorizeBundle(caller, pendingId);
+      return this.reader.authorizeBundle(caller, pendingId);
     }
-    const read = this.clarifications.authorizeBundle(caller, pendingId);
+    const read = this.reader.authorizeBundle(caller, pendingId);
     this.reading.set(key, read);
     try {
       return await read;

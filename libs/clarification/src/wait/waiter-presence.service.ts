@@ -1,4 +1,5 @@
 import { Injectable, Logger, type OnApplicationShutdown, type OnModuleInit } from '@nestjs/common';
+import type { EntityManager } from 'typeorm';
 import { ProcessLease } from '#persistence';
 import { WaiterPresenceRepository } from './waiter-presence.repository.js';
 import { type WaiterPresence, WaiterStore } from './waiter.store.js';
@@ -24,6 +25,11 @@ export class WaiterPresenceService implements WaiterPresence, OnModuleInit, OnAp
 
   async onApplicationShutdown(): Promise<void> {
     await this.presence.withdrawAll(this.lease.id).catch(() => undefined);
+  }
+
+  /** Records, in the ask's own transaction, that this process holds the agent's wait on the bundle it creates. */
+  announceIn(manager: EntityManager, pendingId: string): Promise<void> {
+    return this.presence.announce(pendingId, this.lease.id, manager);
   }
 
   occupied(pendingId: string): void {

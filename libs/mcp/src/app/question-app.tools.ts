@@ -1,7 +1,7 @@
 import { registerAppTool } from '@modelcontextprotocol/ext-apps/server';
 import { z } from 'zod';
 import type { Caller } from '#authorization';
-import { bundleReportView, type ClarificationService, resolutionWire, type ResolveBundleService, serializeResolution } from '#clarification';
+import { bundleReportView, type BundleReadService, resolutionWire, type ResolveBundleService, serializeResolution } from '#clarification';
 import { answerInput } from '../external/answer.schemas.js';
 import { toolResult } from '../mcp-errors.js';
 import { defineTool, type McpTool } from '../mcp-tool.js';
@@ -41,7 +41,7 @@ const shownBundle = z
   .describe('The bundle as GET /api/v1/clarification/{pending_id} reports it');
 
 export interface QuestionAppServices {
-  clarifications: ClarificationService;
+  reader: BundleReadService;
   resolver: ResolveBundleService;
 }
 
@@ -58,7 +58,7 @@ export function questionAppTools(caller: Caller, services: QuestionAppServices):
       output: shownBundle,
       annotations: { readOnlyHint: true, openWorldHint: false },
       meta: SHOWS_QUESTION_APP,
-      run: async ({ pending_id: pendingId }) => toolResult(bundleReportView(await services.clarifications.getBundle(caller, pendingId))),
+      run: async ({ pending_id: pendingId }) => toolResult(bundleReportView(await services.reader.getBundle(caller, pendingId))),
     }),
     defineTool({
       name: APP_ANSWER_TOOL,

@@ -2,7 +2,7 @@ import { ApiExcludeController } from '@nestjs/swagger';
 import { Controller, Delete, Get, Inject, Logger, Post, Req, Res } from '@nestjs/common';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { type Caller, CurrentCaller } from '#authorization';
-import { ClarificationService, PendingListService, ResolveBundleService } from '#clarification';
+import { BundleReadService, PendingListService, ResolveBundleService } from '#clarification';
 import { TaskService } from '#tasks';
 import { APP_CONFIG, type AppConfig } from '#config';
 import { questionAppResource } from '../app/question-app.resource.js';
@@ -29,7 +29,7 @@ export class ExternalMcpController {
     private readonly pending: PendingListService,
     private readonly resolver: ResolveBundleService,
     private readonly tasks: TaskService,
-    private readonly clarifications: ClarificationService,
+    private readonly reader: BundleReadService,
     private readonly admission: McpAdmission,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
@@ -37,7 +37,7 @@ export class ExternalMcpController {
   @Post()
   async post(@CurrentCaller() caller: Caller, @Req() request: FastifyRequest, @Res() reply: FastifyReply): Promise<void> {
     if (!(await this.admission.admit(request.body, callerKey(caller, request.ip), reply))) return;
-    const tools = externalTools(caller, { pending: this.pending, resolver: this.resolver, tasks: this.tasks, clarifications: this.clarifications });
+    const tools = externalTools(caller, { pending: this.pending, resolver: this.resolver, tasks: this.tasks, reader: this.reader });
     const resources = [questionAppResource(publicOrigin(this.config, request))];
     const serverFor = () => createToolServer(EXTERNAL_SERVER, tools, { requestId: String(request.id), logger: this.logger }, resources);
     if (ModernMcpEndpoint.claims(request)) await this.modern.serve(request, reply, serverFor);

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import type { Caller } from '#authorization';
 import { LIST_PAGE } from '#common';
-import { type ClarificationService, pendingPageWire, type PendingListService, resolutionWire, type ResolveBundleService, serializeResolution } from '#clarification';
+import { type BundleReadService, pendingPageWire, type PendingListService, resolutionWire, type ResolveBundleService, serializeResolution } from '#clarification';
 import { type TaskService, taskView } from '#tasks';
 import { toolResult } from '../mcp-errors.js';
 import { defineTool, type McpTool } from '../mcp-tool.js';
@@ -16,7 +16,7 @@ export interface ExternalServices {
   pending: PendingListService;
   resolver: ResolveBundleService;
   tasks: TaskService;
-  clarifications: ClarificationService;
+  reader: BundleReadService;
 }
 
 const listPendingInput = z.strictObject({
