@@ -5,8 +5,9 @@
  * (each file has its own database), then the projects whose files spawn processes, in two lanes side by
  * side — `faults` (servers killed, stopped and starved, databases stopped and frozen: mostly waiting)
  * beside `processes` (the e2e files that spawn a server, the CLI, an agent, Chromium, Python) — each
- * lane one file at a time with its own test PostgreSQL. The Python virtual environments those files
- * use are made in the background from the first phase on (scripts/make-python-venvs.mjs). With
+ * lane one file at a time with its own test PostgreSQL; then, alone, the fault files ALONE names. The
+ * Python virtual environments those files use are made in the background from the first phase on
+ * (scripts/make-python-venvs.mjs). With
  * arguments (a path, `-t name`, `--selectProjects unit`): one jest run of exactly those.
  */
 import { spawn } from 'node:child_process';
@@ -116,6 +117,12 @@ for (const phase of chosen) {
 }
 if (chosen.length > 1) process.stdout.write(`phases: ${timings.join(', ')}\n`);
 // A phase failed early: the venvs' pip installs (their process group) are not left running.
-if (venvs?.pid !== undefined && venvs.exitCode === null && venvs.signalCode === null) process.kill(-venvs.pid, 'SIGTERM');
+if (venvs?.pid !== undefined && venvs.exitCode === null && venvs.signalCode === null) {
+  try {
+    process.kill(-venvs.pid, 'SIGTERM');
+  } catch {
+    // It ended meanwhile.
+  }
+}
 process.exit(interrupted ? 1 : status);
 
