@@ -47,8 +47,9 @@ function testFilesUnder(dir) {
 
 /**
  * The e2e files that start processes of their own (a built server, the CLI, an agent, Chromium, the
- * conformance runner, PgBouncer): their timeouts assume the machine's cores are theirs, so they run one at a
- * time, after the rest. Found by what they import, so a new such file cannot land among the parallel ones.
+ * conformance runner, PgBouncer): their timeouts do not allow a CPU-bound file beside them, so they run one
+ * at a time, after the rest, beside only the mostly waiting fault tests (scripts/run-tests.mjs). Found by
+ * what they import, so a new such file cannot land among the parallel ones.
  */
 const SPAWNS = /support\/(server-process|browser|agent-process|replicas|pgbouncer)\.js|from 'node:child_process'/;
 const spawningFiles = ['test/e2e', 'test/races']
@@ -80,9 +81,10 @@ export default {
       testMatch: ['**/*.spec.ts', '**/*.e2e-spec.ts'],
       testPathIgnorePatterns: spawningFiles.map((file) => `^${file.replace('<rootDir>', process.cwd()).replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}$`),
     },
-    // The e2e files that spawn processes (see SPAWNS), one at a time.
+    // The e2e files that spawn processes (see SPAWNS), one at a time, beside the faults.
     { ...withDatabase, displayName: 'processes', roots: ['<rootDir>/test/e2e', '<rootDir>/test/races'], testMatch: spawningFiles },
-    // Spawned server processes killed, stopped and starved, and a database stopped, frozen or restarted.
+    // Spawned server processes killed, stopped and starved, and a database stopped, frozen or restarted:
+    // one at a time, beside the processes.
     { ...withDatabase, displayName: 'faults', roots: ['<rootDir>/test/faults'], testMatch: ['**/*.e2e-spec.ts'] },
   ],
   // One file at a time unless a phase says otherwise (scripts/run-tests.mjs runs the e2e project in two

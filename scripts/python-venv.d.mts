@@ -24,3 +24,4 @@ export declare function runCommand(
 ): Promise<{ stdout: string; stderr: string }>;
 export declare function pinnedPython(options: VenvOptions): Promise<string>;
 export declare function pythonClientPython(onMake?: () => void): Promise<string>;
+export declare function schemathesisPython(): Promise<string>;

@@ -4,7 +4,7 @@ import path from 'node:path';
 import pg from 'pg';
 import { EmbeddedDatabase } from '#persistence';
 import { eventually } from './eventually.js';
-import { freePort, isAlive, tempDir } from './server-process.js';
+import { isAlive, stablePort, tempDir } from './server-process.js';
 
 /** The application_name of the test's own connections, so they are never counted as the server's. */
 export const OBSERVER = 'parley-fault-observer';
@@ -38,7 +38,7 @@ export class FaultDatabase {
   ) {}
 
   static async start(): Promise<FaultDatabase> {
-    const database = new FaultDatabase(await tempDir('parley-fault-db-'), await freePort());
+    const database = new FaultDatabase(await tempDir('parley-fault-db-'), await stablePort());
     await database.restart();
     return database;
   }

@@ -7,7 +7,7 @@ import { setTimeout as delay } from 'node:timers/promises';
 import pg from 'pg';
 import { eventually } from './eventually.js';
 import { OBSERVER, serverConnectionsThrough } from './fault-database.js';
-import { freePort, isAlive, tempDir } from './server-process.js';
+import { isAlive, stablePort, tempDir } from './server-process.js';
 
 /** Debian's packages (`apt-get install patroni haproxy python3-pysyncobj postgresql`; .ci/run does). */
 export const PATRONI = '/usr/bin/patroni';
@@ -71,7 +71,14 @@ export class PatroniCluster {
     for (const binary of [PATRONI, RAFT_CONTROLLER, HAPROXY]) {
       if (!existsSync(binary)) throw new Error(`${binary} is missing: apt-get install -y patroni haproxy python3-pysyncobj (.ci/run does)`);
     }
-    const port = () => freePort();
+    // Members are stopped and started again on their ports; no two of them get the same one.
+    const taken = new Set<number>();
+    const port = async (): Promise<number> => {
+      const candidate = await stablePort();
+      if (taken.has(candidate)) return port();
+      taken.add(candidate);
+      return candidate;
+    };
     const ports: Ports = {
       postgres: { node1: await port(), node2: await port() },
       rest: { node1: await port(), node2: await port() },

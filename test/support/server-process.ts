@@ -44,6 +44,29 @@ export async function freePort(): Promise<number> {
   });
 }
 
+function canListen(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const server = net.createServer();
+    server.once('error', () => resolve(false));
+    server.listen(port, '127.0.0.1', () => server.close(() => resolve(true)));
+  });
+}
+
+/**
+ * A free port below the kernel's ephemeral range, which freePort's ports and every outgoing
+ * connection's own port come from: a database stopped and started again on it finds it still free
+ * whatever the processes beside it (the other lane of `npm test` included) listen on or connect from.
+ */
+export async function stablePort(): Promise<number> {
+  const range = await readFile('/proc/sys/net/ipv4/ip_local_port_range', 'utf8').catch(() => '32768 60999');
+  const ephemeralFrom = Number(range.trim().split(/\s+/)[0]) || 32_768;
+  const lowest = 20_000;
+  for (;;) {
+    const port = lowest + Math.floor(Math.random() * (ephemeralFrom - lowest));
+    if (await canListen(port)) return port;
+  }
+}
+
 export async function tempDir(prefix = 'parley-proc-'): Promise<string> {
   return mkdtemp(path.join(tmpdir(), prefix));
 }

@@ -5,7 +5,7 @@
  * Accounts are linked with the CLI (`parley users:link`), as an operator does.
  */
 import request from 'supertest';
-import { createTestDatabase } from '../../support/database.js';
+import { createTestDatabase, openPool } from '../../support/database.js';
 import { eventually } from '../../support/eventually.js';
 import { buttonClick, type FakeSlack, interactionBody, signedSlackRequest, startFakeSlack } from '../../../apps/chat-fakes/src/fake-slack.js';
 import { type FakeTelegram, startFakeTelegram } from '../../../apps/chat-fakes/src/fake-telegram.js';
@@ -39,6 +39,20 @@ describe('chat across kill -9', () => {
       TELEGRAM_DEFAULT_CHAT: '-100123',
     };
   });
+  /** The cards of `pendingId` whose post is recorded (its message, no lease held). */
+  async function recordedCards(pendingId: string): Promise<number> {
+    const pool = openPool(databaseUrl, 1);
+    try {
+      const { rows } = await pool.query<{ count: number }>(
+        `SELECT count(*)::int AS count FROM chat_cards WHERE pending_id = $1 AND message_ref IS NOT NULL AND lease_owner IS NULL`,
+        [pendingId],
+      );
+      return rows[0]?.count ?? 0;
+    } finally {
+      await pool.end();
+    }
+  }
+
   afterAll(async () => {
     await Promise.all(servers.map((server) => stopServer(server).catch(() => undefined)));
     await killAllServers();
@@ -61,6 +75,9 @@ describe('chat across kill -9', () => {
     const pendingId = asked.body.pending_id as string;
     const card = await eventually(() => slack.messagesFor(pendingId)[0], 10_000, 'the Slack card');
     const telegramCard = await eventually(() => telegram.messagesFor(pendingId)[0], 10_000, 'the Telegram card');
+    // Killed once it has recorded both posts: a kill between a platform's accepting a post and its record
+    // is the other case (the card's lease runs out, then it is posted again), not this test's.
+    await eventually(async () => ((await recordedCards(pendingId)) === 2 ? true : undefined), 10_000, 'both posts recorded');
     await killServer(first);
 
     const second = await startReplica(databaseUrl, env);

@@ -19,30 +19,16 @@ import path from 'node:path';
 import { type AppConfig, loadConfig } from '#config';
 import { startApp, TEST_ADMIN_TOKEN, type TestApp } from '../../support/app.js';
 import { createUser } from '../../support/fixtures.js';
-import { pinnedPython, VENV_TIMEOUT_MS } from '../../support/python-venv.js';
+import { schemathesisPython, VENV_TIMEOUT_MS } from '../../support/python-venv.js';
 
 const ROOT = process.cwd();
-const REQUIREMENTS = path.join(ROOT, 'test/schemathesis/requirements.txt');
 const DOCUMENT = path.join(ROOT, 'docs/api/openapi.json');
-const PYTHON = process.env.SCHEMATHESIS_PYTHON ?? 'python3';
 
 /** Bounded so the run takes about a minute on 2 cores; the seed makes it repeatable (both may be changed for a deeper run). */
 const SEED = process.env.SCHEMATHESIS_SEED ?? '20260534';
 const MAX_EXAMPLES = process.env.SCHEMATHESIS_MAX_EXAMPLES ?? '50';
 const CHECKS = ['not_a_server_error', 'status_code_conformance', 'content_type_conformance', 'response_schema_conformance'];
 const RUN_TIMEOUT_MS = 240_000;
-
-/** The Python of the pinned schemathesis's virtual environment (test/support/python-venv.ts). */
-function schemathesisPython(): Promise<string> {
-  return pinnedPython({
-    requirements: REQUIREMENTS,
-    cacheName: 'parley-schemathesis',
-    python: PYTHON,
-    pythonVariable: 'SCHEMATHESIS_PYTHON',
-    minimumMinor: 11,
-    purpose: 'the schemathesis test',
-  });
-}
 
 interface StRun {
   code: number | null;
