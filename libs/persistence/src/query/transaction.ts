@@ -14,6 +14,24 @@ export class CommitOutcomeUnknownError extends Error {
   }
 }
 
+/**
+ * The transaction's connection failed between two of its statements: TypeORM released the query runner
+ * when the connection emitted its error, so the next statement found it released. Nothing committed.
+ */
+export class TransactionConnectionLostError extends Error {
+  constructor(cause: unknown) {
+    super("connection terminated: the transaction's connection failed between its statements", { cause });
+    this.name = 'TransactionConnectionLostError';
+  }
+}
+
+const RELEASED_RUNNER_ERRORS = new Set(['QueryRunnerAlreadyReleasedError', 'QueryRunnerProviderAlreadyReleasedError']);
+
+/** Only TypeORM releases the runner while `work` runs (inTransaction releases it after): on a connection error. */
+function releasedByConnectionError(error: unknown): boolean {
+  return error instanceof Error && RELEASED_RUNNER_ERRORS.has(error.name);
+}
+
 const SQLSTATE = /^[0-9A-Z]{5}$/;
 
 /**
@@ -85,6 +103,7 @@ export async function inTransaction<T>(dataSource: DataSource, work: (manager: E
     // The original error is thrown even if the rollback fails (a dead connection: nothing to roll back here).
     // After an unknown COMMIT outcome there is nothing to roll back: a ROLLBACK would queue behind the
     // COMMIT still in flight; the pool discards that connection on release instead.
+    if (releasedByConnectionError(error)) throw new TransactionConnectionLostError(error);
     if (runner.isTransactionActive && !(error instanceof CommitOutcomeUnknownError)) await runner.rollbackTransaction().catch(() => undefined);
     throw error;
   } finally {
