@@ -1,6 +1,6 @@
 /**
- * One declaration per wire shape: the resolution and the pending bundle (with the shapes inside them)
- * are zod schemas in libs/clarification/src/wire (the action in libs/receipts), and the lists of
+ * One declaration per wire shape: the resolution, the pending bundle and a bundle's own read (with the
+ * shapes inside them) are zod schemas in libs/clarification/src/wire (the action in libs/receipts), and the lists of
  * answering surfaces and caller kinds are one constant each. Here every surface is held to them: MCP
  * publishes those very schemas, the served OpenAPI document's components are generated from them,
  * the GraphQL types (code-first classes) agree field by field — name, nullability, list-ness, type and
@@ -22,6 +22,7 @@ import { z } from 'zod';
 import {
   answerWire,
   assignedUserWire,
+  bundleReadWire,
   pendingBundleWire,
   pendingPageWire,
   pendingQuestionWire,
@@ -31,6 +32,8 @@ import {
   resolvedByWire,
   routingViewWire,
   voteReceiptWire,
+  voterWire,
+  voteWire,
   wireOpenApiComponents,
 } from '#clarification';
 import { AUDIT_SURFACES } from '#common';
@@ -70,6 +73,8 @@ const GRAPHQL_SHAPES: GraphqlShape[] = [
   { wire: actionWire, type: 'Action', own: { arguments: { field: 'arguments', type: 'String!' } } },
   { wire: routingViewWire, type: 'Routing', own: { answerers: { field: 'answererIds', type: '[String!]' } } },
   { wire: assignedUserWire, type: 'AssignedUser' },
+  { wire: voteWire, type: 'Vote' },
+  { wire: voterWire, type: 'Voter' },
   { wire: pendingPageWire, type: 'PendingQuestionConnection', own: { bundles: { field: 'nodes', type: '[PendingBundle!]!' } }, omitted: ['next_cursor'], added: ['pageInfo'] },
 ];
 
@@ -86,7 +91,8 @@ function expectedType(schema: z.ZodType): string {
   const bang = nullable ? '' : '!';
   if (inner instanceof z.ZodArray) return `[${expectedType(inner.element as z.ZodType)}]${bang}`;
   if (inner instanceof z.ZodObject) {
-    const shape = GRAPHQL_SHAPES.find((candidate) => candidate.wire === inner);
+    // A described copy of a declaration (`.describe()` clones it) shares its shape.
+    const shape = GRAPHQL_SHAPES.find((candidate) => candidate.wire.shape === inner.shape);
     if (!shape) throw new Error('a wire object without a GraphQL type in GRAPHQL_SHAPES');
     return `${shape.type}${bang}`;
   }
@@ -159,23 +165,27 @@ describe('one declaration per wire shape, held on every surface', () => {
         'ActionDoc',
         'AnswerDoc',
         'AssignedUserDoc',
+        'BundleDoc',
         'ClarificationResponseDoc',
+        'OptionDoc',
         'PendingBundleDoc',
         'PendingPageDoc',
         'PendingQuestionDoc',
+        'QuestionDoc',
         'QuestionOptionDoc',
         'ResolutionResponseDoc',
         'ResolvedByDoc',
         'RespondResultDoc',
         'RoutingViewDoc',
         'UserIdsDoc',
+        'VoteDoc',
         'VoteReceiptDoc',
       ].sort(),
     );
     for (const [name, schema] of Object.entries(generated)) expect({ name, schema: document.components.schemas[name] }).toEqual({ name, schema });
   });
 
-  it('MCP: the answer tools publish the resolution and the list publishes the pending page, as declared', async () => {
+  it("MCP: the answer tools publish the resolution, the list the pending page and show_question a bundle's read, as declared", async () => {
     const mcp = await connectMcp(t.baseUrl);
     try {
       const { tools } = await mcp.client.listTools();
@@ -184,6 +194,7 @@ describe('one declaration per wire shape, held on every surface', () => {
         [ANSWER_TOOL, resolutionWire],
         ['answer_question_in_app', resolutionWire],
         [LIST_PENDING_TOOL, pendingPageWire],
+        ['show_question', bundleReadWire],
       ] as const) {
         const declared = z.toJSONSchema(wire, { target: 'draft-7', io: 'output' }) as { properties: Record<string, { description?: string }>; required: string[] };
         const schema = published.get(tool);
