@@ -40,7 +40,9 @@ import { AUDIT_SURFACES } from '#common';
 import { ANSWER_TOOL, LIST_PENDING_TOOL } from '#mcp';
 import { actionWire } from '#receipts';
 import { startApp, type TestApp } from '../../support/app.js';
+import { createRunningSession } from '../../support/fixtures.js';
 import { connectMcp } from '../../support/mcp.js';
+import { ONE_QUESTION, PICK } from '../../support/routing.js';
 
 type WireObject = z.ZodObject;
 
@@ -201,6 +203,27 @@ describe('one declaration per wire shape, held on every surface', () => {
         expect({ tool, keys: Object.keys(schema?.properties ?? {}), required: schema?.required }).toEqual({ tool, keys: Object.keys(declared.properties), required: declared.required });
         for (const [key, property] of Object.entries(declared.properties)) expect({ tool, key, description: schema?.properties[key]?.description }).toEqual({ tool, key, description: property.description });
       }
+    } finally {
+      await mcp.close();
+    }
+  });
+
+  it("a bundle's read: show_question's result passes its published schema and is exactly the REST read, action and votes included", async () => {
+    const { sessionId } = await createRunningSession(t);
+    const asked = await request(t.baseUrl)
+      .post('/api/v1/clarification/request')
+      .send({ session_id: sessionId, questions: ONE_QUESTION, routing: { required_answers: 2 }, action: { name: 'deploy', arguments: { env: 'prod' } } })
+      .expect(200);
+    const pendingId = asked.body.pending_id as string;
+    await request(t.baseUrl).post(`/api/v1/clarification/${pendingId}/respond`).send({ answers: PICK('postgres') }).expect(200);
+    const mcp = await connectMcp(t.baseUrl);
+    try {
+      // Listed first: the client then holds every structured result to the tool's published output schema.
+      await mcp.client.listTools();
+      const shown = await mcp.call('show_question', { pending_id: pendingId });
+      const read = await request(t.baseUrl).get(`/api/v1/clarification/${pendingId}`).expect(200);
+      expect(read.body).toMatchObject({ action: { name: 'deploy' }, votes: [{ user: { kind: 'synthetic' }, surface: 'rest' }] });
+      expect(shown.structured).toEqual(read.body);
     } finally {
       await mcp.close();
     }
