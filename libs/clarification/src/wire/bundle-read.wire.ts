@@ -66,30 +66,32 @@ export const voteWire = z
 const winnerResponse = resolutionResponseWire.nullable().describe("The winner's response once final");
 PUBLISHED_AS_MAP.add(winnerResponse, {});
 
-export const bundleReadWire = z.object({
-  pending_id: z.string(),
-  session_id: z.string(),
-  task_id: z.string(),
-  questions: z.array(askedQuestionWire),
-  context: z.string(),
-  created_at: z.string().meta({ format: 'date-time' }),
-  action: actionWire.optional().describe('Only for a bundle asked with an action: what an answer authorizes'),
-  action_digest: z.string().optional().describe('With action: SHA-256 (hex) of the RFC 8785 canonical JSON of the action'),
-  status: z
-    .enum(BUNDLE_STATUSES)
-    .describe('`delivering`: an answer won and is being handed to the agent (not final yet); `inactive`: superseded by a newer turn'),
-  response: winnerResponse,
-  resolved_by: resolvedByWire.nullable().describe('The winner, once its answer is final'),
-  receipt: z.string().optional().describe("The resolution's signed receipt (compact JWS), once final; the same one every answerer got"),
-  expires_at: z
-    .string()
-    .meta({ format: 'date-time' })
-    .nullable()
-    .describe('The deadline, when the bundle was asked with expires_in_seconds'),
-  eligible: z.boolean().optional().describe('A routed bundle only: whether the caller may answer it (routing.answerers)'),
-  routing: routingViewWire.optional().describe('A routed bundle only'),
-  votes: z.array(voteWire).optional().describe('A routed bundle only: its votes'),
-});
+export const bundleReadWire = z
+  .object({
+    pending_id: z.string(),
+    session_id: z.string(),
+    task_id: z.string(),
+    questions: z.array(askedQuestionWire),
+    context: z.string(),
+    created_at: z.string().meta({ format: 'date-time' }),
+    action: actionWire.optional().describe('Only for a bundle asked with an action: what an answer authorizes'),
+    action_digest: z.string().optional().describe('With action: SHA-256 (hex) of the RFC 8785 canonical JSON of the action'),
+    status: z
+      .enum(BUNDLE_STATUSES)
+      .describe('`delivering`: an answer won and is being handed to the agent (not final yet); `inactive`: superseded by a newer turn'),
+    response: winnerResponse,
+    resolved_by: resolvedByWire.nullable().describe('The winner, once its answer is final'),
+    receipt: z.string().optional().describe("The resolution's signed receipt (compact JWS), once final; the same one every answerer got"),
+    expires_at: z
+      .string()
+      .meta({ format: 'date-time' })
+      .nullable()
+      .describe('The deadline, when the bundle was asked with expires_in_seconds'),
+    eligible: z.boolean().optional().describe('A routed bundle only: whether the caller may answer it (routing.answerers)'),
+    routing: routingViewWire.optional().describe('A routed bundle only'),
+    votes: z.array(voteWire).optional().describe('A routed bundle only: its votes'),
+  })
+  .describe('The bundle as GET /api/v1/clarification/{pending_id} reports it');
 
 export type BundleStatus = (typeof BUNDLE_STATUSES)[number];
 export type VoteView = z.infer<typeof voteWire>;

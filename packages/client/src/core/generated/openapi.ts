@@ -1124,6 +1124,7 @@ export interface components {
             /** @description Once the bundle is resolved */
             answers?: components["schemas"]["AnswerDoc"][];
         };
+        /** @description The bundle as GET /api/v1/clarification/{pending_id} reports it */
         BundleDoc: {
             pending_id: string;
             session_id: string;
