@@ -41,4 +41,5 @@ export { clarificationStatements } from './clarification.statements.js';
 export { resolvedByWire } from './wire/resolved-by.wire.js';
 export { answerWire, resolutionResponseWire, resolutionWire, voteReceiptWire } from './wire/resolution.wire.js';
 export { assignedUserWire, pendingBundleWire, pendingPageWire, pendingQuestionWire, questionOptionWire, routingViewWire } from './wire/pending-bundle.wire.js';
+export { bundleReadWire, voterWire, voteWire } from './wire/bundle-read.wire.js';
 export { wireOpenApiComponents } from './wire/wire-openapi.js';

@@ -1,6 +1,6 @@
 /**
- * One declaration per wire shape: the resolution and the pending bundle (with the shapes inside them)
- * are zod schemas in libs/clarification/src/wire (the action in libs/receipts), and the lists of
+ * One declaration per wire shape: the resolution, the pending bundle and a bundle's own read (with the
+ * shapes inside them) are zod schemas in libs/clarification/src/wire (the action in libs/receipts), and the lists of
  * answering surfaces and caller kinds are one constant each. Here every surface is held to them: MCP
  * publishes those very schemas, the served OpenAPI document's components are generated from them,
  * the GraphQL types (code-first classes) agree field by field — name, nullability, list-ness, type and
@@ -22,6 +22,7 @@ import { z } from 'zod';
 import {
   answerWire,
   assignedUserWire,
+  bundleReadWire,
   pendingBundleWire,
   pendingPageWire,
   pendingQuestionWire,
@@ -31,13 +32,17 @@ import {
   resolvedByWire,
   routingViewWire,
   voteReceiptWire,
+  voterWire,
+  voteWire,
   wireOpenApiComponents,
 } from '#clarification';
 import { AUDIT_SURFACES } from '#common';
 import { ANSWER_TOOL, LIST_PENDING_TOOL } from '#mcp';
 import { actionWire } from '#receipts';
 import { startApp, type TestApp } from '../../support/app.js';
+import { createRunningSession } from '../../support/fixtures.js';
 import { connectMcp } from '../../support/mcp.js';
+import { ONE_QUESTION, PICK } from '../../support/routing.js';
 
 type WireObject = z.ZodObject;
 
@@ -70,6 +75,8 @@ const GRAPHQL_SHAPES: GraphqlShape[] = [
   { wire: actionWire, type: 'Action', own: { arguments: { field: 'arguments', type: 'String!' } } },
   { wire: routingViewWire, type: 'Routing', own: { answerers: { field: 'answererIds', type: '[String!]' } } },
   { wire: assignedUserWire, type: 'AssignedUser' },
+  { wire: voteWire, type: 'Vote' },
+  { wire: voterWire, type: 'Voter' },
   { wire: pendingPageWire, type: 'PendingQuestionConnection', own: { bundles: { field: 'nodes', type: '[PendingBundle!]!' } }, omitted: ['next_cursor'], added: ['pageInfo'] },
 ];
 
@@ -86,7 +93,8 @@ function expectedType(schema: z.ZodType): string {
   const bang = nullable ? '' : '!';
   if (inner instanceof z.ZodArray) return `[${expectedType(inner.element as z.ZodType)}]${bang}`;
   if (inner instanceof z.ZodObject) {
-    const shape = GRAPHQL_SHAPES.find((candidate) => candidate.wire === inner);
+    // A described copy of a declaration (`.describe()` clones it) shares its shape.
+    const shape = GRAPHQL_SHAPES.find((candidate) => candidate.wire.shape === inner.shape);
     if (!shape) throw new Error('a wire object without a GraphQL type in GRAPHQL_SHAPES');
     return `${shape.type}${bang}`;
   }
@@ -159,23 +167,27 @@ describe('one declaration per wire shape, held on every surface', () => {
         'ActionDoc',
         'AnswerDoc',
         'AssignedUserDoc',
+        'BundleDoc',
         'ClarificationResponseDoc',
+        'OptionDoc',
         'PendingBundleDoc',
         'PendingPageDoc',
         'PendingQuestionDoc',
+        'QuestionDoc',
         'QuestionOptionDoc',
         'ResolutionResponseDoc',
         'ResolvedByDoc',
         'RespondResultDoc',
         'RoutingViewDoc',
         'UserIdsDoc',
+        'VoteDoc',
         'VoteReceiptDoc',
       ].sort(),
     );
     for (const [name, schema] of Object.entries(generated)) expect({ name, schema: document.components.schemas[name] }).toEqual({ name, schema });
   });
 
-  it('MCP: the answer tools publish the resolution and the list publishes the pending page, as declared', async () => {
+  it("MCP: the answer tools publish the resolution, the list the pending page and show_question a bundle's read, as declared", async () => {
     const mcp = await connectMcp(t.baseUrl);
     try {
       const { tools } = await mcp.client.listTools();
@@ -184,12 +196,34 @@ describe('one declaration per wire shape, held on every surface', () => {
         [ANSWER_TOOL, resolutionWire],
         ['answer_question_in_app', resolutionWire],
         [LIST_PENDING_TOOL, pendingPageWire],
+        ['show_question', bundleReadWire],
       ] as const) {
         const declared = z.toJSONSchema(wire, { target: 'draft-7', io: 'output' }) as { properties: Record<string, { description?: string }>; required: string[] };
         const schema = published.get(tool);
         expect({ tool, keys: Object.keys(schema?.properties ?? {}), required: schema?.required }).toEqual({ tool, keys: Object.keys(declared.properties), required: declared.required });
         for (const [key, property] of Object.entries(declared.properties)) expect({ tool, key, description: schema?.properties[key]?.description }).toEqual({ tool, key, description: property.description });
       }
+    } finally {
+      await mcp.close();
+    }
+  });
+
+  it("a bundle's read: show_question's result passes its published schema and is exactly the REST read, action and votes included", async () => {
+    const { sessionId } = await createRunningSession(t);
+    const asked = await request(t.baseUrl)
+      .post('/api/v1/clarification/request')
+      .send({ session_id: sessionId, questions: ONE_QUESTION, routing: { required_answers: 2 }, action: { name: 'deploy', arguments: { env: 'prod' } } })
+      .expect(200);
+    const pendingId = asked.body.pending_id as string;
+    await request(t.baseUrl).post(`/api/v1/clarification/${pendingId}/respond`).send({ answers: PICK('postgres') }).expect(200);
+    const mcp = await connectMcp(t.baseUrl);
+    try {
+      // Listed first: the client then holds every structured result to the tool's published output schema.
+      await mcp.client.listTools();
+      const shown = await mcp.call('show_question', { pending_id: pendingId });
+      const read = await request(t.baseUrl).get(`/api/v1/clarification/${pendingId}`).expect(200);
+      expect(read.body).toMatchObject({ action: { name: 'deploy' }, votes: [{ user: { kind: 'synthetic' }, surface: 'rest' }] });
+      expect(shown.structured).toEqual(read.body);
     } finally {
       await mcp.close();
     }

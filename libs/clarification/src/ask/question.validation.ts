@@ -1,6 +1,7 @@
 import { INPUT_LIMITS } from '#common';
 import { ClarificationError } from '../bundle/clarification.errors.js';
 import type { Question, QuestionKind, QuestionOption } from '../bundle/clarification.types.js';
+import { MAX_OPTIONS, MAX_QUESTIONS, MIN_OPTIONS } from '../wire/bundle-read.wire.js';
 
 const QUESTION_KEYS = new Set(['id', 'title', 'prompt', 'options', 'multi_select', 'kind']);
 const QUESTION_KINDS: readonly QuestionKind[] = ['single', 'plan'];
@@ -59,8 +60,8 @@ function normalizeQuestion(value: unknown, index: number): Question {
   if (!isRecord(value)) throw ClarificationError.validation(`${field} must be an object`);
   rejectUnknownKeys(value, QUESTION_KEYS, field);
   const options = value.options;
-  if (!Array.isArray(options) || options.length < 2 || options.length > 6) {
-    throw ClarificationError.validation(`${field}.options must contain 2 to 6 options`);
+  if (!Array.isArray(options) || options.length < MIN_OPTIONS || options.length > MAX_OPTIONS) {
+    throw ClarificationError.validation(`${field}.options must contain ${MIN_OPTIONS} to ${MAX_OPTIONS} options`);
   }
   const normalizedOptions = options.map((option, j) => normalizeOption(option, `${field}.options[${j}]`, index + 1, j + 1));
   const duplicate = normalizedOptions.find((option, j) => normalizedOptions.findIndex((o) => o.option_id === option.option_id) !== j);
@@ -80,8 +81,8 @@ function normalizeQuestion(value: unknown, index: number): Question {
  * missing ids become q1..qN and q{i}_opt{j}; duplicate ids are rejected.
  */
 export function normalizeQuestions(value: unknown): Question[] {
-  if (!Array.isArray(value) || value.length < 1 || value.length > 4) {
-    throw ClarificationError.validation('questions must contain 1 to 4 questions');
+  if (!Array.isArray(value) || value.length < 1 || value.length > MAX_QUESTIONS) {
+    throw ClarificationError.validation(`questions must contain 1 to ${MAX_QUESTIONS} questions`);
   }
   const questions = value.map(normalizeQuestion);
   const duplicate = questions.find((question, i) => questions.findIndex((q) => q.id === question.id) !== i);

@@ -1,16 +1,16 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
-import { keysetInstantSql } from '#common';
+import { type AuditSurface, keysetInstantSql } from '#common';
 import { namedStatement, type NamedStatement } from '#persistence';
-import type { AuditEntry, AuditOutcome } from './audit.types.js';
-import type { ResolutionSurface } from '../bundle/resolution-surface.types.js';
+import type { AuditCallerKind, AuditEntry, AuditOutcome } from './audit.types.js';
 
+/** One row of the trail as read back: an attempt, or one of the escalation timer's own steps. */
 export interface AuditRow {
   id: string;
   pending_id: string;
   outcome: AuditOutcome;
-  surface: ResolutionSurface;
-  caller_kind: AuditEntry['caller_kind'];
+  surface: AuditSurface;
+  caller_kind: AuditCallerKind;
   caller_user_id: string | null;
   caller_name: string | null;
   rejected: boolean | null;

@@ -50,13 +50,16 @@ export interface AuditEntry {
   at: string;
 }
 
+/** Who made a row of the trail: the attempt's caller, or `system` for the escalation timer's own steps. */
+export type AuditCallerKind = Caller['kind'] | 'system';
+
 /** One attempt as GET /api/v1/clarification/:id/audit reports it. */
 export interface AuditAttemptView {
   id: string;
   pending_id: string;
   outcome: AuditOutcome;
   surface: AuditSurface;
-  caller: { kind: Caller['kind']; user_id: string | null; name: string | null };
+  caller: { kind: AuditCallerKind; user_id: string | null; name: string | null };
   rejected: boolean | null;
   reject_reason: string | null;
   detail: string | null;

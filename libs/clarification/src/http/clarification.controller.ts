@@ -14,7 +14,8 @@ import { serializeResolution } from '../resolve/resolution.envelope.js';
 import { ResolveBundleService } from '../resolve/resolve-bundle.service.js';
 import { SURFACE_HEADER, surfaceOfRequest } from '../bundle/resolution-surface.types.js';
 import { ApiCaller, ApiErrors, ApiJsonBody, replyWhenSettled } from '#common';
-import { BundleDoc, PendingIdDoc, SuccessDoc } from './clarification.openapi.js';
+import { PendingIdDoc, SuccessDoc } from './clarification.openapi.js';
+import { bundleReadWire } from '../wire/bundle-read.wire.js';
 import { pendingPageWire } from '../wire/pending-bundle.wire.js';
 import { clarificationResponseWire, respondResultWire } from '../wire/resolution.wire.js';
 import { wireRef } from '../wire/wire-openapi.js';
@@ -63,7 +64,7 @@ export class ClarificationController {
 
   /** The bundle with its status, and the winner's response once final — from the durable rows (A7). */
   @Get(':id')
-  @ApiOkResponse({ type: BundleDoc })
+  @ApiOkResponse({ schema: wireRef(bundleReadWire) })
   @ApiErrors(404)
   @AcceptsSessionAgent()
   async get(@CurrentCaller() caller: Caller, @Param('id') pendingId: string) {

@@ -3,7 +3,8 @@ import { Type } from 'class-transformer';
 import { IsArray, IsBoolean, IsInt, IsNotEmpty, IsOptional, IsString, MaxLength } from 'class-validator';
 import { INPUT_LIMITS } from '#common';
 import { actionWire } from '#receipts';
-import { QuestionDoc, RoutingDoc } from './clarification.openapi.js';
+import { RoutingDoc } from './clarification.openapi.js';
+import { askedQuestionWire, MAX_QUESTIONS } from '../wire/bundle-read.wire.js';
 import { answerWire } from '../wire/resolution.wire.js';
 import { wireRef } from '../wire/wire-openapi.js';
 
@@ -21,7 +22,7 @@ export class CreateClarificationDto {
   @MaxLength(INPUT_LIMITS.id)
   task_id?: string;
 
-  @ApiProperty({ type: [QuestionDoc], minItems: 1, maxItems: 4 })
+  @ApiProperty({ type: 'array', items: wireRef(askedQuestionWire), minItems: 1, maxItems: MAX_QUESTIONS })
   @IsArray()
   questions!: unknown[];
 

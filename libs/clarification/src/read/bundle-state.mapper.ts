@@ -5,9 +5,7 @@ import { Settlement, settlementOf, winnerStatus } from '../bundle/settlement.rul
 import type { ResolutionResponse } from '../bundle/resolution.types.js';
 import { WaitFailure } from '../wait/waiter.store.js';
 import type { RoutingReport } from '../routing/routing-report.service.js';
-
-/** A bundle's state as GET /clarification/:id reports it, on any replica and after any restart. */
-export type BundleStatus = 'pending' | 'delivering' | 'answered' | 'rejected' | 'expired' | 'cancelled' | 'inactive';
+import type { BundleReadView, BundleStatus } from '../wire/bundle-read.wire.js';
 
 export interface BundleState {
   request: ClarificationRequest;
@@ -25,7 +23,7 @@ export interface BundleReport extends BundleState, RoutingReport {
 }
 
 /** A bundle report as GET /clarification/:id answers it — and show_question, the MCP App's read. */
-export function bundleReportView(state: BundleReport) {
+export function bundleReportView(state: BundleReport): BundleReadView {
   return {
     ...state.request,
     status: state.status,

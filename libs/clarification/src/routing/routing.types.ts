@@ -1,5 +1,6 @@
 import type { AssignedUser, RoutingView } from '../wire/pending-bundle.wire.js';
 import type { VoteReceiptWire } from '../wire/resolution.wire.js';
+import type { VoteView } from '../wire/bundle-read.wire.js';
 
 /** A user a bundle is assigned to, with the name they had when it was assigned (shown by every listing); routing as every listing reports it. */
 export type { AssignedUser, RoutingView };
@@ -45,14 +46,8 @@ export interface VoteRow {
   at: Date;
 }
 
-export interface VoteView {
-  user: { kind: string; user_id: string | null; name: string | null };
-  surface: string;
-  at: string;
-  /** Present once the bundle is resolved. */
-  rejected?: boolean;
-  answers?: VoteRow['answers'];
-}
+/** One vote as a routed bundle's read reports it (its answer present once the bundle is resolved). */
+export type { VoteView };
 
 /** What a recorded vote that did not resolve the bundle is told: how far the quorum has come. */
 /** How far a routed bundle's quorum is after a vote that did not resolve it (`replayed`: nothing new was recorded). */

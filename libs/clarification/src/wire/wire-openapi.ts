@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { actionWire } from '#receipts';
+import { askedOptionWire, askedQuestionWire, bundleReadWire, PUBLISHED_AS_MAP, voteWire } from './bundle-read.wire.js';
 import { resolvedByWire } from './resolved-by.wire.js';
 import { answerWire, clarificationResponseWire, resolutionResponseWire, respondResultWire, voteReceiptWire } from './resolution.wire.js';
 import {
@@ -12,8 +13,16 @@ import {
   userIdsWire,
 } from './pending-bundle.wire.js';
 
-/** The OpenAPI component each wire shape is published as (names clients' generated types already use). */
+/**
+ * The OpenAPI component each wire shape is published as (names clients' generated types already use),
+ * in the order the Python client's generator numbers the anonymous enums inside them (a bundle's
+ * status and a question's kind before a resolution's status and a resolver's kind).
+ */
 const COMPONENTS: ReadonlyArray<readonly [z.ZodType, string]> = [
+  [askedOptionWire, 'OptionDoc'],
+  [askedQuestionWire, 'QuestionDoc'],
+  [voteWire, 'VoteDoc'],
+  [bundleReadWire, 'BundleDoc'],
   [respondResultWire, 'RespondResultDoc'],
   [resolutionResponseWire, 'ResolutionResponseDoc'],
   [answerWire, 'AnswerDoc'],
@@ -47,11 +56,19 @@ export function wireRef(schema: z.ZodType): { $ref: string } {
 
 /** Every wire shape as an OpenAPI 3.0 component (the document adds them to its own; request bodies name some of them too). */
 export function wireOpenApiComponents(): Record<string, Record<string, unknown>> {
-  const { schemas } = z.toJSONSchema(registry, { target: 'openapi-3.0', io: 'input', uri: (id) => `#/components/schemas/${id}` });
+  const { schemas } = z.toJSONSchema(registry, { target: 'openapi-3.0', io: 'input', uri: (id) => `#/components/schemas/${id}`, override: asMap });
   return Object.fromEntries(Object.entries(schemas).map(([id, schema]) => [id, withoutId(schema as Record<string, unknown>)]));
 }
 
 function withoutId(schema: Record<string, unknown>): Record<string, unknown> {
   const { $id: _id, ...rest } = schema;
   return rest;
+}
+
+/** A field REST publishes as a free-form object (PUBLISHED_AS_MAP): its own fields dropped, its nullability and description kept. */
+function asMap({ zodSchema, jsonSchema }: { zodSchema: z.core.$ZodTypes; jsonSchema: Record<string, unknown> }): void {
+  if (!PUBLISHED_AS_MAP.has(zodSchema)) return;
+  const { nullable, description } = jsonSchema;
+  for (const key of Object.keys(jsonSchema)) delete jsonSchema[key];
+  Object.assign(jsonSchema, { type: 'object', ...(nullable === true ? { nullable } : {}), additionalProperties: true, ...(description === undefined ? {} : { description }) });
 }

@@ -4,7 +4,7 @@ import { PageInfoModel } from './pending-question.model.js';
 
 @ObjectType('AttemptCaller')
 export class AttemptCallerModel {
-  @Field({ description: 'user, admin, agent or synthetic' }) kind!: string;
+  @Field({ description: "user, admin, agent, synthetic or system (the escalation timer's own steps)" }) kind!: string;
   @Field(() => String, { nullable: true }) userId!: string | null;
   @Field(() => String, { nullable: true }) name!: string | null;
 }

@@ -1,15 +1,17 @@
 import { Field, Int, ObjectType } from '@nestjs/graphql';
-import { assignedUserWire, routingViewWire } from '#clarification';
+import { assignedUserWire, routingViewWire, voterWire, voteWire } from '#clarification';
 import { listCost } from '../limits/operation-cost.js';
 import { AnswerModel } from './resolution.model.js';
 
 /** At most this many answerers (and so votes) a bundle names: the cost of their lists. */
 export const MAX_ANSWERERS = 50;
 
-// Routing's GraphQL types: the wire declarations (#clarification) in camelCase, descriptions taken from
-// there (a test checks the two agree); GraphQL's own: `answererIds` is the wire's `answerers.user_ids`.
+// Routing's and the votes' GraphQL types: the wire declarations (#clarification) in camelCase, descriptions
+// taken from there (a test checks the two agree); GraphQL's own: `answererIds` is the wire's `answerers.user_ids`.
 const assigned = assignedUserWire.shape;
 const routing = routingViewWire.shape;
+const voter = voterWire.shape;
+const vote = voteWire.shape;
 
 @ObjectType('AssignedUser', { description: assignedUserWire.description })
 export class AssignedUserModel {
@@ -25,20 +27,20 @@ export class RoutingModel {
   @Field(() => Int, { description: routing.required_answers.description }) requiredAnswers!: number;
 }
 
-@ObjectType('Voter')
+@ObjectType('Voter', { description: voterWire.description })
 export class VoterModel {
-  @Field({ description: 'user, admin or synthetic' }) kind!: string;
-  @Field(() => String, { nullable: true }) userId!: string | null;
-  @Field(() => String, { nullable: true }) name!: string | null;
+  @Field({ description: voter.kind.description }) kind!: string;
+  @Field(() => String, { nullable: true, description: voter.user_id.description }) userId!: string | null;
+  @Field(() => String, { nullable: true, description: voter.name.description }) name!: string | null;
 }
 
-@ObjectType('Vote', { description: "One person's vote on a routed bundle; its answer is shown once the bundle is resolved." })
+@ObjectType('Vote', { description: voteWire.description })
 export class VoteModel {
-  @Field(() => VoterModel) user!: VoterModel;
-  @Field() surface!: string;
-  @Field() at!: string;
-  @Field(() => Boolean, { nullable: true }) rejected!: boolean | null;
-  @Field(() => [AnswerModel], { nullable: true, complexity: listCost(4) }) answers!: AnswerModel[] | null;
+  @Field(() => VoterModel, { description: vote.user.description }) user!: VoterModel;
+  @Field({ description: vote.surface.description }) surface!: string;
+  @Field({ description: vote.at.description }) at!: string;
+  @Field(() => Boolean, { nullable: true, description: vote.rejected.description }) rejected!: boolean | null;
+  @Field(() => [AnswerModel], { nullable: true, description: vote.answers.description, complexity: listCost(4) }) answers!: AnswerModel[] | null;
 }
 
 @ObjectType('WorkspaceMember', { description: 'A user who sees a workspace as its owner does.' })

@@ -1,7 +1,7 @@
 import { registerAppTool } from '@modelcontextprotocol/ext-apps/server';
 import { z } from 'zod';
 import type { Caller } from '#authorization';
-import { bundleReportView, type BundleReadService, resolutionWire, type ResolveBundleService, serializeResolution } from '#clarification';
+import { bundleReadWire, bundleReportView, type BundleReadService, resolutionWire, type ResolveBundleService, serializeResolution } from '#clarification';
 import { answerInput } from '../external/answer.schemas.js';
 import { toolResult } from '../mcp-errors.js';
 import { defineTool, type McpTool } from '../mcp-tool.js';
@@ -30,16 +30,6 @@ const APP_ONLY = appToolMeta({ resourceUri: QUESTION_APP_URI, visibility: ['app'
 
 const showInput = z.strictObject({ pending_id: z.string().describe('The bundle to show (a pending_id from list_pending_questions_kandev)') });
 
-/** Free-form beyond the fields named: what GET /clarification/{pending_id} reports, said so (`additionalProperties: true`). */
-const shownBundle = z
-  .looseObject({
-    pending_id: z.string(),
-    status: z.string().describe('pending, delivering, answered, rejected, expired, cancelled or inactive'),
-    questions: z.array(z.looseObject({ id: z.string(), prompt: z.string() }).meta({ additionalProperties: true })),
-  })
-  .meta({ additionalProperties: true })
-  .describe('The bundle as GET /api/v1/clarification/{pending_id} reports it');
-
 export interface QuestionAppServices {
   reader: BundleReadService;
   resolver: ResolveBundleService;
@@ -55,7 +45,7 @@ export function questionAppTools(caller: Caller, services: QuestionAppServices):
         'Show one pending question bundle to the person, to answer in place: its questions and options, the action an answer authorizes, ' +
         'and who must answer. Read-only for you: the person answers in the app.',
       input: showInput,
-      output: shownBundle,
+      output: bundleReadWire,
       annotations: { readOnlyHint: true, openWorldHint: false },
       meta: SHOWS_QUESTION_APP,
       run: async ({ pending_id: pendingId }) => toolResult(bundleReportView(await services.reader.getBundle(caller, pendingId))),

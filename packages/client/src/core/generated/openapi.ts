@@ -924,23 +924,6 @@ export interface components {
             /** @description Pass as `cursor` for the next page; "" on the last page */
             next_cursor: string;
         };
-        OptionDoc: {
-            /** @description Generated as q{i}_opt{j} when absent */
-            option_id?: string;
-            label: string;
-            description?: string;
-        };
-        QuestionDoc: {
-            /** @description Generated as q1..qN when absent */
-            id?: string;
-            title?: string;
-            prompt: string;
-            options: components["schemas"]["OptionDoc"][];
-            /** @description A connector may pick several options */
-            multi_select?: boolean;
-            /** @enum {string} */
-            kind?: "single" | "plan";
-        };
         EscalationStepDoc: {
             /** @description Seconds after the ask; strictly increasing from step to step */
             after_seconds: number;
@@ -973,56 +956,6 @@ export interface components {
         };
         PendingIdDoc: {
             pending_id: string;
-        };
-        VoteDoc: {
-            /** @description {kind, user_id, name} */
-            user: {
-                [key: string]: unknown;
-            };
-            surface: string;
-            /** Format: date-time */
-            at: string;
-            /** @description Once the bundle is resolved */
-            rejected?: boolean;
-            /** @description Once the bundle is resolved */
-            answers?: components["schemas"]["AnswerDoc"][];
-        };
-        BundleDoc: {
-            pending_id: string;
-            session_id: string;
-            task_id: string;
-            questions: components["schemas"]["QuestionDoc"][];
-            context: string;
-            /** Format: date-time */
-            created_at: string;
-            /** @description Only for a bundle asked with an action: what an answer authorizes */
-            action?: components["schemas"]["ActionDoc"];
-            /** @description With action: SHA-256 (hex) of the RFC 8785 canonical JSON of the action */
-            action_digest?: string;
-            /**
-             * @description `delivering`: an answer won and is being handed to the agent (not final yet); `inactive`: superseded by a newer turn
-             * @enum {string}
-             */
-            status: "pending" | "delivering" | "answered" | "rejected" | "expired" | "cancelled" | "inactive";
-            /** @description The winner's response once final */
-            response: {
-                [key: string]: unknown;
-            } | null;
-            /** @description The winner, once its answer is final */
-            resolved_by: components["schemas"]["ResolvedByDoc"] | null;
-            /** @description The resolution's signed receipt (compact JWS), once final; the same one every answerer got */
-            receipt?: string;
-            /**
-             * Format: date-time
-             * @description The deadline, when the bundle was asked with expires_in_seconds
-             */
-            expires_at: string | null;
-            /** @description A routed bundle only: whether the caller may answer it (routing.answerers) */
-            eligible?: boolean;
-            /** @description A routed bundle only */
-            routing?: components["schemas"]["RoutingViewDoc"];
-            /** @description A routed bundle only: its votes */
-            votes?: components["schemas"]["VoteDoc"][];
         };
         RespondDto: {
             /** @description One answer per question of the bundle (unless rejected) */
@@ -1159,6 +1092,75 @@ export interface components {
         SetChatDestinationDto: {
             /** @description A Slack channel id (C…) or a Telegram chat id */
             destination: string;
+        };
+        OptionDoc: {
+            /** @description Generated as q{i}_opt{j} when absent */
+            option_id?: string;
+            label: string;
+            description?: string;
+        };
+        QuestionDoc: {
+            /** @description Generated as q1..qN when absent */
+            id?: string;
+            title?: string;
+            prompt: string;
+            options: components["schemas"]["OptionDoc"][];
+            /** @description A connector may pick several options */
+            multi_select?: boolean;
+            /** @enum {string} */
+            kind?: "single" | "plan";
+        };
+        /** @description One person's vote on a routed bundle; its answer is shown once the bundle is resolved. */
+        VoteDoc: {
+            /** @description {kind, user_id, name} */
+            user: {
+                [key: string]: unknown;
+            };
+            surface: string;
+            /** Format: date-time */
+            at: string;
+            /** @description Once the bundle is resolved */
+            rejected?: boolean;
+            /** @description Once the bundle is resolved */
+            answers?: components["schemas"]["AnswerDoc"][];
+        };
+        /** @description The bundle as GET /api/v1/clarification/{pending_id} reports it */
+        BundleDoc: {
+            pending_id: string;
+            session_id: string;
+            task_id: string;
+            questions: components["schemas"]["QuestionDoc"][];
+            context: string;
+            /** Format: date-time */
+            created_at: string;
+            /** @description Only for a bundle asked with an action: what an answer authorizes */
+            action?: components["schemas"]["ActionDoc"];
+            /** @description With action: SHA-256 (hex) of the RFC 8785 canonical JSON of the action */
+            action_digest?: string;
+            /**
+             * @description `delivering`: an answer won and is being handed to the agent (not final yet); `inactive`: superseded by a newer turn
+             * @enum {string}
+             */
+            status: "pending" | "delivering" | "answered" | "rejected" | "expired" | "cancelled" | "inactive";
+            /** @description The winner's response once final */
+            response: {
+                [key: string]: unknown;
+            } | null;
+            /** @description The winner, once its answer is final */
+            resolved_by: components["schemas"]["ResolvedByDoc"] | null;
+            /** @description The resolution's signed receipt (compact JWS), once final; the same one every answerer got */
+            receipt?: string;
+            /**
+             * Format: date-time
+             * @description The deadline, when the bundle was asked with expires_in_seconds
+             */
+            expires_at: string | null;
+            /** @description A routed bundle only: whether the caller may answer it (routing.answerers) */
+            eligible?: boolean;
+            /** @description A routed bundle only */
+            routing?: components["schemas"]["RoutingViewDoc"];
+            /** @description A routed bundle only: its votes */
+            votes?: components["schemas"]["VoteDoc"][];
         };
         RespondResultDoc: {
             /** @example true */

@@ -437,50 +437,8 @@ class MessagePageDoc(BaseModel):
     )
 
 
-class OptionDoc(BaseModel):
-    model_config = ConfigDict(
-        extra="forbid",
-    )
-    option_id: str | None = Field(
-        None, description="Generated as q{i}_opt{j} when absent", max_length=200
-    )
-    label: str = Field(..., max_length=500, min_length=1)
-    description: str | None = Field(None, max_length=4000)
-
-
-class Kind2(Enum):
-    single = "single"
-    plan = "plan"
-
-
-class QuestionDoc(BaseModel):
-    model_config = ConfigDict(
-        extra="forbid",
-    )
-    id: str | None = Field(
-        None, description="Generated as q1..qN when absent", max_length=200
-    )
-    title: str | None = Field(None, max_length=500)
-    prompt: str = Field(..., max_length=4000, min_length=1)
-    options: list[OptionDoc] = Field(..., max_length=6, min_length=2)
-    multi_select: bool | None = Field(
-        None, description="A connector may pick several options"
-    )
-    kind: Kind2 | None = None
-
-
 class PendingIdDoc(BaseModel):
     pending_id: str
-
-
-class Status1(Enum):
-    pending = "pending"
-    delivering = "delivering"
-    answered = "answered"
-    rejected = "rejected"
-    expired = "expired"
-    cancelled = "cancelled"
-    inactive = "inactive"
 
 
 class SuccessDoc(BaseModel):
@@ -749,6 +707,48 @@ class SetChatDestinationDto(BaseModel):
     )
 
 
+class OptionDoc(BaseModel):
+    model_config = ConfigDict(
+        extra="forbid",
+    )
+    option_id: str | None = Field(
+        None, description="Generated as q{i}_opt{j} when absent", max_length=200
+    )
+    label: str = Field(..., max_length=500, min_length=1)
+    description: str | None = Field(None, max_length=4000)
+
+
+class Kind2(Enum):
+    single = "single"
+    plan = "plan"
+
+
+class QuestionDoc(BaseModel):
+    model_config = ConfigDict(
+        extra="forbid",
+    )
+    id: str | None = Field(
+        None, description="Generated as q1..qN when absent", max_length=200
+    )
+    title: str | None = Field(None, max_length=500)
+    prompt: str = Field(..., max_length=4000, min_length=1)
+    options: list[OptionDoc] = Field(..., max_length=6, min_length=2)
+    multi_select: bool | None = Field(
+        None, description="A connector may pick several options"
+    )
+    kind: Kind2 | None = None
+
+
+class Status1(Enum):
+    pending = "pending"
+    delivering = "delivering"
+    answered = "answered"
+    rejected = "rejected"
+    expired = "expired"
+    cancelled = "cancelled"
+    inactive = "inactive"
+
+
 class Status2(Enum):
     answered = "answered"
     rejected = "rejected"
@@ -929,16 +929,6 @@ class CreateClarificationDto(BaseModel):
     )
 
 
-class VoteDoc(BaseModel):
-    user: dict[str, Any] = Field(..., description="{kind, user_id, name}")
-    surface: str
-    at: AwareDatetime
-    rejected: bool | None = Field(None, description="Once the bundle is resolved")
-    answers: list[AnswerDoc] | None = Field(
-        None, description="Once the bundle is resolved"
-    )
-
-
 class RespondDto(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
@@ -948,6 +938,16 @@ class RespondDto(BaseModel):
     )
     rejected: bool | None = None
     reject_reason: str | None = Field(None, description="At most 2000 code points")
+
+
+class VoteDoc(BaseModel):
+    user: dict[str, Any] = Field(..., description="{kind, user_id, name}")
+    surface: str
+    at: AwareDatetime
+    rejected: bool | None = Field(None, description="Once the bundle is resolved")
+    answers: list[AnswerDoc] | None = Field(
+        None, description="Once the bundle is resolved"
+    )
 
 
 class ResolutionResponseDoc(BaseModel):
