@@ -42,4 +42,4 @@ export { resolvedByWire } from './wire/resolved-by.wire.js';
 export { answerWire, resolutionResponseWire, resolutionWire, voteReceiptWire } from './wire/resolution.wire.js';
 export { assignedUserWire, pendingBundleWire, pendingPageWire, pendingQuestionWire, questionOptionWire, routingViewWire } from './wire/pending-bundle.wire.js';
 export { bundleReadWire, voterWire, voteWire } from './wire/bundle-read.wire.js';
-export { wireOpenApiComponents } from './wire/wire-openapi.js';
+export { clarificationWire } from './wire/wire-openapi.js';

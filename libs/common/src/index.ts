@@ -20,3 +20,4 @@ export * from './http/detached-reply.js';
 export * from './http/api-docs.js';
 export * from './http/security-headers.js';
 export * from './surfaces/resolution-surfaces.js';
+export * from './wire/wire-components.js';

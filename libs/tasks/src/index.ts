@@ -12,3 +12,5 @@ export * from './tasks.rows.js';
 export * from './tasks.views.js';
 export * from './workspace/workspace.service.js';
 export { tasksStatements } from './tasks.statements.js';
+export * from './wire/task.wire.js';
+export { tasksWire } from './wire/tasks-wire-openapi.js';

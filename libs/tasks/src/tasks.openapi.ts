@@ -1,40 +1,7 @@
 import { ApiProperty } from '@nestjs/swagger';
 import { SessionState } from './session/session-state.js';
 
-/** OpenAPI schemas of the task projection's responses (the shapes tasks.views.ts builds). */
-export class WorkspaceDoc {
-  @ApiProperty() id!: string;
-  @ApiProperty() name!: string;
-  @ApiProperty({ description: 'The owning user id; "" for a workspace nobody owns (visible to everyone)' }) owner_id!: string;
-  @ApiProperty({ format: 'date-time' }) created_at!: string;
-}
-
-const NEXT_CURSOR = { description: 'Pass as `cursor` for the next page; "" on the last page' };
-
-export class WorkspaceListDoc {
-  @ApiProperty({ type: [WorkspaceDoc] }) workspaces!: WorkspaceDoc[];
-  @ApiProperty(NEXT_CURSOR) next_cursor!: string;
-}
-
-export class TaskDoc {
-  @ApiProperty() id!: string;
-  @ApiProperty({ description: '"" when the task is in no workspace' }) workspace_id!: string;
-  @ApiProperty() title!: string;
-  @ApiProperty({ enum: ['OPEN', 'ARCHIVED'] }) state!: string;
-  @ApiProperty({ type: String, format: 'date-time', nullable: true }) archived_at!: string | null;
-  @ApiProperty({ format: 'date-time' }) created_at!: string;
-  @ApiProperty({ format: 'date-time' }) updated_at!: string;
-  @ApiProperty({ type: String, enum: ['clarification'], nullable: true, description: 'While any session of the task has an active bundle' })
-  task_pending_action!: string | null;
-  @ApiProperty({ type: String, enum: ['clarification'], nullable: true, description: "The same for the task's newest session" })
-  primary_session_pending_action!: string | null;
-}
-
-export class TaskListDoc {
-  @ApiProperty({ type: [TaskDoc] }) tasks!: TaskDoc[];
-  @ApiProperty(NEXT_CURSOR) next_cursor!: string;
-}
-
+/** OpenAPI schemas of the task projection's responses (the shapes tasks.views.ts builds; a workspace and a task are declared in wire/). */
 export class SessionDoc {
   @ApiProperty() id!: string;
   @ApiProperty() task_id!: string;

@@ -1,4 +1,5 @@
 import type { SessionState } from './session/session-state.js';
+import type { PendingAction, TaskState } from './wire/task.wire.js';
 
 export interface WorkspaceRow {
   id: string;
@@ -16,13 +17,13 @@ export interface TaskRow {
   id: string;
   workspace_id: string;
   title: string;
-  state: string;
+  state: TaskState;
   archived_at: Date | null;
   created_at: Date;
   updated_at: Date;
   /** The pending-action projection; absent on rows returned by writes (nothing blocks then). */
-  task_pending_action?: string | null;
-  primary_session_pending_action?: string | null;
+  task_pending_action?: PendingAction | null;
+  primary_session_pending_action?: PendingAction | null;
 }
 
 export interface ListedTaskRow extends TaskRow {

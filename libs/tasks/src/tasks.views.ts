@@ -1,12 +1,13 @@
 import type { MessageRow, SessionRow, TaskRow, TurnRow, WorkspaceRow } from './tasks.rows.js';
+import type { TaskView, WorkspaceView } from './wire/task.wire.js';
 
 const iso = (value: Date | null): string | null => (value ? value.toISOString() : null);
 
-export function workspaceView(row: WorkspaceRow) {
+export function workspaceView(row: WorkspaceRow): WorkspaceView {
   return { id: row.id, name: row.name, owner_id: row.owner_id, created_at: row.created_at.toISOString() };
 }
 
-export function taskView(row: TaskRow) {
+export function taskView(row: TaskRow): TaskView {
   return {
     id: row.id,
     workspace_id: row.workspace_id,

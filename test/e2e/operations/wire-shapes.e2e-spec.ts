@@ -1,6 +1,7 @@
 /**
  * One declaration per wire shape: the resolution, the pending bundle and a bundle's own read (with the
- * shapes inside them) are zod schemas in libs/clarification/src/wire (the action in libs/receipts), and the lists of
+ * shapes inside them) are zod schemas in libs/clarification/src/wire (the action in libs/receipts), a
+ * task, a workspace and their pages are zod schemas in libs/tasks/src/wire, and the lists of
  * answering surfaces and caller kinds are one constant each. Here every surface is held to them: MCP
  * publishes those very schemas, the served OpenAPI document's components are generated from them,
  * the GraphQL types (code-first classes) agree field by field — name, nullability, list-ness, type and
@@ -21,6 +22,7 @@ import request from 'supertest';
 import { z } from 'zod';
 import {
   answerWire,
+  clarificationWire,
   assignedUserWire,
   bundleReadWire,
   pendingBundleWire,
@@ -34,11 +36,11 @@ import {
   voteReceiptWire,
   voterWire,
   voteWire,
-  wireOpenApiComponents,
 } from '#clarification';
-import { AUDIT_SURFACES } from '#common';
-import { ANSWER_TOOL, LIST_PENDING_TOOL } from '#mcp';
+import { AUDIT_SURFACES, mergedWireSchemas } from '#common';
+import { ANSWER_TOOL, LIST_PENDING_TOOL, LIST_TASKS_TOOL } from '#mcp';
 import { actionWire } from '#receipts';
+import { taskPageWire, tasksWire, taskWire, workspacePageWire, workspaceWire } from '#tasks';
 import { startApp, type TestApp } from '../../support/app.js';
 import { createRunningSession } from '../../support/fixtures.js';
 import { connectMcp } from '../../support/mcp.js';
@@ -78,6 +80,10 @@ const GRAPHQL_SHAPES: GraphqlShape[] = [
   { wire: voteWire, type: 'Vote' },
   { wire: voterWire, type: 'Voter' },
   { wire: pendingPageWire, type: 'PendingQuestionConnection', own: { bundles: { field: 'nodes', type: '[PendingBundle!]!' } }, omitted: ['next_cursor'], added: ['pageInfo'] },
+  { wire: taskWire, type: 'Task' },
+  { wire: taskPageWire, type: 'TaskConnection', own: { tasks: { field: 'nodes', type: '[Task!]!' } }, omitted: ['next_cursor'], added: ['count', 'pageInfo'] },
+  { wire: workspaceWire, type: 'Workspace' },
+  { wire: workspacePageWire, type: 'WorkspaceConnection', own: { workspaces: { field: 'nodes', type: '[Workspace!]!' } }, omitted: ['next_cursor'], added: ['count', 'pageInfo'] },
 ];
 
 const camel = (name: string) => name.replace(/_([a-z])/g, (_, letter: string) => letter.toUpperCase());
@@ -161,7 +167,7 @@ describe('one declaration per wire shape, held on every surface', () => {
 
   it('OpenAPI: the served document carries every wire shape exactly as generated from its declaration', async () => {
     const document = (await request(t.baseUrl).get('/docs/openapi.json').expect(200)).body as { components: { schemas: Record<string, unknown> } };
-    const generated = wireOpenApiComponents();
+    const generated = mergedWireSchemas(tasksWire, clarificationWire);
     expect(Object.keys(generated).sort()).toEqual(
       [
         'ActionDoc',
@@ -179,15 +185,19 @@ describe('one declaration per wire shape, held on every surface', () => {
         'ResolvedByDoc',
         'RespondResultDoc',
         'RoutingViewDoc',
+        'TaskDoc',
+        'TaskListDoc',
         'UserIdsDoc',
         'VoteDoc',
         'VoteReceiptDoc',
+        'WorkspaceDoc',
+        'WorkspaceListDoc',
       ].sort(),
     );
     for (const [name, schema] of Object.entries(generated)) expect({ name, schema: document.components.schemas[name] }).toEqual({ name, schema });
   });
 
-  it("MCP: the answer tools publish the resolution, the list the pending page and show_question a bundle's read, as declared", async () => {
+  it("MCP: the answer tools publish the resolution, the lists the pending page and the task page, and show_question a bundle's read, as declared", async () => {
     const mcp = await connectMcp(t.baseUrl);
     try {
       const { tools } = await mcp.client.listTools();
@@ -197,6 +207,7 @@ describe('one declaration per wire shape, held on every surface', () => {
         ['answer_question_in_app', resolutionWire],
         [LIST_PENDING_TOOL, pendingPageWire],
         ['show_question', bundleReadWire],
+        [LIST_TASKS_TOOL, taskPageWire],
       ] as const) {
         const declared = z.toJSONSchema(wire, { target: 'draft-7', io: 'output' }) as { properties: Record<string, { description?: string }>; required: string[] };
         const schema = published.get(tool);

@@ -5,8 +5,9 @@ import { ModulesContainer } from '@nestjs/core';
 import { DocumentBuilder, type OpenAPIObject, SwaggerModule } from '@nestjs/swagger';
 import { getMetadataStorage, IS_INT, IS_NOT_EMPTY } from 'class-validator';
 import { SESSION_COOKIE } from '#authorization';
-import { wireOpenApiComponents } from '#clarification';
-import { closedSchemaNames, ErrorBodyDto } from '#common';
+import { clarificationWire } from '#clarification';
+import { closedSchemaNames, ErrorBodyDto, mergedWireSchemas } from '#common';
+import { tasksWire } from '#tasks';
 
 export const API_DOCS_PATH = 'docs';
 export const OPENAPI_JSON_PATH = 'docs/openapi.json';
@@ -28,7 +29,7 @@ export function buildOpenApiDocument(app: INestApplication): OpenAPIObject {
     operationIdFactory: (controller, method) => `${controller.replace(/Controller$/, '')}_${method}`,
   });
   // The wire shapes every surface shares are declared once (zod): their components are generated from it.
-  document.components = { ...document.components, schemas: { ...document.components?.schemas, ...wireOpenApiComponents() } };
+  document.components = { ...document.components, schemas: { ...document.components?.schemas, ...mergedWireSchemas(tasksWire, clarificationWire) } };
   documentValidationRules(app, document);
   return document;
 }

@@ -18,7 +18,7 @@ import { PendingIdDoc, SuccessDoc } from './clarification.openapi.js';
 import { bundleReadWire } from '../wire/bundle-read.wire.js';
 import { pendingPageWire } from '../wire/pending-bundle.wire.js';
 import { clarificationResponseWire, respondResultWire } from '../wire/resolution.wire.js';
-import { wireRef } from '../wire/wire-openapi.js';
+import { clarificationWire } from '../wire/wire-openapi.js';
 
 @ApiTags('clarification')
 @ApiCaller()
@@ -35,7 +35,7 @@ export class ClarificationController {
 
   /** The list of list_pending_questions_kandev and GraphQL pendingQuestions, for simple clients (same service). */
   @Get()
-  @ApiOkResponse({ schema: wireRef(pendingPageWire), description: 'Pending bundles the caller may answer, oldest first (L1–L13)' })
+  @ApiOkResponse({ schema: clarificationWire.ref(pendingPageWire), description: 'Pending bundles the caller may answer, oldest first (L1–L13)' })
   @ApiErrors(400, 429)
   @RateLimited(RateLimitKind.Lists)
   list(@CurrentCaller() caller: Caller, @Query() query: ListPendingQueryDto) {
@@ -64,7 +64,7 @@ export class ClarificationController {
 
   /** The bundle with its status, and the winner's response once final — from the durable rows (A7). */
   @Get(':id')
-  @ApiOkResponse({ schema: wireRef(bundleReadWire) })
+  @ApiOkResponse({ schema: clarificationWire.ref(bundleReadWire) })
   @ApiErrors(404)
   @AcceptsSessionAgent()
   async get(@CurrentCaller() caller: Caller, @Param('id') pendingId: string) {
@@ -72,7 +72,7 @@ export class ClarificationController {
   }
 
   @Get(':id/wait')
-  @ApiOkResponse({ schema: wireRef(clarificationResponseWire), description: 'Blocks until the bundle is answered or rejected' })
+  @ApiOkResponse({ schema: clarificationWire.ref(clarificationResponseWire), description: 'Blocks until the bundle is answered or rejected' })
   @ApiErrors(404, 409, 504)
   @AcceptsSessionAgent()
   wait(@CurrentCaller() caller: Caller, @Param('id') pendingId: string, @Res() reply: FastifyReply): void {
@@ -84,7 +84,7 @@ export class ClarificationController {
    * Recorded as `web` when the browser session's cookie authenticated it (the page's header only while auth is disabled).
    */
   @Post(':id/respond')
-  @ApiOkResponse({ schema: wireRef(respondResultWire) })
+  @ApiOkResponse({ schema: clarificationWire.ref(respondResultWire) })
   @ApiJsonBody()
   @ApiErrors(403, 404, 409, 429)
   @RateLimited(RateLimitKind.Answers)

@@ -6,7 +6,7 @@ import { actionWire } from '#receipts';
 import { RoutingDoc } from './clarification.openapi.js';
 import { askedQuestionWire, MAX_QUESTIONS } from '../wire/bundle-read.wire.js';
 import { answerWire } from '../wire/resolution.wire.js';
-import { wireRef } from '../wire/wire-openapi.js';
+import { clarificationWire } from '../wire/wire-openapi.js';
 
 /** The envelope of a new bundle; the questions themselves are validated by the service (one rule set for every surface). */
 export class CreateClarificationDto {
@@ -22,7 +22,7 @@ export class CreateClarificationDto {
   @MaxLength(INPUT_LIMITS.id)
   task_id?: string;
 
-  @ApiProperty({ type: 'array', items: wireRef(askedQuestionWire), minItems: 1, maxItems: MAX_QUESTIONS })
+  @ApiProperty({ type: 'array', items: clarificationWire.ref(askedQuestionWire), minItems: 1, maxItems: MAX_QUESTIONS })
   @IsArray()
   questions!: unknown[];
 
@@ -44,14 +44,14 @@ export class CreateClarificationDto {
   routing?: unknown;
 
   /** Optional action the answer authorizes (name ≤ 200 characters, arguments a JSON object ≤ 64 KB); validated by the service. */
-  @ApiPropertyOptional({ allOf: [wireRef(actionWire)], description: 'The action an answer authorizes; its digest is signed into the receipt' })
+  @ApiPropertyOptional({ allOf: [clarificationWire.ref(actionWire)], description: 'The action an answer authorizes; its digest is signed into the receipt' })
   @IsOptional()
   action?: unknown;
 }
 
 /** The respond body of the baseline; answer contents are validated by ResolveBundle (N6–N8b). */
 export class RespondDto {
-  @ApiPropertyOptional({ type: 'array', items: wireRef(answerWire), description: 'One answer per question of the bundle (unless rejected)' })
+  @ApiPropertyOptional({ type: 'array', items: clarificationWire.ref(answerWire), description: 'One answer per question of the bundle (unless rejected)' })
   @IsOptional()
   @IsArray()
   answers?: unknown[];

@@ -2,7 +2,7 @@ import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { ApiClosedSchema } from '#common';
 import type { RoutingView } from '../routing/routing.types.js';
 import { userIdsWire } from '../wire/pending-bundle.wire.js';
-import { wireRef } from '../wire/wire-openapi.js';
+import { clarificationWire } from '../wire/wire-openapi.js';
 import { MAX_ESCALATION_SECONDS, MAX_ESCALATION_STEPS, MAX_REQUIRED_ANSWERS, MIN_ESCALATION_SECONDS } from '../routing/routing.validation.js';
 
 /**
@@ -19,12 +19,12 @@ export class EscalationStepDoc {
   @ApiProperty({ type: 'integer', minimum: MIN_ESCALATION_SECONDS, maximum: MAX_ESCALATION_SECONDS, description: 'Seconds after the ask; strictly increasing from step to step' })
   after_seconds!: number;
   @ApiPropertyOptional({ description: 'true: emit a REMINDED event naming the eligible users' }) remind?: boolean;
-  @ApiPropertyOptional({ allOf: [wireRef(userIdsWire)], description: 'Replace the eligible answerers (an ESCALATED event)' }) reassign_to?: UserIds;
+  @ApiPropertyOptional({ allOf: [clarificationWire.ref(userIdsWire)], description: 'Replace the eligible answerers (an ESCALATED event)' }) reassign_to?: UserIds;
 }
 
 @ApiClosedSchema()
 export class RoutingDoc {
-  @ApiPropertyOptional({ allOf: [wireRef(userIdsWire)], description: 'Only these users (and an admin) may answer; others who see the bundle get 403 NOT_ELIGIBLE' })
+  @ApiPropertyOptional({ allOf: [clarificationWire.ref(userIdsWire)], description: 'Only these users (and an admin) may answer; others who see the bundle get 403 NOT_ELIGIBLE' })
   answerers?: UserIds;
   @ApiPropertyOptional({ type: 'integer', minimum: 1, maximum: MAX_REQUIRED_ANSWERS, default: 1, description: 'Identical answers from this many people resolve the bundle' })
   required_answers?: number;

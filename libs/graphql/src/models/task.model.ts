@@ -1,26 +1,31 @@
 import { Field, Int, ObjectType } from '@nestjs/graphql';
+import { taskWire, workspaceWire } from '#tasks';
 import { PageInfoModel } from './pending-question.model.js';
 
-@ObjectType('Task')
+// Their wire declarations (#tasks) in camelCase, descriptions taken from there (a test checks the two agree).
+const task = taskWire.shape;
+const workspace = workspaceWire.shape;
+
+@ObjectType('Task', { description: taskWire.description })
 export class TaskModel {
   @Field() id!: string;
-  @Field() workspaceId!: string;
+  @Field({ description: task.workspace_id.description }) workspaceId!: string;
   @Field() title!: string;
-  @Field() state!: string;
+  @Field({ description: task.state.description }) state!: string;
   @Field(() => String, { nullable: true }) archivedAt!: string | null;
   @Field() createdAt!: string;
   @Field() updatedAt!: string;
-  @Field(() => String, { nullable: true, description: '"clarification" while a session of the task is blocked, else null' })
+  @Field(() => String, { nullable: true, description: task.task_pending_action.description })
   taskPendingAction!: string | null;
-  @Field(() => String, { nullable: true, description: 'The same for the newest session of the task' })
+  @Field(() => String, { nullable: true, description: task.primary_session_pending_action.description })
   primarySessionPendingAction!: string | null;
 }
 
-@ObjectType('Workspace')
+@ObjectType('Workspace', { description: workspaceWire.description })
 export class WorkspaceModel {
   @Field() id!: string;
   @Field() name!: string;
-  @Field() ownerId!: string;
+  @Field({ description: workspace.owner_id.description }) ownerId!: string;
   @Field() createdAt!: string;
 }
 

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import type { Caller } from '#authorization';
 import { LIST_PAGE } from '#common';
 import { type BundleReadService, pendingPageWire, type PendingListService, resolutionWire, type ResolveBundleService, serializeResolution } from '#clarification';
-import { type TaskService, taskView } from '#tasks';
+import { taskPageWire, type TaskService, taskView } from '#tasks';
 import { toolResult } from '../mcp-errors.js';
 import { defineTool, type McpTool } from '../mcp-tool.js';
 import { questionAppTools, SHOWS_QUESTION_APP } from '../app/question-app.tools.js';
@@ -35,22 +35,6 @@ const listTasksInput = z.strictObject({
     .describe(`Tasks per page: default ${LIST_PAGE.defaultLimit}, an integer from 1 to ${LIST_PAGE.maxLimit} (anything else is refused, never clamped)`),
 });
 
-const listTasksOutput = z.object({
-  tasks: z.array(
-    z.object({
-      id: z.string(),
-      workspace_id: z.string(),
-      title: z.string(),
-      state: z.string(),
-      archived_at: z.string().nullable(),
-      created_at: z.string(),
-      updated_at: z.string(),
-      task_pending_action: z.string().nullable().describe('"clarification" while any session waits for an answer'),
-      primary_session_pending_action: z.string().nullable(),
-    }),
-  ),
-  next_cursor: z.string().describe('Empty when there is no more'),
-});
 
 /** The external surface (rules S1–S3): discovery and answering for people's agents; never the agent's own ask. */
 export function externalTools(caller: Caller, services: ExternalServices): McpTool[] {
@@ -92,7 +76,7 @@ export function externalTools(caller: Caller, services: ExternalServices): McpTo
         'List the tasks you may see, oldest first, with task_pending_action and primary_session_pending_action (null when nothing blocks). ' +
         'Page with next_cursor; an empty next_cursor means there is no more.',
       input: listTasksInput,
-      output: listTasksOutput,
+      output: taskPageWire,
       annotations: { readOnlyHint: true, openWorldHint: false },
       run: async ({ workspace_id: workspaceId, cursor, limit }) => {
         const page = await services.tasks.list(caller, { workspaceId, cursor, limit });

@@ -9,6 +9,7 @@ import { SessionRepository } from '../session/session.repository.js';
 import { TaskRepository } from './task.repository.js';
 import { TasksError } from '../tasks.errors.js';
 import type { TaskRow } from '../tasks.rows.js';
+import { TaskState } from '../wire/task.wire.js';
 
 export interface TaskListInput extends PageInput {
   /** Only the tasks of this workspace; absent or "" ⇒ not filtered. */
@@ -19,11 +20,6 @@ export interface TaskPage {
   tasks: TaskRow[];
   /** The cursor of the next page; "" on the last one. */
   next_cursor: string;
-}
-
-export enum TaskState {
-  Open = 'OPEN',
-  Archived = 'ARCHIVED',
 }
 
 @Injectable()

@@ -7,7 +7,9 @@ import { CreateSessionDto, CreateTaskDto, ListTasksQueryDto } from '../tasks.dto
 import { sessionView, taskView } from '../tasks.views.js';
 import { ApiCreatedResponse, ApiOkResponse, ApiTags } from '@nestjs/swagger';
 import { ApiCaller, ApiErrors, ApiJsonBody } from '#common';
-import { CreatedSessionDoc, TaskDoc, TaskListDoc } from '../tasks.openapi.js';
+import { CreatedSessionDoc } from '../tasks.openapi.js';
+import { taskPageWire, taskWire } from '../wire/task.wire.js';
+import { tasksWire } from '../wire/tasks-wire-openapi.js';
 
 @ApiTags('tasks')
 @ApiCaller()
@@ -19,7 +21,7 @@ export class TasksController {
   ) {}
 
   @Post()
-  @ApiCreatedResponse({ type: TaskDoc })
+  @ApiCreatedResponse({ schema: tasksWire.ref(taskWire) })
   @ApiJsonBody()
   @ApiErrors(404, 429)
   @RateLimited(RateLimitKind.Creations)
@@ -28,7 +30,7 @@ export class TasksController {
   }
 
   @Get()
-  @ApiOkResponse({ type: TaskListDoc, description: 'One page of the tasks the caller may see, oldest first' })
+  @ApiOkResponse({ schema: tasksWire.ref(taskPageWire), description: 'One page of the tasks the caller may see, oldest first' })
   @ApiErrors(400, 429)
   @RateLimited(RateLimitKind.Lists)
   async list(@CurrentCaller() caller: Caller, @Query() query: ListTasksQueryDto) {
@@ -37,7 +39,7 @@ export class TasksController {
   }
 
   @Get(':id')
-  @ApiOkResponse({ type: TaskDoc })
+  @ApiOkResponse({ schema: tasksWire.ref(taskWire) })
   @ApiErrors(404)
   @RequireAccess('task')
   async get(@CurrentCaller() caller: Caller, @Param('id') taskId: string) {
@@ -45,7 +47,7 @@ export class TasksController {
   }
 
   @Post(':id/archive')
-  @ApiOkResponse({ type: TaskDoc, description: 'Archived (idempotent): active bundles of its sessions end' })
+  @ApiOkResponse({ schema: tasksWire.ref(taskWire), description: 'Archived (idempotent): active bundles of its sessions end' })
   @ApiErrors(403, 404)
   @HttpCode(200)
   @RequireAccess('task')

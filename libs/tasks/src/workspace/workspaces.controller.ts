@@ -6,7 +6,8 @@ import { workspaceView } from '../tasks.views.js';
 import { WorkspaceService } from './workspace.service.js';
 import { ApiCreatedResponse, ApiOkResponse, ApiTags } from '@nestjs/swagger';
 import { ApiCaller, ApiErrors, ApiJsonBody, PageQueryDto } from '#common';
-import { WorkspaceDoc, WorkspaceListDoc } from '../tasks.openapi.js';
+import { workspacePageWire, workspaceWire } from '../wire/task.wire.js';
+import { tasksWire } from '../wire/tasks-wire-openapi.js';
 
 @ApiTags('workspaces')
 @ApiCaller()
@@ -15,7 +16,7 @@ export class WorkspacesController {
   constructor(private readonly workspaces: WorkspaceService) {}
 
   @Post()
-  @ApiCreatedResponse({ type: WorkspaceDoc })
+  @ApiCreatedResponse({ schema: tasksWire.ref(workspaceWire) })
   @ApiJsonBody()
   @ApiErrors(429)
   @RateLimited(RateLimitKind.Creations)
@@ -24,7 +25,7 @@ export class WorkspacesController {
   }
 
   @Get()
-  @ApiOkResponse({ type: WorkspaceListDoc, description: 'One page of the workspaces the caller may see, oldest first' })
+  @ApiOkResponse({ schema: tasksWire.ref(workspacePageWire), description: 'One page of the workspaces the caller may see, oldest first' })
   @ApiErrors(400, 429)
   @RateLimited(RateLimitKind.Lists)
   async list(@CurrentCaller() caller: Caller, @Query() query: PageQueryDto) {

@@ -808,52 +808,10 @@ export interface components {
             /** @description Admin only: the owning user (default: the caller; none for an admin) */
             owner_id?: string;
         };
-        WorkspaceDoc: {
-            id: string;
-            name: string;
-            /** @description The owning user id; "" for a workspace nobody owns (visible to everyone) */
-            owner_id: string;
-            /** Format: date-time */
-            created_at: string;
-        };
-        WorkspaceListDoc: {
-            workspaces: components["schemas"]["WorkspaceDoc"][];
-            /** @description Pass as `cursor` for the next page; "" on the last page */
-            next_cursor: string;
-        };
         CreateTaskDto: {
             title: string;
             /** @description A workspace the caller may see */
             workspace_id?: string;
-        };
-        TaskDoc: {
-            id: string;
-            /** @description "" when the task is in no workspace */
-            workspace_id: string;
-            title: string;
-            /** @enum {string} */
-            state: "OPEN" | "ARCHIVED";
-            /** Format: date-time */
-            archived_at: string | null;
-            /** Format: date-time */
-            created_at: string;
-            /** Format: date-time */
-            updated_at: string;
-            /**
-             * @description While any session of the task has an active bundle
-             * @enum {string|null}
-             */
-            task_pending_action: "clarification" | null;
-            /**
-             * @description The same for the task's newest session
-             * @enum {string|null}
-             */
-            primary_session_pending_action: "clarification" | null;
-        };
-        TaskListDoc: {
-            tasks: components["schemas"]["TaskDoc"][];
-            /** @description Pass as `cursor` for the next page; "" on the last page */
-            next_cursor: string;
         };
         CreateSessionDto: {
             /** @description Webhook POSTed when an answer resumes the agent (else RESUME_WEBHOOK_URL, else a queued prompt) */
@@ -1092,6 +1050,53 @@ export interface components {
         SetChatDestinationDto: {
             /** @description A Slack channel id (C…) or a Telegram chat id */
             destination: string;
+        };
+        /** @description A workspace: tasks grouped under one owner. */
+        WorkspaceDoc: {
+            id: string;
+            name: string;
+            /** @description The owning user id; "" for a workspace nobody owns (visible to everyone) */
+            owner_id: string;
+            /** Format: date-time */
+            created_at: string;
+        };
+        WorkspaceListDoc: {
+            workspaces: components["schemas"]["WorkspaceDoc"][];
+            /** @description Pass as `cursor` for the next page; "" on the last page */
+            next_cursor: string;
+        };
+        /** @description A task: the sessions an agent works in, and whether any of them waits for an answer. */
+        TaskDoc: {
+            id: string;
+            /** @description "" when the task is in no workspace */
+            workspace_id: string;
+            title: string;
+            /**
+             * @description OPEN, or ARCHIVED once archived
+             * @enum {string}
+             */
+            state: "OPEN" | "ARCHIVED";
+            /** Format: date-time */
+            archived_at: string | null;
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            updated_at: string;
+            /**
+             * @description "clarification" while any session of the task has an active bundle, else null
+             * @enum {string|null}
+             */
+            task_pending_action: "clarification" | null;
+            /**
+             * @description "clarification" while the task's newest session has an active bundle, else null
+             * @enum {string|null}
+             */
+            primary_session_pending_action: "clarification" | null;
+        };
+        TaskListDoc: {
+            tasks: components["schemas"]["TaskDoc"][];
+            /** @description Pass as `cursor` for the next page; "" on the last page */
+            next_cursor: string;
         };
         OptionDoc: {
             /** @description Generated as q{i}_opt{j} when absent */

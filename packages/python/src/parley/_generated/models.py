@@ -288,65 +288,12 @@ class CreateWorkspaceDto(BaseModel):
     )
 
 
-class WorkspaceDoc(BaseModel):
-    id: str
-    name: str
-    owner_id: str = Field(
-        ...,
-        description='The owning user id; "" for a workspace nobody owns (visible to everyone)',
-    )
-    created_at: AwareDatetime
-
-
-class WorkspaceListDoc(BaseModel):
-    workspaces: list[WorkspaceDoc]
-    next_cursor: str = Field(
-        ..., description='Pass as `cursor` for the next page; "" on the last page'
-    )
-
-
 class CreateTaskDto(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
     )
     title: str = Field(..., max_length=500, min_length=1)
     workspace_id: str | None = Field(None, description="A workspace the caller may see")
-
-
-class State(Enum):
-    OPEN = "OPEN"
-    ARCHIVED = "ARCHIVED"
-
-
-class TaskPendingAction(Enum):
-    clarification = "clarification"
-
-
-class PrimarySessionPendingAction(Enum):
-    clarification = "clarification"
-
-
-class TaskDoc(BaseModel):
-    id: str
-    workspace_id: str = Field(..., description='"" when the task is in no workspace')
-    title: str
-    state: State
-    archived_at: AwareDatetime | None = Field(...)
-    created_at: AwareDatetime
-    updated_at: AwareDatetime
-    task_pending_action: TaskPendingAction | None = Field(
-        ..., description="While any session of the task has an active bundle"
-    )
-    primary_session_pending_action: PrimarySessionPendingAction | None = Field(
-        ..., description="The same for the task's newest session"
-    )
-
-
-class TaskListDoc(BaseModel):
-    tasks: list[TaskDoc]
-    next_cursor: str = Field(
-        ..., description='Pass as `cursor` for the next page; "" on the last page'
-    )
 
 
 class CreateSessionDto(BaseModel):
@@ -704,6 +651,61 @@ class SetChatDestinationDto(BaseModel):
     )
     destination: str = Field(
         ..., description="A Slack channel id (C…) or a Telegram chat id", max_length=64
+    )
+
+
+class WorkspaceDoc(BaseModel):
+    id: str
+    name: str
+    owner_id: str = Field(
+        ...,
+        description='The owning user id; "" for a workspace nobody owns (visible to everyone)',
+    )
+    created_at: AwareDatetime
+
+
+class WorkspaceListDoc(BaseModel):
+    workspaces: list[WorkspaceDoc]
+    next_cursor: str = Field(
+        ..., description='Pass as `cursor` for the next page; "" on the last page'
+    )
+
+
+class State(Enum):
+    OPEN = "OPEN"
+    ARCHIVED = "ARCHIVED"
+
+
+class TaskPendingAction(Enum):
+    clarification = "clarification"
+
+
+class PrimarySessionPendingAction(Enum):
+    clarification = "clarification"
+
+
+class TaskDoc(BaseModel):
+    id: str
+    workspace_id: str = Field(..., description='"" when the task is in no workspace')
+    title: str
+    state: State = Field(..., description="OPEN, or ARCHIVED once archived")
+    archived_at: AwareDatetime | None = Field(...)
+    created_at: AwareDatetime
+    updated_at: AwareDatetime
+    task_pending_action: TaskPendingAction | None = Field(
+        ...,
+        description='"clarification" while any session of the task has an active bundle, else null',
+    )
+    primary_session_pending_action: PrimarySessionPendingAction | None = Field(
+        ...,
+        description='"clarification" while the task\'s newest session has an active bundle, else null',
+    )
+
+
+class TaskListDoc(BaseModel):
+    tasks: list[TaskDoc]
+    next_cursor: str = Field(
+        ..., description='Pass as `cursor` for the next page; "" on the last page'
     )
 
 
