@@ -28,7 +28,7 @@ export function buildOpenApiDocument(app: INestApplication): OpenAPIObject {
     extraModels: [ErrorBodyDto],
     operationIdFactory: (controller, method) => `${controller.replace(/Controller$/, '')}_${method}`,
   });
-  // The wire shapes every surface shares are declared once (zod): their components are generated from it.
+  // The wire shapes every surface shares are declared once (zod): their components are generated from it, the tasks lib's first.
   document.components = { ...document.components, schemas: { ...document.components?.schemas, ...mergedWireSchemas(tasksWire, clarificationWire) } };
   documentValidationRules(app, document);
   return document;
