@@ -2,10 +2,11 @@
 /**
  * `npm test [-- <jest arguments>]`, `npm run test:quick` (`--quick`: the first two phases only). Without
  * arguments: the unit and structure projects (seconds), then the in-process e2e project in two workers
- * (each file has its own database), then the projects whose files spawn processes, in two lanes side by
- * side — `faults` (servers killed, stopped and starved, databases stopped and frozen: mostly waiting)
- * beside `processes` (the e2e files that spawn a server, the CLI, an agent, Chromium, Python) — each
- * lane one file at a time with its own test PostgreSQL; then, alone, the fault files ALONE names. The
+ * (each file has its own database), then the projects whose files spawn processes, in four lanes side by
+ * side — `faults` in two lanes (servers killed, stopped and starved, databases stopped and frozen: mostly
+ * waiting), `processes` (the e2e files that spawn a server, the CLI, an agent, Chromium) and `python`
+ * (the two of them that run Python suites) — each lane one file at a time with its own test PostgreSQL;
+ * then, alone, the fault files ALONE names. The
  * Python virtual environments those files use are made in the background from the first phase on
  * (scripts/make-python-venvs.mjs). With
  * arguments (a path, `-t name`, `--selectProjects unit`): one jest run of exactly those.
@@ -89,7 +90,18 @@ const full = args.length === 0;
  * on a loaded machine they failed, alone they passed, so they run alone after the lanes.
  */
 const ALONE = ['test/faults/database-outage.e2e-spec.ts', 'test/faults/delivery-race.e2e-spec.ts'];
+/**
+ * The longest fault files, in a lane of their own beside the other fault files: the two fault lanes
+ * then take about as long as each other (their durations are in docs/testing.md).
+ */
+const LONG_FAULTS = ['test/faults/patroni-failover.e2e-spec.ts', 'test/faults/database-hang.e2e-spec.ts', 'test/faults/lease-recovery.e2e-spec.ts'];
+/** The processes files that run a Python suite: the longest of that project, in a lane of their own. */
+const PYTHON = ['test/e2e/client/python.e2e-spec.ts', 'test/e2e/operations/schemathesis.e2e-spec.ts'];
 const escaped = (file) => file.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+/** Jest arguments for exactly these files of one project (the paths first: `--selectProjects` takes every name after it). */
+const only = (files, project) => [...files.map((file) => `${escaped(file)}$`), '--selectProjects', project];
+/** Jest arguments for one project without these files. */
+const without = (files, project) => ['--selectProjects', project, '--testPathIgnorePatterns', ...files.map(escaped)];
 
 /** Each phase is one jest run, or lanes of jest runs side by side. */
 const phases = [
@@ -97,11 +109,10 @@ const phases = [
   { name: 'e2e', lanes: [['--selectProjects', 'e2e', `--maxWorkers=${E2E_WORKERS}`]] },
   {
     name: 'faults beside processes',
-    lanes: [['--selectProjects', 'faults', '--testPathIgnorePatterns', ...ALONE.map(escaped)], ['--selectProjects', 'processes']],
-    laneNames: ['faults', 'processes'],
+    lanes: [only(LONG_FAULTS, 'faults'), without([...ALONE, ...LONG_FAULTS], 'faults'), without(PYTHON, 'processes'), only(PYTHON, 'processes')],
+    laneNames: ['faults', 'faults-2', 'processes', 'python'],
   },
-  // The paths first: `--selectProjects` takes every name after it.
-  { name: 'faults alone', lanes: [[...ALONE.map((file) => `${escaped(file)}$`), '--selectProjects', 'faults']] },
+  { name: 'faults alone', lanes: [only(ALONE, 'faults')] },
 ];
 const chosen = quick ? phases.slice(0, 2) : full ? phases : [{ name: 'jest', lanes: [args] }];
 
