@@ -47,8 +47,9 @@ function testFilesUnder(dir) {
 
 /**
  * The e2e files that start processes of their own (a built server, the CLI, an agent, Chromium, the
- * conformance runner, PgBouncer): their timeouts do not allow a CPU-bound file beside them, so they run one
- * at a time, after the rest, beside only the mostly waiting fault tests (scripts/run-tests.mjs). Found by
+ * conformance runner, PgBouncer): their timeouts do not allow the CPU-bound in-process files beside them, so
+ * they run one at a time per lane, after the rest, in two lanes beside the mostly waiting fault tests
+ * (scripts/run-tests.mjs). Found by
  * what they import, so a new such file cannot land among the parallel ones.
  */
 const SPAWNS = /support\/(server-process|browser|agent-process|replicas|pgbouncer)\.js|from 'node:child_process'/;
@@ -81,7 +82,7 @@ export default {
       testMatch: ['**/*.spec.ts', '**/*.e2e-spec.ts'],
       testPathIgnorePatterns: spawningFiles.map((file) => `^${file.replace('<rootDir>', process.cwd()).replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}$`),
     },
-    // The e2e files that spawn processes (see SPAWNS), one at a time, beside the faults.
+    // The e2e files that spawn processes (see SPAWNS), one at a time per lane, beside the faults.
     { ...withDatabase, displayName: 'processes', roots: ['<rootDir>/test/e2e', '<rootDir>/test/races'], testMatch: spawningFiles },
     // Spawned server processes killed, stopped and starved, and a database stopped, frozen or restarted:
     // one at a time, beside the processes.
