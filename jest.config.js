@@ -47,12 +47,12 @@ function testFilesUnder(dir) {
 
 /**
  * The e2e files that start processes of their own (a built server, the CLI, an agent, Chromium, the
- * conformance runner, PgBouncer): their timeouts do not allow the CPU-bound in-process files beside them, so
+ * conformance runner, PgBouncer, Python): their timeouts do not allow the CPU-bound in-process files beside them, so
  * they run one at a time per lane, after the rest, in two lanes beside the mostly waiting fault tests
  * (scripts/run-tests.mjs). Found by
  * what they import, so a new such file cannot land among the parallel ones.
  */
-const SPAWNS = /support\/(server-process|browser|agent-process|replicas|pgbouncer)\.js|from 'node:child_process'/;
+const SPAWNS = /support\/(server-process|browser|agent-process|replicas|pgbouncer|python-venv)\.js|from 'node:child_process'/;
 const spawningFiles = ['test/e2e', 'test/races']
   .flatMap((dir) => testFilesUnder(dir))
   .filter((file) => SPAWNS.test(readFileSync(file, 'utf8')))

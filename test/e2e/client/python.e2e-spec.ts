@@ -7,38 +7,16 @@
  * reused while the requirements are unchanged; the package is imported from its sources, and one of
  * the Python tests builds its wheel and installs it into a fresh virtual environment.
  */
-import { spawn } from 'node:child_process';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { spawnAgent } from '../../support/agent-process.js';
 import { createTestDatabase } from '../../support/database.js';
 import { killAllServers, startServerProcess } from '../../support/server-process.js';
-import { pythonClientPython, VENV_TIMEOUT_MS } from '../../support/python-venv.js';
+import { pythonClientPython, runPython, VENV_TIMEOUT_MS } from '../../support/python-venv.js';
 
 const PACKAGE = path.join(process.cwd(), 'packages/python');
 const RUN_TIMEOUT_MS = 480_000;
 const RUN_EXAMPLE = fileURLToPath(new URL('../../../scripts/run-example.mjs', import.meta.url));
-
-interface PytestRun {
-  code: number | null;
-  output: string;
-}
-
-function pytest(python: string, env: NodeJS.ProcessEnv): Promise<PytestRun> {
-  return new Promise((resolve, reject) => {
-    const args = ['-m', 'pytest', '-p', 'no:cacheprovider', '-q', '-rfE', '--durations=5', 'tests'];
-    const child = spawn(python, args, { cwd: PACKAGE, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
-    let output = '';
-    child.stdout.setEncoding('utf8').on('data', (chunk: string) => (output += chunk));
-    child.stderr.setEncoding('utf8').on('data', (chunk: string) => (output += chunk));
-    const timer = setTimeout(() => child.kill('SIGKILL'), RUN_TIMEOUT_MS);
-    child.once('error', reject);
-    child.once('close', (code) => {
-      clearTimeout(timer);
-      resolve({ code, output });
-    });
-  });
-}
 
 describe('the Python client and its adapters (pytest against the built server)', () => {
   let python: string;
@@ -53,7 +31,11 @@ describe('the Python client and its adapters (pytest against the built server)',
   it(
     'passes every test of packages/python/tests: client, adapters on REST, GraphQL and MCP, kill -9 of server and agent, the wheel',
     async () => {
-      const run = await pytest(python, { PARLEY_TEST_DATABASE_URL: await createTestDatabase(), PARLEY_TEST_NODE: process.execPath, NO_COLOR: '1' });
+      const run = await runPython(python, ['-m', 'pytest', '-p', 'no:cacheprovider', '-q', '-rfE', '--durations=5', 'tests'], {
+        cwd: PACKAGE,
+        env: { PARLEY_TEST_DATABASE_URL: await createTestDatabase(), PARLEY_TEST_NODE: process.execPath, NO_COLOR: '1' },
+        timeoutMs: RUN_TIMEOUT_MS,
+      });
       // pytest's closing line: "<n> passed in <seconds>s (<h:mm:ss>)".
       const closing = run.output.trimEnd().split('\n').at(-1) ?? '';
       const summary = /^=*\s*(.*?) in [\d.]+s/.exec(closing)?.[1] ?? '';

@@ -12,14 +12,13 @@
  * WAIT_TIMEOUT_MS (it then answers its documented 504), and the rate limits are raised so the fuzzer
  * sees the routes rather than their 429s.
  */
-import { spawn } from 'node:child_process';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { type AppConfig, loadConfig } from '#config';
 import { startApp, TEST_ADMIN_TOKEN, type TestApp } from '../../support/app.js';
 import { createUser } from '../../support/fixtures.js';
-import { schemathesisPython, VENV_TIMEOUT_MS } from '../../support/python-venv.js';
+import { runPython, schemathesisPython, VENV_TIMEOUT_MS } from '../../support/python-venv.js';
 
 const ROOT = process.cwd();
 const DOCUMENT = path.join(ROOT, 'docs/api/openapi.json');
@@ -29,28 +28,6 @@ const SEED = process.env.SCHEMATHESIS_SEED ?? '20260534';
 const MAX_EXAMPLES = process.env.SCHEMATHESIS_MAX_EXAMPLES ?? '50';
 const CHECKS = ['not_a_server_error', 'status_code_conformance', 'content_type_conformance', 'response_schema_conformance'];
 const RUN_TIMEOUT_MS = 240_000;
-
-interface StRun {
-  code: number | null;
-  output: string;
-  seconds: number;
-}
-
-async function schemathesis(python: string, args: string[], cwd: string): Promise<StRun> {
-  const started = Date.now();
-  return new Promise((resolve, reject) => {
-    const child = spawn(python, ['-m', 'schemathesis.cli', ...args], { cwd, env: { ...process.env, NO_COLOR: '1' }, stdio: ['ignore', 'pipe', 'pipe'] });
-    let output = '';
-    child.stdout.setEncoding('utf8').on('data', (chunk: string) => (output += chunk));
-    child.stderr.setEncoding('utf8').on('data', (chunk: string) => (output += chunk));
-    const timer = setTimeout(() => child.kill('SIGKILL'), RUN_TIMEOUT_MS);
-    child.once('error', reject);
-    child.once('close', (code) => {
-      clearTimeout(timer);
-      resolve({ code, output, seconds: (Date.now() - started) / 1000 });
-    });
-  });
-}
 
 type Json = Record<string, unknown>;
 
@@ -191,9 +168,11 @@ describe('schemathesis against the committed OpenAPI document', () => {
       const work = await mkdtemp(path.join(tmpdir(), 'parley-schemathesis-'));
       const config = path.join(work, 'schemathesis.toml');
       await writeFile(config, configFile(known, user.token));
-      const result = await schemathesis(
+      const result = await runPython(
         python,
         [
+          '-m',
+          'schemathesis.cli',
           '--config-file',
           config,
           'run',
@@ -221,7 +200,7 @@ describe('schemathesis against the committed OpenAPI document', () => {
           '--report-dir',
           work,
         ],
-        work,
+        { cwd: work, env: { NO_COLOR: '1' }, timeoutMs: RUN_TIMEOUT_MS },
       );
       const summary = `schemathesis exited ${result.code} after ${result.seconds.toFixed(0)} s (its reports in ${work}):\n${result.output.slice(-30_000)}`;
       expect(result.code === 0 ? 'passed' : summary).toBe('passed');
